@@ -1,0 +1,35 @@
+# Everything runs from a local virtualenv; each target creates it when missing.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+STACK  ?= dev
+
+.PHONY: setup plan test lint schema bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+plan: $(STAMP)
+	$(BIN)/gpu-platform plan --stack $(STACK)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check components stacks tests examples benchmarks policy
+	$(BIN)/ruff format --check components stacks tests examples benchmarks policy
+
+schema: $(STAMP)
+	$(BIN)/gpu-platform schema
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf build

@@ -1,0 +1,83 @@
+"""GPU models: memory, MIG capability and the names Kubernetes components use for them.
+
+Sources: ../shared/reference/GPU_PLATFORM_FACTS.md sections 1 and 3; PCI device IDs from the GPU
+Operator's default mig-parted config (assets/state-mig-manager/0400_configmap.yaml, v26.7.0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    key: str
+    """Stable short key used in labels and config (``h100-80gb``)."""
+    display: str
+    """Human name used in messages (``H100 80GB``)."""
+    memory_gb: int
+    mig_table: str | None
+    """Key into ``MIG_TABLES`` or ``None`` when the GPU cannot be partitioned."""
+    pci_device_ids: tuple[str, ...] = ()
+    """mig-parted ``device-filter`` values, so one MIG config can hold per-GPU entries."""
+    architecture: str = ""
+
+    @property
+    def mig_capable(self) -> bool:
+        return self.mig_table is not None
+
+
+_GPU_LIST = (
+    GpuModel("t4", "T4 16GB", 16, None, architecture="turing"),
+    GpuModel("a10g", "A10G 24GB", 24, None, architecture="ampere"),
+    GpuModel("l4", "L4 24GB", 24, None, architecture="ada"),
+    GpuModel("l40s", "L40S 48GB", 48, None, architecture="ada"),
+    GpuModel(
+        "a30-24gb", "A30 24GB", 24, "a30-24gb", pci_device_ids=("0x20B710DE",), architecture="ampere"
+    ),
+    GpuModel(
+        "a100-40gb",
+        "A100 40GB",
+        40,
+        "a100-40gb",
+        pci_device_ids=("0x20B010DE", "0x20B110DE", "0x20F110DE", "0x20F610DE"),
+        architecture="ampere",
+    ),
+    GpuModel(
+        "a100-80gb",
+        "A100 80GB",
+        80,
+        "a100-80gb",
+        pci_device_ids=("0x20B210DE", "0x20B510DE", "0x20F310DE", "0x20F510DE"),
+        architecture="ampere",
+    ),
+    GpuModel(
+        "h100-80gb",
+        "H100 80GB",
+        80,
+        "h100-80gb",
+        pci_device_ids=("0x233010DE", "0x233110DE", "0x232210DE", "0x232410DE"),
+        architecture="hopper",
+    ),
+    GpuModel(
+        "h100-94gb",
+        "H100 NVL 94GB",
+        94,
+        "h100-94gb",
+        pci_device_ids=("0x232110DE", "0x233A10DE"),
+        architecture="hopper",
+    ),
+    GpuModel(
+        "h200-141gb",
+        "H200 141GB",
+        141,
+        "h200-141gb",
+        pci_device_ids=("0x233510DE", "0x233B10DE"),
+        architecture="hopper",
+    ),
+    GpuModel(
+        "b200-180gb", "B200 180GB", 180, "b200-180gb", pci_device_ids=("0x290110DE",), architecture="blackwell"
+    ),
+)
+
+GPUS: dict[str, GpuModel] = {g.key: g for g in _GPU_LIST}

@@ -1,0 +1,111 @@
+"""Who owns the NVIDIA driver, toolkit and device plugin: decided once, applied on both sides.
+
+The node pool (GKE ``gpu_driver_installation_config``, EKS AMI type, AKS ``gpu_profile.driver``)
+and the GPU Operator values both read the same ``DriverPlan``, so they can never disagree and a
+driver is never installed twice (GPU_PLATFORM_FACTS.md section 2.1, pitfall 3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpu_platform.catalog.drivers import CLOUD_IMAGE_DRIVER, GPU_OPERATOR_DEFAULT_DRIVER, DriverVersion
+
+GKE_IMAGES = ("COS_CONTAINERD", "UBUNTU_CONTAINERD")
+EKS_IMAGES = ("AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA")
+AKS_IMAGES = ("Ubuntu", "Ubuntu2204", "AzureLinux")
+DEFAULT_IMAGE = {"gke": "COS_CONTAINERD", "eks": "AL2023_x86_64_NVIDIA", "aks": "Ubuntu"}
+IMAGES = {"gke": GKE_IMAGES, "eks": EKS_IMAGES, "aks": AKS_IMAGES}
+
+GKE_DRIVER_DIR = "/home/kubernetes/bin/nvidia"
+
+
+@dataclass(frozen=True)
+class DriverPlan:
+    driver: str
+    """``operator`` (driver containers) or ``cloud`` (on the image / installed by the cloud)."""
+    toolkit: str
+    """Who configures the NVIDIA Container Toolkit: ``operator`` or ``cloud``."""
+    device_plugin: str
+    """``operator`` or ``cloud`` (Bottlerocket ships its own device plugin)."""
+    driver_version: DriverVersion
+    """The driver that will run on the nodes (for the CUDA check)."""
+    gke_driver_version: str | None = None
+    """GKE ``gpu_driver_installation_config.gpu_driver_version``."""
+    gke_google_installer: bool = False
+    """GKE: the library deploys Google's driver-installer DaemonSet (NVIDIA's documented path)."""
+    aks_gpu_driver: str | None = None
+    """AKS ``gpu_profile.driver``: ``None`` (operator installs) or ``Install`` (AKS installs)."""
+
+
+class DriverPlanError(ValueError):
+    """The requested ownership is not supported on this cloud/image; message says what is."""
+
+
+def operator_driver_version(operator_version: str, override: str | None) -> DriverVersion:
+    if override:
+        return DriverVersion.parse(override)
+    return DriverVersion.parse(GPU_OPERATOR_DEFAULT_DRIVER.get(operator_version, "595.91.07"))
+
+
+def plan_driver(
+    cloud: str,
+    image: str | None,
+    owner: str,
+    operator_version: str,
+    driver_version: str | None = None,
+    host_version: str | None = None,
+) -> DriverPlan:
+    """The one decision table for driver ownership per cloud and node image."""
+    op_version = operator_driver_version(operator_version, driver_version)
+    host = DriverVersion.parse(host_version) if host_version else None
+    if cloud == "gke":
+        image = image or DEFAULT_IMAGE["gke"]
+        if owner in ("auto", "cloud"):
+            # NVIDIA's GKE path A: GKE's own install disabled, Google's installer DaemonSet puts the
+            # driver under /home/kubernetes/bin/nvidia; the operator only adds toolkit/plugin/DCGM.
+            return DriverPlan(
+                "cloud",
+                "operator",
+                "operator",
+                host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["gke"]),
+                gke_driver_version="INSTALLATION_DISABLED",
+                gke_google_installer=True,
+            )
+        if image != "UBUNTU_CONTAINERD":
+            raise DriverPlanError(
+                "the GPU Operator can install the driver on GKE only on UBUNTU_CONTAINERD images; "
+                f"'{image}' needs owner 'cloud' (Google's installer)"
+            )
+        return DriverPlan("operator", "operator", "operator", op_version, gke_driver_version="INSTALLATION_DISABLED")
+    if cloud == "eks":
+        image = image or DEFAULT_IMAGE["eks"]
+        if owner == "operator":
+            raise DriverPlanError(
+                f"EKS {image} nodes ship the NVIDIA driver and container toolkit; the operator cannot "
+                "replace a host driver. Use owner 'cloud' (or 'auto')"
+            )
+        plugin = "cloud" if image.startswith("BOTTLEROCKET") else "operator"
+        return DriverPlan(
+            "cloud", "cloud", plugin, host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["eks"])
+        )
+    if cloud == "aks":
+        if owner == "cloud":
+            return DriverPlan(
+                "cloud",
+                "cloud",
+                "operator",
+                host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["aks"]),
+                aks_gpu_driver="Install",
+            )
+        return DriverPlan("operator", "operator", "operator", op_version, aks_gpu_driver="None")
+    # existing clusters: the owner must be declared.
+    if owner == "auto":
+        raise DriverPlanError(
+            "an existing cluster must declare who owns the driver: 'operator' or 'cloud' (preinstalled)"
+        )
+    if owner == "cloud":
+        if host is None:
+            raise DriverPlanError("owner 'cloud' on an existing cluster needs driver.hostVersion")
+        return DriverPlan("cloud", "cloud", "operator", host)
+    return DriverPlan("operator", "operator", "operator", op_version)

@@ -1,0 +1,104 @@
+"""Write a plan for reviewers: ``plan.json``, Helm values and Kubernetes manifests, and a tree."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpu_platform.plan.runner import Plan
+
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def plan_document(plan: Plan) -> dict[str, Any]:
+    return {
+        "project": plan.project,
+        "stack": plan.stack,
+        "resources": [
+            {
+                "urn": r.urn,
+                "type": r.type,
+                "name": r.name,
+                "parent": r.parent,
+                "provider": r.provider,
+                "dependsOn": r.depends_on,
+                "inputs": r.inputs,
+                "options": r.options,
+            }
+            for r in sorted(plan.resources, key=lambda r: r.urn)
+        ],
+    }
+
+
+def _dump_yaml(doc: Any) -> str:
+    return yaml.safe_dump(doc, sort_keys=True, default_flow_style=False, width=120)
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
+
+
+def _manifest(r: Any) -> dict[str, Any] | None:
+    """A Kubernetes object as kubectl would see it, from a ``kubernetes:<group>/<ver>:<Kind>`` resource."""
+    if not r.type.startswith("kubernetes:") or r.type == HELM_RELEASE or r.type.startswith("pulumi:providers"):
+        return None
+    inputs = dict(r.inputs)
+    if "apiVersion" not in inputs or "kind" not in inputs:
+        _, api, kind = r.type.split(":")
+        group, _, version = api.rpartition("/")
+        inputs.setdefault("apiVersion", version if group in ("core", "") else f"{group}/{version}")
+        inputs.setdefault("kind", kind)
+    return inputs
+
+
+def write_plan(plan: Plan, out: Path) -> None:
+    """Write ``plan.json``, ``values/<release>.yaml`` and ``manifests/`` (replacing old contents)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for sub in ("values", "manifests"):
+        shutil.rmtree(out / sub, ignore_errors=True)
+    (out / "plan.json").write_text(json.dumps(plan_document(plan), indent=2, sort_keys=True) + "\n")
+    for r in plan.resources:
+        if r.type == HELM_RELEASE:
+            d = out / "values"
+            d.mkdir(exist_ok=True)
+            (d / f"{_safe(r.name)}.yaml").write_text(_dump_yaml(r.inputs.get("values") or {}))
+            continue
+        manifest = _manifest(r)
+        if manifest is not None:
+            d = out / "manifests"
+            d.mkdir(exist_ok=True)
+            meta = manifest.get("metadata") or {}
+            ns = meta.get("namespace", "") if isinstance(meta, dict) else ""
+            name = meta.get("name", r.name) if isinstance(meta, dict) else r.name
+            fname = _safe(f"{manifest['kind']}-{ns + '-' if ns else ''}{name}") + ".yaml"
+            (d / fname).write_text(_dump_yaml(manifest))
+
+
+def render_tree(plan: Plan) -> str:
+    """A ``pulumi preview``-like tree: each resource under its parent, with its type."""
+    children: dict[str, list[Any]] = {}
+    urns = {r.urn for r in plan.resources}
+    for r in plan.resources:
+        parent = r.parent if r.parent in urns else ""
+        children.setdefault(parent, []).append(r)
+    lines = [f"Previewing update ({plan.stack}) of project {plan.project} (offline, mocks):", ""]
+    lines.append(f"     Type{' ' * 52}Name")
+    lines.append(f" +   pulumi:pulumi:Stack{' ' * 37}{plan.project}-{plan.stack}")
+
+    def walk(parent: str, depth: int) -> None:
+        kids = sorted(children.get(parent, []), key=lambda r: (r.type, r.name))
+        for i, r in enumerate(kids):
+            branch = "└─ " if i == len(kids) - 1 else "├─ "
+            label = "   " * depth + branch + r.type
+            lines.append(f" +   {label:<55} {r.name}")
+            walk(r.urn, depth + 1)
+
+    walk("", 0)
+    lines.append("")
+    lines.append(f"Resources:\n    + {len(plan.resources)} to create")
+    return "\n".join(lines)

@@ -1,0 +1,89 @@
+"""A GPU pool with every fact resolved from the catalog: what the rest of the library reasons about.
+
+Config (``config.pools.GpuPoolConfig``) says what the user typed; ``GpuPool`` says what it means:
+which GPU, how many per node, how it is shared. Node pools, the GPU Operator, Kueue and KServe all
+derive from it, so a fact is never typed twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpu_platform.catalog.gpus import GpuModel
+from gpu_platform.catalog.machines import MachineType
+from gpu_platform.catalog.mig import MigTable
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+    """Kubernetes spelling: ``NoSchedule``, ``PreferNoSchedule``, ``NoExecute``."""
+
+
+GPU_TAINT = Taint("nvidia.com/gpu", "present", "NoSchedule")
+"""Always on every GPU pool, so ordinary pods never land on expensive nodes."""
+
+AKS_SPOT_TAINT = Taint("kubernetes.azure.com/scalesetpriority", "spot", "NoSchedule")
+"""Added by AKS itself to spot pools; everything that runs there must tolerate it."""
+
+
+@dataclass(frozen=True)
+class Sharing:
+    mode: str
+    """``none``, ``time-slicing``, ``mps`` or ``mig``."""
+    managed_by: str = "operator"
+    """``operator`` or ``cloud`` (GKE-native sharing/partitioning, AKS MIG instance profile)."""
+    replicas: int = 1
+    rename_by_default: bool = False
+    fail_requests_greater_than_one: bool = False
+    mig_strategy: str | None = None
+    mig_layout: str | None = None
+    """Name of the MIG config the pool's nodes select (``all-1g.10gb`` or ``custom-<pool>``)."""
+    mig_profiles: tuple[str, ...] = ()
+    """Profiles on each GPU."""
+    mig_named: bool = True
+    """The layout is one of the operator's named layouts (else an explicit list)."""
+
+
+@dataclass(frozen=True)
+class GpuPool:
+    name: str
+    cloud: str
+    gpu: GpuModel
+    gpus_per_node: int
+    min_nodes: int
+    max_nodes: int
+    sharing: Sharing
+    machine: MachineType | None = None
+    vcpus: int | None = None
+    memory_gib: int | None = None
+    initial_nodes: int = 0
+    spot: bool = False
+    capacity_type: str | None = None
+    zones: tuple[str, ...] = ()
+    image: str | None = None
+    disk_size_gb: int = 200
+    user_labels: dict[str, str] = field(default_factory=dict)
+    user_taints: tuple[Taint, ...] = ()
+    cuda_version: str | None = None
+    isolation_required: bool = False
+    reservation: str | None = None
+    efa: bool = False
+    spot_max_price: float | None = None
+    index: int = 0
+    """Position in ``gpuPools`` (for error paths)."""
+
+    @property
+    def mig_table(self) -> MigTable | None:
+        from gpu_platform.catalog.mig import MIG_TABLES
+
+        return MIG_TABLES.get(self.gpu.mig_table) if self.gpu.mig_table else None
+
+    @property
+    def machine_name(self) -> str:
+        return self.machine.name if self.machine else f"{self.gpu.key}x{self.gpus_per_node}"
+
+    def __hash__(self) -> int:
+        return hash((self.cloud, self.name))

@@ -1,0 +1,65 @@
+"""Node labels, taints and tolerations of a GPU pool: what every other component selects on.
+
+The node pool puts them on nodes; the GPU Operator, Kueue flavors and KServe predictors read the
+same functions, so selectors and tolerations always match what the nodes carry.
+"""
+
+from __future__ import annotations
+
+from gpu_platform.driver import DriverPlan
+from gpu_platform.pools import AKS_SPOT_TAINT, GPU_TAINT, GpuPool, Taint
+from gpu_platform.sharing import device_plugin_config_key
+
+LABEL_PREFIX = "gpu-platform.io"
+POOL_LABEL = f"{LABEL_PREFIX}/pool"
+GPU_LABEL = f"{LABEL_PREFIX}/gpu"
+SHARING_LABEL = f"{LABEL_PREFIX}/sharing"
+DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+
+
+def selector_labels(pool: GpuPool) -> dict[str, str]:
+    """The labels that identify a pool's nodes (Kueue flavor ``nodeLabels``, KServe ``nodeSelector``)."""
+    return {POOL_LABEL: pool.name, GPU_LABEL: pool.gpu.key}
+
+
+def pool_labels(pool: GpuPool, driver: DriverPlan | None = None) -> dict[str, str]:
+    """Every label the pool's nodes carry at creation, user labels first so ours win."""
+    labels = dict(pool.user_labels)
+    labels.update(selector_labels(pool))
+    labels[SHARING_LABEL] = pool.sharing.mode
+    key = device_plugin_config_key(pool)
+    if key:
+        labels[DEVICE_PLUGIN_CONFIG_LABEL] = key
+    if pool.sharing.mode == "mig" and pool.sharing.managed_by == "operator" and pool.sharing.mig_layout:
+        labels[MIG_CONFIG_LABEL] = pool.sharing.mig_layout
+    if pool.cloud == "gke" and (driver is None or driver.device_plugin == "operator"):
+        labels[GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
+    return labels
+
+
+def pool_taints(pool: GpuPool) -> list[Taint]:
+    """Taints the library sets: the GPU taint first, always, then the user's."""
+    taints = [GPU_TAINT]
+    taints += [t for t in pool.user_taints if (t.key, t.effect) != (GPU_TAINT.key, GPU_TAINT.effect)]
+    return taints
+
+
+def cloud_added_taints(pool: GpuPool) -> list[Taint]:
+    """Taints the cloud adds by itself (AKS spot), which workloads must tolerate too."""
+    return [AKS_SPOT_TAINT] if pool.cloud == "aks" and pool.spot else []
+
+
+def toleration(taint: Taint, exists: bool = False) -> dict[str, str]:
+    if exists:
+        return {"key": taint.key, "operator": "Exists", "effect": taint.effect}
+    return {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": taint.effect}
+
+
+def pool_tolerations(pool: GpuPool) -> list[dict[str, str]]:
+    """Tolerations a workload needs to run on this pool (its taints and the cloud's)."""
+    out = [toleration(GPU_TAINT, exists=True)]
+    out += [toleration(t) for t in pool.user_taints if t.key != GPU_TAINT.key]
+    out += [toleration(t) for t in cloud_added_taints(pool)]
+    return out

@@ -1,0 +1,96 @@
+"""GPU sharing: what a pool's nodes advertise, and the device-plugin and mig-parted configs.
+
+Formats: NVIDIA k8s-device-plugin config ``version: v1`` (``sharing.timeSlicing`` / ``sharing.mps``)
+and mig-parted ``version: v1`` / ``mig-configs`` (GPU_PLATFORM_FACTS.md sections 2.2 and 2.3).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from gpu_platform.pools import GpuPool
+
+GPU_RESOURCE = "nvidia.com/gpu"
+SHARED_GPU_RESOURCE = "nvidia.com/gpu.shared"
+
+
+def advertised_resources(pool: GpuPool) -> dict[str, int]:
+    """Extended resources one node of the pool advertises to Kubernetes, name -> units.
+
+    8 x H100 with ``all-1g.10gb`` mixed -> ``{"nvidia.com/mig-1g.10gb": 56}``;
+    1 x L4 with time-slicing 4 -> ``{"nvidia.com/gpu": 4}``.
+    """
+    s = pool.sharing
+    n = pool.gpus_per_node
+    if s.mode in ("time-slicing", "mps"):
+        name = SHARED_GPU_RESOURCE if s.rename_by_default else GPU_RESOURCE
+        return {name: n * s.replicas}
+    if s.mode == "mig":
+        counts = Counter(s.mig_profiles)
+        if s.mig_strategy == "single":
+            return {GPU_RESOURCE: n * sum(counts.values())}
+        return {f"nvidia.com/mig-{p}": n * c for p, c in sorted(counts.items())}
+    return {GPU_RESOURCE: n}
+
+
+def device_plugin_config_key(pool: GpuPool) -> str | None:
+    """Key of the pool's named config in the device-plugin ConfigMap (label value), if it needs one."""
+    if pool.sharing.managed_by != "operator" or pool.sharing.mode not in ("time-slicing", "mps"):
+        return None
+    return f"{pool.name}-{pool.sharing.mode}-{pool.sharing.replicas}"
+
+
+def device_plugin_config(pool: GpuPool, mig_strategy: str) -> dict[str, Any]:
+    """One named config of the NVIDIA device plugin for this pool (time-slicing or MPS)."""
+    s = pool.sharing
+    resource = {"name": GPU_RESOURCE, "replicas": s.replicas}
+    if s.mode == "time-slicing":
+        sharing: dict[str, Any] = {
+            "timeSlicing": {
+                "renameByDefault": s.rename_by_default,
+                "failRequestsGreaterThanOne": s.fail_requests_greater_than_one,
+                "resources": [resource],
+            }
+        }
+    else:
+        sharing = {"mps": {"renameByDefault": s.rename_by_default, "resources": [resource]}}
+    return {"version": "v1", "flags": {"migStrategy": "none"}, "sharing": sharing}
+
+
+def mig_parted_config(pools: Iterable[GpuPool]) -> dict[str, Any]:
+    """mig-parted config holding every layout the pools select, per GPU via ``device-filter``.
+
+    It replaces the operator's default config, so it also carries ``all-disabled``. Pools that share
+    a named layout on different GPUs get one entry per GPU model, as the operator's default does.
+    """
+    configs: dict[str, list[dict[str, Any]]] = {
+        "all-disabled": [{"devices": "all", "mig-enabled": False}],
+    }
+    seen: set[tuple[str, str]] = set()
+    for pool in pools:
+        s = pool.sharing
+        if s.mode != "mig" or s.managed_by != "operator" or not s.mig_layout:
+            continue
+        if (s.mig_layout, pool.gpu.key) in seen:
+            continue
+        seen.add((s.mig_layout, pool.gpu.key))
+        entry: dict[str, Any] = {}
+        if pool.gpu.pci_device_ids:
+            entry["device-filter"] = list(pool.gpu.pci_device_ids)
+        entry.update(
+            {
+                "devices": "all",
+                "mig-enabled": True,
+                "mig-devices": dict(sorted(Counter(s.mig_profiles).items())),
+            }
+        )
+        configs.setdefault(s.mig_layout, []).append(entry)
+    return {"version": "v1", "mig-configs": configs}
+
+
+def cluster_mig_strategy(pools: Iterable[GpuPool]) -> str:
+    """``mixed`` when any pool needs it, else ``single``; the operator has one strategy per cluster."""
+    strategies = {p.sharing.mig_strategy for p in pools if p.sharing.mode == "mig"}
+    return "mixed" if "mixed" in strategies else "single"

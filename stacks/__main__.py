@@ -1,0 +1,5 @@
+"""gpu-platform stack program: `pulumi up --stack <env>` (or `gpu-platform plan --stack <env>` offline)."""
+
+from gpu_platform.program import main
+
+main()

@@ -1,0 +1,49 @@
+"""Test harness: run a whole project or one component under Pulumi mocks and query what registered."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from gpu_platform.plan import Plan, run_plan, run_program
+
+REPO = Path(__file__).resolve().parents[1]
+UPSTREAM = REPO.parent / "shared" / "upstream"
+
+
+@pytest.fixture
+def plan_stack() -> Callable[..., Plan]:
+    """``plan_stack(stack="dev", project=REPO, config=None)``: run a project's program for a stack."""
+
+    def _run(stack: str = "dev", project: Path | str = REPO, config: dict[str, Any] | None = None) -> Plan:
+        return run_plan(project, stack, config_override=config)
+
+    return _run
+
+
+@pytest.fixture
+def run_component() -> Callable[..., Plan]:
+    """``run_component(lambda: MyComponent(...))``: build components under mocks, return the plan."""
+    return run_program
+
+
+def upstream(*parts: str) -> Path:
+    """A file from ../shared/upstream, or skip the test saying why."""
+    path = UPSTREAM.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"upstream data not available: {path} (../shared/upstream is absent)")
+    return path
+
+
+def load_yaml_docs(path: Path) -> list[Any]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+
+
+def stack_raw_config(stack: str, project: Path = REPO) -> dict[str, Any]:
+    """The ``gpu-platform:`` keys of a stack file as a plain dict (for config-only tests)."""
+    doc = yaml.safe_load((project / "stacks" / f"Pulumi.{stack}.yaml").read_text())
+    return {k.split(":", 1)[1]: v for k, v in doc["config"].items() if k.startswith("gpu-platform:")}
