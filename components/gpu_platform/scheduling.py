@@ -17,6 +17,9 @@ SHARING_LABEL = f"{LABEL_PREFIX}/sharing"
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+DEPLOY_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
+"""GPU Operator per-node switch: ``false`` keeps its device plugin off that node."""
+DEPLOY_MIG_MANAGER_LABEL = "nvidia.com/gpu.deploy.mig-manager"
 
 
 def selector_labels(pool: GpuPool) -> dict[str, str]:
@@ -34,7 +37,15 @@ def pool_labels(pool: GpuPool, driver: DriverPlan | None = None) -> dict[str, st
         labels[DEVICE_PLUGIN_CONFIG_LABEL] = key
     if pool.sharing.mode == "mig" and pool.sharing.managed_by == "operator" and pool.sharing.mig_layout:
         labels[MIG_CONFIG_LABEL] = pool.sharing.mig_layout
-    if pool.cloud == "gke" and (driver is None or driver.device_plugin == "operator"):
+    cloud_shares = pool.sharing.managed_by == "cloud" and pool.sharing.mode != "none"
+    if cloud_shares:
+        # The cloud partitions/shares these GPUs (GKE gpu_sharing_config / gpu_partition_size, AKS
+        # gpu_instance_profile): keep the operator's MIG manager off them so it never resets the
+        # layout, and on GKE keep GKE's device plugin (it implements the sharing) instead of ours.
+        labels[DEPLOY_MIG_MANAGER_LABEL] = "false"
+        if pool.cloud == "gke":
+            labels[DEPLOY_DEVICE_PLUGIN_LABEL] = "false"
+    elif pool.cloud == "gke" and (driver is None or driver.device_plugin == "operator"):
         labels[GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
     return labels
 
