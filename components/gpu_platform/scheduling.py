@@ -14,6 +14,8 @@ LABEL_PREFIX = "gpu-platform.io"
 POOL_LABEL = f"{LABEL_PREFIX}/pool"
 GPU_LABEL = f"{LABEL_PREFIX}/gpu"
 SHARING_LABEL = f"{LABEL_PREFIX}/sharing"
+ISOLATION_LABEL = f"{LABEL_PREFIX}/isolation"
+"""``required`` on pools whose workloads need memory/fault isolation (policy: no time-slicing there)."""
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
@@ -32,6 +34,8 @@ def pool_labels(pool: GpuPool, driver: DriverPlan | None = None) -> dict[str, st
     labels = dict(pool.user_labels)
     labels.update(selector_labels(pool))
     labels[SHARING_LABEL] = pool.sharing.mode
+    if pool.isolation_required:
+        labels[ISOLATION_LABEL] = "required"
     key = device_plugin_config_key(pool)
     if key:
         labels[DEVICE_PLUGIN_CONFIG_LABEL] = key
