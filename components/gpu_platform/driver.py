@@ -45,7 +45,12 @@ class DriverPlanError(ValueError):
 def operator_driver_version(operator_version: str, override: str | None) -> DriverVersion:
     if override:
         return DriverVersion.parse(override)
-    return DriverVersion.parse(GPU_OPERATOR_DEFAULT_DRIVER.get(operator_version, "595.91.07"))
+    if operator_version not in GPU_OPERATOR_DEFAULT_DRIVER:
+        raise DriverPlanError(
+            f"the default driver of GPU Operator {operator_version} is not in the catalog; set driver.version "
+            f"(known releases: {', '.join(GPU_OPERATOR_DEFAULT_DRIVER)})"
+        )
+    return DriverVersion.parse(GPU_OPERATOR_DEFAULT_DRIVER[operator_version])
 
 
 def plan_driver(
@@ -61,23 +66,33 @@ def plan_driver(
     host = DriverVersion.parse(host_version) if host_version else None
     if cloud == "gke":
         image = image or DEFAULT_IMAGE["gke"]
-        if owner in ("auto", "cloud"):
-            # NVIDIA's GKE path A: GKE's own install disabled, Google's installer DaemonSet puts the
-            # driver under /home/kubernetes/bin/nvidia; the operator only adds toolkit/plugin/DCGM.
+        if owner == "operator" or (owner == "auto" and image == "UBUNTU_CONTAINERD"):
+            # NVIDIA's GKE path B: the operator's driver manager, supported on Ubuntu images only.
+            if image != "UBUNTU_CONTAINERD":
+                raise DriverPlanError(
+                    "the GPU Operator can install the driver on GKE only on UBUNTU_CONTAINERD images; "
+                    f"'{image}' needs owner 'cloud' (Google's installer)"
+                )
             return DriverPlan(
-                "cloud",
-                "operator",
-                "operator",
-                host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["gke"]),
-                gke_driver_version="INSTALLATION_DISABLED",
-                gke_google_installer=True,
+                "operator", "operator", "operator", op_version, gke_driver_version="INSTALLATION_DISABLED"
             )
-        if image != "UBUNTU_CONTAINERD":
+        if image == "UBUNTU_CONTAINERD":
+            # Google's Ubuntu installer manifest depends on GPU model and node version; only the COS
+            # installer is deployed by the library.
             raise DriverPlanError(
-                "the GPU Operator can install the driver on GKE only on UBUNTU_CONTAINERD images; "
-                f"'{image}' needs owner 'cloud' (Google's installer)"
+                "owner 'cloud' on GKE uses Google's COS driver installer; UBUNTU_CONTAINERD nodes need "
+                "owner 'operator' (or 'auto'): NVIDIA's driver manager path for Ubuntu"
             )
-        return DriverPlan("operator", "operator", "operator", op_version, gke_driver_version="INSTALLATION_DISABLED")
+        # NVIDIA's GKE path A: GKE's own install disabled, Google's COS installer DaemonSet puts the
+        # driver under /home/kubernetes/bin/nvidia; the operator only adds toolkit/plugin/DCGM.
+        return DriverPlan(
+            "cloud",
+            "operator",
+            "operator",
+            host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["gke"]),
+            gke_driver_version="INSTALLATION_DISABLED",
+            gke_google_installer=True,
+        )
     if cloud == "eks":
         image = image or DEFAULT_IMAGE["eks"]
         if owner == "operator":

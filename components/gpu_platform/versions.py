@@ -57,3 +57,22 @@ ALL_CHARTS: tuple[ChartPin, ...] = (GPU_OPERATOR, KUEUE, CERT_MANAGER, KSERVE_CR
 # the staging image (see shared/upstream/SOURCES.md), so the library pins the release image.
 KUEUE_IMAGE_REPOSITORY = "registry.k8s.io/kueue/kueue"
 KUEUE_IMAGE_TAG = "v0.19.2"
+
+# Google's COS driver installer (NVIDIA's GKE path A): GoogleCloudPlatform/container-engine-accelerators
+# ``nvidia-driver-installer/cos/daemonset-preloaded.yaml`` (apps/v1 revision). The installer image is
+# preloaded on COS GPU nodes (pull policy Never); partition-gpus applies GKE's gpu_partition_size.
+GKE_COS_DRIVER_INSTALLER_IMAGE = "cos-nvidia-installer:fixed"
+GKE_PARTITION_GPU_IMAGE = (
+    "gcr.io/gke-release/nvidia-partition-gpu@sha256:c54fd003948fac687c2a93a55ea6e4d47ffbd641278a9191e75e822fe72471c2"
+)
+GKE_DRIVER_INSTALLER_PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
+
+# KServe's ClusterServingRuntimes (kserve-huggingfaceserver, ...) ship in their own chart since v0.17;
+# operators.kserve installs it after kserve-resources, whose webhooks validate them.
+KSERVE_RUNTIME_CONFIGS = ChartPin(
+    chart="oci://ghcr.io/kserve/charts/kserve-runtime-configs",
+    version="v0.20.0",
+    repo=None,
+    namespace="kserve",
+)
+ALL_CHARTS = (*ALL_CHARTS, KSERVE_RUNTIME_CONFIGS)

@@ -13,7 +13,8 @@ from gpu_platform.versions import GPU_OPERATOR
 class DriverConfig(ConfigModel):
     owner: Literal["auto", "operator", "cloud"] = "auto"
     """Who installs the NVIDIA driver. ``auto`` follows each cloud's documented path:
-    GKE: Google's installer; EKS: the NVIDIA AMI; AKS: the operator (AKS driver install skipped)."""
+    GKE: Google's COS installer on COS, the operator on UBUNTU_CONTAINERD; EKS: the NVIDIA AMI;
+    AKS: the operator (AKS driver install skipped)."""
     version: str | None = None
     """Operator-managed driver version (default: the chart's default driver)."""
     host_version: str | None = None

@@ -160,7 +160,9 @@ def _resolve_sharing(cloud: str, loc_root: str, i: int, pool: GpuPoolConfig, gpu
             "mig",
             s.managed_by,
             1,
-            mig_strategy="single" if s.managed_by == "cloud" else s.mig.strategy,
+            # GKE's own device plugin exposes partitions as nvidia.com/gpu (single); AKS partitions are
+            # served by the operator's plugin with the user's strategy.
+            mig_strategy="single" if s.managed_by == "cloud" and cloud == "gke" else s.mig.strategy,
             mig_layout=layout_name,
             mig_profiles=profiles,
             mig_named=named,
@@ -274,20 +276,25 @@ def _resolve_pool(
     )
 
 
-def _check_cross_pool(pools: list[GpuPool], p: Problems) -> None:
+def _check_cross_pool(pools: list[GpuPool], p: Problems, loc_root: str = "gpuPools") -> None:
     for name, n in Counter(pl.name for pl in pools).items():
         if n > 1:
             idx = [pl.index for pl in pools if pl.name == name][1]
-            p.add(["gpuPools", idx, "name"], f"'{name}' is used by more than one pool")
-    mig = [pl for pl in pools if pl.sharing.mode == "mig" and pl.sharing.managed_by == "operator"]
+            p.add([loc_root, idx, "name"], f"'{name}' is used by more than one pool")
+    # The operator's device plugin serves operator MIG pools and AKS-partitioned ones: one strategy for all.
+    mig = [
+        pl
+        for pl in pools
+        if pl.sharing.mode == "mig" and (pl.sharing.managed_by == "operator" or pl.cloud == "aks")
+    ]
     strategies = {pl.sharing.mig_strategy for pl in mig}
     if len(strategies) > 1:
         first = mig[0]
         other = next(pl for pl in mig if pl.sharing.mig_strategy != first.sharing.mig_strategy)
         p.add(
-            ["gpuPools", other.index, "sharing", "mig", "strategy"],
+            [loc_root, other.index, "sharing", "mig", "strategy"],
             f"'{other.sharing.mig_strategy}' conflicts with '{first.sharing.mig_strategy}' on "
-            f"gpuPools[{first.index}]; the GPU Operator has one MIG strategy per cluster",
+            f"{loc_root}[{first.index}]; the GPU Operator has one MIG strategy per cluster",
         )
 
 
@@ -311,12 +318,21 @@ def _plan_driver(cfg: StackConfig, pools: list[GpuPool], p: Problems) -> DriverP
             "keep one node image per cluster so nothing is installed twice",
         )
     for pool in pools:
+        plan, sh = plans.get(pool.index), pool.sharing
+        if plan and plan.device_plugin == "cloud" and sh.mode != "none" and sh.managed_by == "operator":
+            p.add(
+                ["gpuPools", pool.index, "sharing", "mode"],
+                f"'{sh.mode}' is configured through the GPU Operator's device plugin, but {pool.image} ships its "
+                "own device plugin; use AL2023_x86_64_NVIDIA nodes or mode 'none'",
+            )
+    for pool in pools:
         plan = plans.get(pool.index)
         if plan is None or pool.cuda_version is None:
             continue
         need = min_driver_for_cuda(pool.cuda_version)
         if plan.driver_version < need:
-            where = ["gpuPools", pool.index, "cudaVersion"]
+            own = cfg.gpu_pools[pool.index].cuda_version is not None
+            where = ["gpuPools", pool.index, "cudaVersion"] if own else ["cudaVersion"]
             p.add(
                 where,
                 f"CUDA {pool.cuda_version} needs driver >= {need}, but pool '{pool.name}' runs "
@@ -360,7 +376,7 @@ def resolve_pools(
             p.items += _pydantic_problems_at(err, [path, i])
     p.raise_if_any()
     out = [pl for i, c in enumerate(parsed) if (pl := _resolve_pool(cloud, cuda_version, i, c, p, path)) is not None]
-    _check_cross_pool(out, p)
+    _check_cross_pool(out, p, path)
     p.raise_if_any()
     return out
 

@@ -1,0 +1,161 @@
+"""CUDA vs driver: a pool whose images need a newer driver than the one that will run there is refused.
+
+The same rule is enforced by the stack config (``load_platform``) and by the component's own args,
+for operator-installed drivers (chart default or ``driver_version``) and cloud-image drivers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from gpu_platform.config import ConfigError, load_platform
+from gpu_platform.operators.gpu_operator import plan_gpu_operator
+from gpu_platform.operators.gpu_operator_values import gke_driver_installer_spec, helm_values
+
+A100 = {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 2}
+
+
+def refused(args: dict[str, Any]) -> list[tuple[str, str]]:
+    with pytest.raises(ConfigError) as err:
+        plan_gpu_operator(args)  # type: ignore[arg-type]
+    return err.value.problems
+
+
+# --- component args --------------------------------------------------------------------------------
+
+
+def test_cuda_13_on_a_570_operator_driver_is_refused_naming_the_pool_key() -> None:
+    problems = refused(
+        {"cloud": "aks", "driver_version": "570.124.06", "pools": [{**A100, "cuda_version": "13.0"}]}
+    )
+    assert len(problems) == 1
+    path, reason = problems[0]
+    assert path == "pools[0].cuda_version"
+    assert "CUDA 13.0 needs driver >= 580.65.06" in reason
+    assert "570.124.06 (GPU Operator driver)" in reason and "driver_version" in reason
+
+
+def test_stack_wide_cuda_version_is_named_when_the_pool_does_not_declare_one() -> None:
+    problems = refused(
+        {"cloud": "aks", "driver_version": "570.124.06", "cuda_version": "13.0", "pools": [A100]}
+    )
+    assert [p for p, _ in problems] == ["cuda_version"]
+
+
+def test_cuda_12_8_on_570_124_06_is_accepted() -> None:
+    plan = plan_gpu_operator(
+        {"cloud": "aks", "driver_version": "570.124.06", "pools": [{**A100, "cuda_version": "12.8"}]}
+    )
+    assert helm_values(plan)["driver"] == {"enabled": True, "version": "570.124.06"}
+
+
+def test_the_chart_default_driver_is_what_gets_checked() -> None:
+    # v25.3.0 ships 570.124.06 by default: too old for CUDA 13.0; v26.7.0 ships 595.91.07.
+    assert [
+        p for p, _ in refused({"cloud": "aks", "version": "v25.3.0", "cuda_version": "13.0", "pools": [A100]})
+    ] == ["cuda_version"]
+    plan = plan_gpu_operator({"cloud": "aks", "cuda_version": "13.2", "pools": [A100]})
+    assert helm_values(plan)["driver"]["version"] == "595.91.07"
+
+
+def test_unknown_cuda_release_names_the_key_and_the_valid_ones() -> None:
+    problems = refused({"cloud": "aks", "cuda_version": "12.7", "pools": [A100]})
+    assert [p for p, _ in problems] == ["cuda_version"]
+    assert "12.8" in problems[0][1] and "13.0" in problems[0][1]
+
+
+# --- cloud image drivers ---------------------------------------------------------------------------
+
+
+def test_eks_image_driver_floor_runs_cuda_13() -> None:
+    plan = plan_gpu_operator(
+        {
+            "cloud": "eks",
+            "pools": [{"name": "l4", "machine_type": "g6.xlarge", "max_nodes": 1, "cuda_version": "13.0"}],
+        }
+    )
+    assert plan.driver.driver == "cloud"
+
+
+def test_eks_declared_older_image_driver_is_refused() -> None:
+    problems = refused(
+        {
+            "cloud": "eks",
+            "host_driver_version": "570.124.06",
+            "pools": [{"name": "l4", "machine_type": "g6.xlarge", "max_nodes": 1, "cuda_version": "13.0"}],
+        }
+    )
+    path, reason = problems[0]
+    assert path == "pools[0].cuda_version"
+    assert "570.124.06 (cloud image driver)" in reason and "host_driver_version" in reason
+
+
+def test_aks_managed_driver_is_too_old_for_cuda_12_8() -> None:
+    problems = refused({"cloud": "aks", "driver_owner": "cloud", "pools": [{**A100, "cuda_version": "12.8"}]})
+    assert problems[0][0] == "pools[0].cuda_version"
+    assert "550.144.03 (cloud image driver)" in problems[0][1]
+
+
+def test_gke_google_installer_default_vs_declared_version() -> None:
+    l4 = {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1, "cuda_version": "12.8"}
+    assert refused({"cloud": "gke", "pools": [l4]})[0][0] == "pools[0].cuda_version"
+    # Declaring the version makes it true: Google's installer is told to install exactly that driver.
+    plan = plan_gpu_operator({"cloud": "gke", "host_driver_version": "570.172.08", "pools": [l4]})
+    installer = gke_driver_installer_spec(plan.pools, plan.host_driver_version)["template"]["spec"]
+    assert installer["initContainers"][0]["command"][-1] == "--version=570.172.08"
+
+
+# --- the stack config refuses the same ---------------------------------------------------------------
+
+
+def stack(cuda_at: str, cuda: str, driver: str) -> dict[str, Any]:
+    pool = {"name": "a100", "machineType": "Standard_NC24ads_A100_v4", "maxNodes": 2}
+    raw: dict[str, Any] = {
+        "cloud": "aks",
+        "cluster": {"name": "c"},
+        "gpuPools": [pool],
+        "gpuOperator": {"driver": {"version": driver}},
+        "kueue": {"enabled": False},
+    }
+    if cuda_at == "pool":
+        pool["cudaVersion"] = cuda
+    else:
+        raw["cudaVersion"] = cuda
+    return raw
+
+
+def test_stack_config_refuses_cuda_13_on_570() -> None:
+    with pytest.raises(ConfigError) as err:
+        load_platform(stack("pool", "13.0", "570.124.06"))
+    assert [p for p, _ in err.value.problems] == ["gpu-platform:gpuPools[0].cudaVersion"]
+    assert "580.65.06" in err.value.problems[0][1]
+
+
+@pytest.mark.parametrize(
+    ("cuda_at", "cuda", "driver", "ok"),
+    [
+        ("pool", "13.0", "570.124.06", False),
+        ("stack", "13.0", "570.124.06", False),
+        ("pool", "12.8", "570.124.06", True),
+        ("stack", "12.8", "570.124.06", True),
+        ("pool", "13.0", "580.65.06", True),
+    ],
+)
+def test_stack_and_component_agree(cuda_at: str, cuda: str, driver: str, ok: bool) -> None:
+    raw = stack(cuda_at, cuda, driver)
+    if ok:
+        load_platform(raw)
+    else:
+        with pytest.raises(ConfigError) as err:
+            load_platform(raw)
+        assert all("cudaVersion" in p for p, _ in err.value.problems)
+    args: dict[str, Any] = {"cloud": "aks", "driver_version": driver, "pools": [{**A100}]}
+    if cuda_at == "pool":
+        args["pools"][0]["cuda_version"] = cuda
+    else:
+        args["cuda_version"] = cuda
+    if ok:
+        plan_gpu_operator(args)  # type: ignore[arg-type]
+    else:
+        assert refused(args)[0][0] == ("pools[0].cuda_version" if cuda_at == "pool" else "cuda_version")

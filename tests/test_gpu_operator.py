@@ -1,0 +1,704 @@
+"""GPU Operator: exact Helm values per cloud and driver owner, every key path real, objects around it.
+
+Values are checked three ways: exact dicts per cloud (driver ownership applied on the operator side
+exactly as the node pools apply it), every leaf key path against the chart's upstream values.yaml,
+and the ClusterPolicy sections they become against the upstream ClusterPolicy CRD schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema
+import kubernetes_validate
+import pytest
+import yaml
+from gpu_platform.config import ConfigError, load_platform
+from gpu_platform.operators.gpu_operator import (
+    GpuOperator,
+    gpu_operator_args_from_spec,
+    plan_gpu_operator,
+)
+from gpu_platform.operators.gpu_operator_values import (
+    CONFIG_DIGEST_ENV,
+    DEVICE_PLUGIN_CONFIG_MAP,
+    MIG_PARTED_CONFIG_MAP,
+    config_digest,
+    device_plugin_config_data,
+    gke_driver_installer_spec,
+    gke_resource_quota_spec,
+    helm_values,
+    mig_parted_config_data,
+)
+from gpu_platform.pools import AKS_SPOT_TAINT, GPU_TAINT
+from gpu_platform.versions import (
+    GKE_COS_DRIVER_INSTALLER_IMAGE,
+    GKE_PARTITION_GPU_IMAGE,
+    GPU_OPERATOR,
+)
+
+from tests.conftest import upstream
+
+RELEASE = "kubernetes:helm.sh/v3:Release"
+GPU_TOL = {"key": GPU_TAINT.key, "operator": "Exists", "effect": "NoSchedule"}
+SPOT_TOL = {"key": AKS_SPOT_TAINT.key, "operator": "Equal", "value": "spot", "effect": "NoSchedule"}
+CP_TOL = {
+    "key": "node-role.kubernetes.io/control-plane",
+    "operator": "Equal",
+    "value": "",
+    "effect": "NoSchedule",
+}
+GKE_DIR = "/home/kubernetes/bin/nvidia"
+
+L4_TS = {
+    "name": "l4",
+    "machine_type": "g2-standard-8",
+    "max_nodes": 3,
+    "spot": True,
+    "sharing": {"mode": "time-slicing", "replicas": 4},
+}
+H100_MIG_GKE = {
+    "name": "h100",
+    "machine_type": "a3-highgpu-8g",
+    "max_nodes": 2,
+    "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
+}
+
+
+def values_of(**args: Any) -> dict[str, Any]:
+    return helm_values(plan_gpu_operator(args))  # type: ignore[arg-type]
+
+
+def digest_env(data: Mapping[str, str]) -> dict[str, str]:
+    return {"name": CONFIG_DIGEST_ENV, "value": config_digest(data)}
+
+
+def common(tolerations: list[dict[str, str]]) -> dict[str, Any]:
+    return {
+        "nfd": {"enabled": True},
+        "daemonsets": {"tolerations": tolerations},
+        "node-feature-discovery": {"worker": {"tolerations": [CP_TOL, *tolerations]}},
+        "dcgmExporter": {"enabled": True, "serviceMonitor": {"enabled": False}},
+    }
+
+
+# --- exact values per cloud -------------------------------------------------------------------------
+
+
+def test_gke_cos_time_slicing_follows_nvidia_path_a() -> None:
+    args = {"cloud": "gke", "pools": [L4_TS]}
+    plan = plan_gpu_operator(args)  # type: ignore[arg-type]
+    dp = device_plugin_config_data(plan)
+    assert helm_values(plan) == {
+        **common([GPU_TOL]),
+        "driver": {"enabled": False},
+        "toolkit": {
+            "enabled": True,
+            "installDir": GKE_DIR,
+            "env": [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}],
+        },
+        "hostPaths": {"driverInstallDir": GKE_DIR},
+        "cdi": {"enabled": True},
+        "devicePlugin": {
+            "enabled": True,
+            "config": {"name": DEVICE_PLUGIN_CONFIG_MAP, "create": False},
+            "env": [digest_env(dp)],
+        },
+        "mig": {"strategy": "single"},
+        "migManager": {"enabled": False},
+    }
+    assert list(dp) == ["l4-time-slicing-4"]
+
+
+def test_gke_mig_pool_gets_with_reboot_and_custom_config() -> None:
+    plan = plan_gpu_operator({"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE]})
+    values = helm_values(plan)
+    assert values["mig"] == {"strategy": "mixed"}
+    assert values["migManager"] == {
+        "enabled": True,
+        "config": {"name": MIG_PARTED_CONFIG_MAP, "create": False, "default": "all-disabled"},
+        "env": [{"name": "WITH_REBOOT", "value": "true"}, digest_env(mig_parted_config_data(plan))],
+    }
+
+
+def test_gke_ubuntu_auto_uses_the_operator_driver_manager() -> None:
+    pool = {
+        "name": "t4",
+        "machine_type": "n1-standard-8",
+        "gpus_per_node": 1,
+        "max_nodes": 2,
+        "image": "UBUNTU_CONTAINERD",
+    }
+    assert values_of(cloud="gke", pools=[pool]) == {
+        **common([GPU_TOL]),
+        "driver": {"enabled": True, "version": "595.91.07"},
+        "toolkit": {"enabled": True, "env": [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]},
+        "cdi": {"enabled": True},
+        "devicePlugin": {"enabled": True},
+        "mig": {"strategy": "single"},
+        "migManager": {"enabled": False},
+    }
+
+
+@pytest.mark.parametrize(("image", "owner"), [("COS_CONTAINERD", "operator"), ("UBUNTU_CONTAINERD", "cloud")])
+def test_gke_unsupported_driver_paths_are_refused(image: str, owner: str) -> None:
+    pool = {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1, "image": image}
+    with pytest.raises(ConfigError) as err:
+        plan_gpu_operator({"cloud": "gke", "pools": [pool], "driver_owner": owner})
+    assert [p for p, _ in err.value.problems] == ["driver_owner"]
+    assert image in err.value.problems[0][1]
+
+
+def test_eks_al2023_driver_and_toolkit_on_the_image() -> None:
+    pools = [
+        {
+            "name": "l4",
+            "machine_type": "g6.xlarge",
+            "max_nodes": 4,
+            "sharing": {"mode": "mps", "replicas": 2},
+        },
+        {
+            "name": "h100",
+            "machine_type": "p5.48xlarge",
+            "max_nodes": 1,
+            "sharing": {"mode": "mig", "mig": {"layout": "all-3g.40gb", "strategy": "single"}},
+        },
+    ]
+    plan = plan_gpu_operator({"cloud": "eks", "pools": pools})
+    assert helm_values(plan) == {
+        **common([GPU_TOL]),
+        "driver": {"enabled": False},
+        "toolkit": {"enabled": False},
+        "devicePlugin": {
+            "enabled": True,
+            "config": {"name": DEVICE_PLUGIN_CONFIG_MAP, "create": False},
+            "env": [digest_env(device_plugin_config_data(plan))],
+        },
+        "mig": {"strategy": "single"},
+        "migManager": {
+            "enabled": True,
+            "config": {"name": MIG_PARTED_CONFIG_MAP, "create": False, "default": "all-disabled"},
+            "env": [{"name": "WITH_REBOOT", "value": "true"}, digest_env(mig_parted_config_data(plan))],
+        },
+    }
+
+
+def test_eks_bottlerocket_runs_no_second_device_plugin() -> None:
+    pool = {"name": "l4", "machine_type": "g6.xlarge", "max_nodes": 2, "image": "BOTTLEROCKET_x86_64_NVIDIA"}
+    assert values_of(cloud="eks", pools=[pool]) == {
+        **common([GPU_TOL]),
+        "driver": {"enabled": False},
+        "toolkit": {"enabled": False},
+        "devicePlugin": {"enabled": False},
+        "mig": {"strategy": "single"},
+        "migManager": {"enabled": False},
+    }
+
+
+def test_eks_bottlerocket_cannot_take_operator_time_slicing() -> None:
+    pool = {
+        "name": "l4",
+        "machine_type": "g6.xlarge",
+        "max_nodes": 2,
+        "image": "BOTTLEROCKET_x86_64_NVIDIA",
+        "sharing": {"mode": "time-slicing", "replicas": 4},
+    }
+    with pytest.raises(ConfigError) as err:
+        plan_gpu_operator({"cloud": "eks", "pools": [pool]})
+    assert [p for p, _ in err.value.problems] == ["pools[0].sharing.mode"]
+
+
+def test_eks_mixed_images_are_refused() -> None:
+    pools = [
+        {"name": "a", "machine_type": "g6.xlarge", "max_nodes": 1},
+        {"name": "b", "machine_type": "g6.xlarge", "max_nodes": 1, "image": "BOTTLEROCKET_x86_64_NVIDIA"},
+    ]
+    with pytest.raises(ConfigError) as err:
+        plan_gpu_operator({"cloud": "eks", "pools": pools})
+    assert [p for p, _ in err.value.problems] == ["pools"]
+
+
+def test_aks_default_operator_driver_tolerates_spot() -> None:
+    pools = [
+        {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 2, "spot": True},
+        {
+            "name": "t4",
+            "machine_type": "Standard_NC4as_T4_v3",
+            "max_nodes": 2,
+            "taints": [{"key": "team", "value": "ml", "effect": "NoSchedule"}],
+        },
+    ]
+    team = {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoSchedule"}
+    assert values_of(cloud="aks", pools=pools) == {
+        **common([GPU_TOL, SPOT_TOL, team]),
+        "driver": {"enabled": True, "version": "595.91.07"},
+        "toolkit": {"enabled": True},
+        "devicePlugin": {"enabled": True},
+        "mig": {"strategy": "single"},
+        # The A100 is MIG-capable and the MIG manager's: unlabelled nodes are held at all-disabled.
+        "migManager": {"enabled": True, "env": [{"name": "WITH_REBOOT", "value": "true"}]},
+    }
+
+
+def test_aks_managed_driver_uses_the_aks_runtime() -> None:
+    pool = {"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 2}
+    assert values_of(cloud="aks", pools=[pool], driver_owner="cloud") == {
+        **common([GPU_TOL]),
+        "driver": {"enabled": False},
+        "toolkit": {"enabled": False},
+        "operator": {"runtimeClass": "nvidia-container-runtime"},
+        "devicePlugin": {"enabled": True},
+        "mig": {"strategy": "single"},
+        "migManager": {"enabled": False},
+    }
+
+
+EXISTING_A100 = {
+    "name": "a100",
+    "gpu": "a100-80gb",
+    "gpus_per_node": 4,
+    "max_nodes": 2,
+    "sharing": {"mode": "mig", "mig": {"layout": "all-3g.40gb"}},
+}
+
+
+def test_existing_cluster_operator_owned_without_csp_reboot() -> None:
+    plan = plan_gpu_operator(
+        {
+            "cloud": "existing",
+            "pools": [EXISTING_A100],
+            "driver_owner": "operator",
+            "driver_version": "580.105.08",
+        }
+    )
+    values = helm_values(plan)
+    assert values["driver"] == {"enabled": True, "version": "580.105.08"}
+    assert values["toolkit"] == {"enabled": True}
+    assert values["mig"] == {"strategy": "mixed"}
+    assert values["migManager"] == {
+        "enabled": True,
+        "config": {"name": MIG_PARTED_CONFIG_MAP, "create": False, "default": "all-disabled"},
+        "env": [digest_env(mig_parted_config_data(plan))],
+    }
+    assert "hostPaths" not in values and "cdi" not in values and "operator" not in values
+
+
+def test_existing_cluster_preinstalled_driver() -> None:
+    values = values_of(
+        cloud="existing", pools=[EXISTING_A100], driver_owner="cloud", host_driver_version="580.95.05"
+    )
+    assert values["driver"] == {"enabled": False}
+    assert values["toolkit"] == {"enabled": False}
+
+
+def test_existing_cluster_must_declare_the_owner() -> None:
+    with pytest.raises(ConfigError) as err:
+        plan_gpu_operator({"cloud": "existing", "pools": [EXISTING_A100]})
+    assert [p for p, _ in err.value.problems] == ["driver_owner"]
+
+
+def test_cloud_partitioned_pools_get_no_mig_manager() -> None:
+    gke = {
+        "name": "a100",
+        "machine_type": "a2-highgpu-1g",
+        "max_nodes": 1,
+        "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
+    }
+    values = values_of(cloud="gke", pools=[gke])
+    assert values["migManager"] == {"enabled": False}
+    assert "config" not in values["devicePlugin"]
+    aks = {
+        "name": "nd",
+        "machine_type": "Standard_ND96asr_v4",
+        "max_nodes": 1,
+        "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
+    }
+    values = values_of(cloud="aks", pools=[aks])
+    # AKS partitions the GPUs; the operator's device plugin serves them with the pool's strategy.
+    assert values["migManager"] == {"enabled": False}
+    assert values["mig"] == {"strategy": "mixed"}
+
+
+def test_one_mig_strategy_for_the_operator_device_plugin() -> None:
+    pools = [
+        {
+            "name": "nd",
+            "machine_type": "Standard_ND96asr_v4",
+            "max_nodes": 1,
+            "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb", "strategy": "single"}},
+        },
+        {
+            "name": "h100",
+            "machine_type": "Standard_ND96isr_H100_v5",
+            "max_nodes": 1,
+            "sharing": {"mode": "mig", "mig": {"layout": "all-balanced"}},
+        },
+    ]
+    with pytest.raises(ConfigError) as err:
+        plan_gpu_operator({"cloud": "aks", "pools": pools})
+    assert [p for p, _ in err.value.problems] == ["pools[1].sharing.mig.strategy"]
+
+
+def test_typed_values_win_over_the_escape_hatch() -> None:
+    values = values_of(
+        cloud="aks",
+        pools=[{"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1}],
+        values={"driver": {"enabled": False, "usePrecompiled": True}, "gfd": {"enabled": False}},
+    )
+    assert values["driver"] == {"enabled": True, "usePrecompiled": True, "version": "595.91.07"}
+    assert values["gfd"] == {"enabled": False}
+
+
+def test_service_monitor_only_when_asked() -> None:
+    pool = {"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1}
+    assert values_of(cloud="aks", pools=[pool])["dcgmExporter"]["serviceMonitor"] == {"enabled": False}
+    asked = values_of(cloud="aks", pools=[pool], dcgm_service_monitor=True)
+    assert asked["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": True}}
+    with pytest.raises(ConfigError) as err:
+        plan_gpu_operator(
+            {"cloud": "aks", "pools": [pool], "dcgm_exporter": False, "dcgm_service_monitor": True}
+        )
+    assert [p for p, _ in err.value.problems] == ["dcgm_service_monitor"]
+
+
+@pytest.mark.parametrize(
+    ("args", "path"),
+    [
+        ({"cloud": "gcp"}, "cloud"),
+        ({"version": "26.7"}, "version"),
+        ({"driver_owner": "nvidia"}, "driver_owner"),
+        ({"driver_version": "r570"}, "driver_version"),
+        ({"pools": []}, "pools"),
+    ],
+)
+def test_bad_args_name_the_argument(args: dict[str, Any], path: str) -> None:
+    base = {"cloud": "aks", "pools": [{"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1}]}
+    with pytest.raises(ConfigError) as err:
+        plan_gpu_operator({**base, **args})  # type: ignore[typeddict-item]
+    assert [p for p, _ in err.value.problems] == [path]
+
+
+# --- every key path exists upstream -----------------------------------------------------------------
+
+FREE_FORM: frozenset[tuple[str, ...]] = frozenset(
+    {
+        ("devicePlugin", "config", "data"),
+        ("migManager", "config", "data"),
+        ("daemonsets", "labels"),
+        ("daemonsets", "annotations"),
+    }
+)
+"""Maps the chart documents as free-form (``{}`` with user keys below); nothing below is checked."""
+
+SCENARIOS: dict[str, dict[str, Any]] = {
+    "gke-mixed": {"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE], "dcgm_service_monitor": True},
+    "gke-ubuntu": {
+        "cloud": "gke",
+        "pools": [
+            {
+                "name": "t4",
+                "machine_type": "n1-standard-8",
+                "gpus_per_node": 1,
+                "max_nodes": 1,
+                "image": "UBUNTU_CONTAINERD",
+            }
+        ],
+    },
+    "eks-al2023": {
+        "cloud": "eks",
+        "pools": [
+            {
+                "name": "h",
+                "machine_type": "p5.48xlarge",
+                "max_nodes": 1,
+                "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
+            },
+            {
+                "name": "l",
+                "machine_type": "g6.xlarge",
+                "max_nodes": 1,
+                "sharing": {"mode": "time-slicing", "replicas": 3},
+            },
+        ],
+    },
+    "eks-bottlerocket": {
+        "cloud": "eks",
+        "pools": [
+            {"name": "l", "machine_type": "g6.xlarge", "max_nodes": 1, "image": "BOTTLEROCKET_x86_64_NVIDIA"}
+        ],
+    },
+    "aks-operator": {
+        "cloud": "aks",
+        "pools": [{"name": "a", "machine_type": "Standard_ND96isr_H100_v5", "max_nodes": 1, "spot": True}],
+    },
+    "aks-cloud": {
+        "cloud": "aks",
+        "driver_owner": "cloud",
+        "pools": [{"name": "t", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1}],
+    },
+    "existing": {"cloud": "existing", "driver_owner": "operator", "pools": [EXISTING_A100]},
+}
+
+
+def leaf_paths(values: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
+    """Every leaf the library sets; lists (tolerations, env) are leaves."""
+    out: list[tuple[tuple[str, ...], Any]] = []
+    for key, value in values.items():
+        if isinstance(value, Mapping) and value:
+            out += leaf_paths(value, (*prefix, key))
+        else:
+            out.append(((*prefix, key), value))
+    return out
+
+
+def missing_upstream(values: Mapping[str, Any], chart: Mapping[str, Any]) -> list[str]:
+    """Key paths absent from the chart's values.yaml, or whose kind (map/list/scalar) differs."""
+    problems = []
+    for path, value in leaf_paths(values):
+        node: Any = chart
+        for i, key in enumerate(path):
+            if path[:i] in FREE_FORM:
+                node = None
+                break
+            if not isinstance(node, Mapping) or key not in node:
+                problems.append(".".join(path))
+                node = None
+                break
+            node = node[key]
+        if node is None or path in FREE_FORM:
+            continue
+        if isinstance(value, list) != isinstance(node, list) or isinstance(value, Mapping) != isinstance(
+            node, Mapping
+        ):
+            problems.append(f"{'.'.join(path)} (upstream {type(node).__name__}, ours {type(value).__name__})")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def chart_values() -> dict[str, Any]:
+    return yaml.safe_load(upstream("gpu-operator", "values.yaml").read_text())
+
+
+def test_key_path_walker_catches_a_wrong_key(chart_values: dict[str, Any]) -> None:
+    assert missing_upstream({"migManager": {"config": {"nam": "x"}}}, chart_values) == [
+        "migManager.config.nam"
+    ]
+    assert missing_upstream({"cdi": {"default": True}}, chart_values) == ["cdi.default"]
+    assert missing_upstream({"toolkit": {"env": {"A": "b"}}}, chart_values) == ["toolkit.env.A"]
+    assert missing_upstream({"mig": {"strategy": ["mixed"]}}, chart_values) == [
+        "mig.strategy (upstream str, ours list)"
+    ]
+    assert missing_upstream({"devicePlugin": {"config": {"data": {"any": "x"}}}}, chart_values) == []
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_every_values_key_exists_in_the_chart(scenario: str, chart_values: dict[str, Any]) -> None:
+    values = values_of(**SCENARIOS[scenario])
+    assert missing_upstream(values, chart_values) == []
+
+
+# Chart values sections that become ClusterPolicy spec sections as they are (chart-only keys dropped).
+CHART_ONLY = {("devicePlugin", "config"): {"create", "data"}, ("migManager", "config"): {"create", "data"}}
+CLUSTER_POLICY_SECTIONS = (
+    "driver",
+    "toolkit",
+    "devicePlugin",
+    "mig",
+    "migManager",
+    "dcgmExporter",
+    "cdi",
+    "hostPaths",
+    "daemonsets",
+    "operator",
+)
+
+
+@pytest.fixture(scope="module")
+def cluster_policy_spec() -> dict[str, Any]:
+    crd = yaml.safe_load(upstream("gpu-operator", "crds", "nvidia.com_clusterpolicies.yaml").read_text())
+    version = next(v for v in crd["spec"]["versions"] if v["name"] == "v1")
+    return version["schema"]["openAPIV3Schema"]["properties"]["spec"]
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_values_fit_the_cluster_policy_schema(scenario: str, cluster_policy_spec: dict[str, Any]) -> None:
+    values = values_of(**SCENARIOS[scenario])
+    for section in CLUSTER_POLICY_SECTIONS:
+        if section not in values:
+            continue
+        doc = yaml.safe_load(yaml.safe_dump(values[section]))
+        for (sec, sub), drop in CHART_ONLY.items():
+            if sec == section and sub in doc:
+                doc[sub] = {k: v for k, v in doc[sub].items() if k not in drop}
+        jsonschema.validate(doc, cluster_policy_spec["properties"][section])
+
+
+def test_schema_check_catches_a_bad_enum(cluster_policy_spec: dict[str, Any]) -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"strategy": "both"}, cluster_policy_spec["properties"]["mig"])
+
+
+# --- resources around the release ------------------------------------------------------------------
+
+
+def test_release_is_pinned_and_waits_for_its_prerequisites(run_component: Any) -> None:
+    plan = run_component(
+        lambda: GpuOperator("gpu-operator", {"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE]})
+    )
+    comp = plan.one("gpu-platform:index:GpuOperator")
+    release = plan.one(RELEASE)
+    assert release.parent == comp.urn
+    assert release.inputs["chart"] == GPU_OPERATOR.chart == "gpu-operator"
+    assert release.inputs["version"] == GPU_OPERATOR.version == "v26.7.0"
+    assert release.inputs["repositoryOpts"] == {"repo": "https://helm.ngc.nvidia.com/nvidia"}
+    assert release.inputs["namespace"] == "gpu-operator"
+    assert release.inputs["createNamespace"] is False
+    before = {r.urn for r in plan.resources if r.type != RELEASE and r.custom}
+    assert before == set(release.depends_on)
+    kinds = sorted(r.type for r in plan.resources if r.urn in before)
+    assert kinds == [
+        "kubernetes:apps/v1:DaemonSet",
+        "kubernetes:core/v1:ConfigMap",
+        "kubernetes:core/v1:ConfigMap",
+        "kubernetes:core/v1:Namespace",
+        "kubernetes:core/v1:ResourceQuota",
+    ]
+    ns = plan.one("kubernetes:core/v1:Namespace")
+    assert ns.inputs["metadata"] == {
+        "name": "gpu-operator",
+        "labels": {
+            "pod-security.kubernetes.io/enforce": "privileged",
+            "pod-security.kubernetes.io/audit": "privileged",
+            "pod-security.kubernetes.io/warn": "privileged",
+        },
+    }
+    # The values that registered are the pure function's values, and name the registered ConfigMaps.
+    values = release.inputs["values"]
+    assert values == helm_values(plan_gpu_operator({"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE]}))
+    cms = {r.inputs["metadata"]["name"]: r for r in plan.by_type("kubernetes:core/v1:ConfigMap")}
+    assert values["devicePlugin"]["config"]["name"] in cms
+    assert values["migManager"]["config"]["name"] in cms
+    assert values["devicePlugin"]["env"] == [digest_env(cms[DEVICE_PLUGIN_CONFIG_MAP].inputs["data"])]
+
+
+def test_version_override_and_no_gke_objects_elsewhere(run_component: Any) -> None:
+    args = {
+        "cloud": "aks",
+        "version": "v26.3.0",
+        "pools": [{"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1}],
+    }
+    plan = run_component(lambda: GpuOperator("op", args))
+    release = plan.one(RELEASE)
+    assert release.inputs["version"] == "v26.3.0"
+    assert release.inputs["values"]["driver"]["version"] == "580.126.20"  # that release's default driver
+    assert {r.type for r in plan.resources} == {
+        "gpu-platform:index:GpuOperator",
+        "kubernetes:core/v1:Namespace",
+        RELEASE,
+    }
+
+
+def test_invalid_args_register_nothing(run_component: Any) -> None:
+    def program() -> None:
+        with pytest.raises(ConfigError):
+            GpuOperator("op", {"cloud": "gke", "pools": [L4_TS], "driver_owner": "operator"})
+
+    assert run_component(program).resources == []
+
+
+def test_gke_quota_allows_critical_pods_for_every_gpu_node(run_component: Any) -> None:
+    plan = run_component(lambda: GpuOperator("op", {"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE]}))
+    quota = plan.one("kubernetes:core/v1:ResourceQuota")
+    assert quota.inputs["metadata"] == {"name": "gpu-operator-quota", "namespace": "gpu-operator"}
+    assert quota.inputs["spec"] == {
+        "hard": {"pods": "150"},  # 100 (NVIDIA's example) + 10 per GPU node at max (3 + 2)
+        "scopeSelector": {
+            "matchExpressions": [
+                {
+                    "operator": "In",
+                    "scopeName": "PriorityClass",
+                    "values": ["system-node-critical", "system-cluster-critical"],
+                },
+            ]
+        },
+    }
+    manifest = {"apiVersion": "v1", "kind": "ResourceQuota", **quota.inputs}
+    kubernetes_validate.validate(manifest, "1.33", strict=True)
+
+
+def test_gke_google_installer_daemonset(run_component: Any) -> None:
+    plan = run_component(lambda: GpuOperator("op", {"cloud": "gke", "pools": [L4_TS]}))
+    ds = plan.one("kubernetes:apps/v1:DaemonSet")
+    assert ds.inputs["metadata"]["namespace"] == "kube-system"
+    pod = ds.inputs["spec"]["template"]["spec"]
+    terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ]
+    assert terms == [
+        {
+            "matchExpressions": [
+                {"key": "cloud.google.com/gke-accelerator", "operator": "Exists"},
+                {"key": "cloud.google.com/gke-gpu-driver-version", "operator": "DoesNotExist"},
+                {"key": "cloud.google.com/gke-os-distribution", "operator": "In", "values": ["cos"]},
+            ]
+        }
+    ]
+    assert pod["tolerations"] == [GPU_TOL]
+    installer, partition = pod["initContainers"]
+    assert installer["image"] == GKE_COS_DRIVER_INSTALLER_IMAGE and installer["imagePullPolicy"] == "Never"
+    assert "command" not in installer  # Google's default driver for the node's COS release
+    assert {"name": "NVIDIA_INSTALL_DIR_HOST", "value": GKE_DIR} in installer["env"]
+    assert partition["image"] == GKE_PARTITION_GPU_IMAGE
+    mounts = {v["name"]: v["hostPath"]["path"] for v in pod["volumes"]}
+    assert mounts["nvidia-install-dir-host"] == GKE_DIR
+    assert pod["priorityClassName"] == "system-node-critical" and pod["hostPID"] is True
+    manifest = {"apiVersion": "apps/v1", "kind": "DaemonSet", **ds.inputs}
+    kubernetes_validate.validate(manifest, "1.33", strict=True)
+
+
+def test_gke_installer_installs_the_declared_host_driver() -> None:
+    plan = plan_gpu_operator({"cloud": "gke", "pools": [L4_TS], "host_driver_version": "570.172.08"})
+    spec = gke_driver_installer_spec(plan.pools, plan.host_driver_version)
+    installer = spec["template"]["spec"]["initContainers"][0]
+    assert installer["command"] == ["/cos-gpu-installer", "install", "--version=570.172.08"]
+    assert str(plan.driver.driver_version) == "570.172.08"
+
+
+def test_gke_quota_counts_max_nodes() -> None:
+    plan = plan_gpu_operator({"cloud": "gke", "pools": [{**L4_TS, "max_nodes": 20}]})
+    assert gke_resource_quota_spec(plan.pools)["hard"] == {"pods": "300"}
+
+
+def test_args_from_spec_match_the_stack_config() -> None:
+    raw = {
+        "cloud": "aks",
+        "cluster": {"name": "c"},
+        "cudaVersion": "12.8",
+        "gpuPools": [
+            {
+                "name": "h100",
+                "machineType": "Standard_ND96isr_H100_v5",
+                "maxNodes": 2,
+                "spot": True,
+                "sharing": {"mode": "mig", "mig": {"layout": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
+            }
+        ],
+        "gpuOperator": {
+            "driver": {"version": "580.105.08"},
+            "dcgmExporter": {"serviceMonitor": True},
+            "values": {"gfd": {"enabled": False}},
+        },
+        "kueue": {"enabled": False},
+    }
+    args = gpu_operator_args_from_spec(load_platform(raw))
+    assert args["driver_version"] == "580.105.08" and args["cuda_version"] == "12.8"
+    assert args["pools"][0]["sharing"]["mig"]["profiles"] == ["3g.40gb", "2g.20gb", "2g.20gb"]
+    plan = plan_gpu_operator(args)
+    values = helm_values(plan)
+    assert values["driver"] == {"enabled": True, "version": "580.105.08"}
+    assert values["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
+    assert values["gfd"] == {"enabled": False}
+    assert values["daemonsets"]["tolerations"] == [GPU_TOL, SPOT_TOL]
+    mig = yaml.safe_load(mig_parted_config_data(plan)["config.yaml"])
+    assert mig["mig-configs"]["custom-h100"][0]["mig-devices"] == {"2g.20gb": 2, "3g.40gb": 1}
