@@ -35,6 +35,11 @@ def check_kueue(cfg: StackConfig, pools: list[GpuPool], p: Problems) -> None:
                 ["gpuPools", pl.index, "cpusPerNode" if pl.vcpus is None else "memoryGibPerNode"],
                 "Kueue quotas need the node's cpu and memory on an existing cluster",
             )
+    # What Kueue itself would reject (limits, pool ownership, preemption, integrations), spelled for config.
+    from gpu_platform.operators.kueue_objects import stack_config_problems
+
+    for loc, reason in stack_config_problems(pools, k):
+        p.add(loc, reason)
 
 
 def check_kserve(cfg: StackConfig, pools: list[GpuPool], p: Problems) -> None:

@@ -43,10 +43,12 @@ class PreemptionConfig(ConfigModel):
 class ClusterQueueConfig(ConfigModel):
     name: str = Field(pattern=r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
     pools: list[str] = Field(default_factory=list)
-    """GPU pools whose capacity this queue owns (default: all). Flavors are tried in this order."""
+    """GPU pools whose capacity this queue owns (default: all). Flavors are tried in this order.
+    A pool is the nominal quota of one queue only; put queues in a cohort to share pools."""
     cohort: str | None = None
     borrowing_limit_percent: int | None = Field(default=None, ge=0)
-    """How much of the nominal quota may be borrowed from the cohort (needs ``cohort``)."""
+    """Cap on borrowing from the cohort, in percent of each pool's capacity (needs ``cohort``; default none).
+    Queues in a cohort list their peers' pools with nominal quota 0: this caps what they borrow of them."""
     lending_limit_percent: int | None = Field(default=None, ge=0, le=100)
     queueing_strategy: Literal["BestEffortFIFO", "StrictFIFO"] = "BestEffortFIFO"
     preemption: PreemptionConfig = Field(default_factory=PreemptionConfig)

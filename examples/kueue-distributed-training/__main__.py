@@ -1,0 +1,162 @@
+"""Distributed PyTorch training on 2 nodes x 8 H100, admitted by Kueue only when all 16 GPUs are free.
+
+An existing cluster (kubeconfig from secret config) with one H100 pool gets Kueue from the
+gpu-platform library: a ResourceFlavor for the pool, a ClusterQueue whose quota is the pool's
+capacity (2 x 8 = 16 ``nvidia.com/gpu``), a team namespace with a LocalQueue, and gang admission
+(``waitForPodsReady``). The JobSet below asks that LocalQueue for 2 pods x 8 GPUs; see README.md.
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_kubernetes as k8s
+from gpu_platform.operators.kueue import Kueue
+from gpu_platform.operators.kueue_objects import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
+from pulumi_kubernetes.apiextensions import CustomResource
+
+NODES = 2
+GPUS_PER_NODE = 8
+TEAM = "ml-research"
+LOCAL_QUEUE = "training"
+JOB = "pytorch-ddp"
+WORKERS = "workers"
+MASTER_PORT = 29500
+DEFAULT_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"
+
+config = pulumi.Config()
+provider = k8s.Provider(
+    "cluster",
+    kubeconfig=config.require_secret("kubeconfig"),
+    enable_server_side_apply=True,
+)
+on_cluster = pulumi.ResourceOptions(provider=provider)
+
+kueue = Kueue(
+    "kueue",
+    {
+        "cloud": "existing",
+        "pools": [
+            {
+                "name": "h100",
+                "gpu": "h100-80gb",
+                "gpus_per_node": GPUS_PER_NODE,
+                "cpus_per_node": 208,
+                "memory_gib_per_node": 1872,
+                "min_nodes": 0,
+                "max_nodes": NODES,
+            }
+        ],
+        "teams": [{"name": TEAM, "cluster_queue": "gpu", "queue_name": LOCAL_QUEUE}],
+    },
+    opts=on_cluster,
+)
+
+# A minimal DDP program: every rank trains a small model and all-reduces gradients over NCCL.
+TRAIN_PY = """\
+import os, time, torch, torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+dist.init_process_group("nccl")
+rank, world = dist.get_rank(), dist.get_world_size()
+local = int(os.environ["LOCAL_RANK"])
+torch.cuda.set_device(local)
+net = torch.nn.Sequential(torch.nn.Linear(4096, 4096), torch.nn.ReLU(), torch.nn.Linear(4096, 10))
+model = DDP(net.cuda(), device_ids=[local])
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+start = time.time()
+for step in range(200):
+    x = torch.randn(256, 4096, device="cuda")
+    loss = model(x).square().mean()
+    opt.zero_grad(); loss.backward(); opt.step()
+torch.cuda.synchronize()
+if rank == 0:
+    print(f"world={world} steps=200 loss={loss.item():.4f} seconds={time.time() - start:.1f}", flush=True)
+dist.destroy_process_group()
+"""
+
+script = k8s.core.v1.ConfigMap(
+    f"{JOB}-script",
+    metadata={"name": f"{JOB}-script", "namespace": TEAM},
+    data={"train.py": TRAIN_PY},
+    opts=pulumi.ResourceOptions(provider=provider, depends_on=[kueue]),
+)
+
+# Requests equal limits: GPUs are extended resources (no overcommit), and Kueue counts requests.
+resources = {"nvidia.com/gpu": GPUS_PER_NODE, "cpu": "64", "memory": "512Gi"}
+# JobSet's headless service names each pod <jobset>-<job>-<job index>-<pod index>.<jobset>: rank 0 is here.
+master = f"{JOB}-{WORKERS}-0-0.{JOB}"
+
+jobset = CustomResource(
+    JOB,
+    api_version="jobset.x-k8s.io/v1alpha2",
+    kind="JobSet",
+    metadata={
+        "name": JOB,
+        "namespace": TEAM,
+        # Kueue manages the JobSet because of this label; do not set spec.suspend: Kueue's webhook
+        # suspends it on creation and resumes it on admission (setting it here would fight Kueue).
+        "labels": {QUEUE_NAME_LABEL: LOCAL_QUEUE, PRIORITY_CLASS_LABEL: "training"},
+    },
+    spec={
+        "network": {"enableDNSHostnames": True},
+        "failurePolicy": {"maxRestarts": 0},
+        "replicatedJobs": [
+            {
+                "name": WORKERS,
+                "replicas": 1,
+                "template": {
+                    "spec": {
+                        "parallelism": NODES,
+                        "completions": NODES,
+                        "completionMode": "Indexed",
+                        "backoffLimit": 0,
+                        "template": {
+                            "spec": {
+                                "restartPolicy": "Never",
+                                # No GPU tolerations or nodeSelector here: Kueue injects the flavor's
+                                # (the pool's) on admission.
+                                "containers": [
+                                    {
+                                        "name": "trainer",
+                                        "image": config.get("image") or DEFAULT_IMAGE,
+                                        "command": [
+                                            "bash",
+                                            "-c",
+                                            f"torchrun --nnodes={NODES} --nproc-per-node={GPUS_PER_NODE} "
+                                            "--node-rank=$JOB_COMPLETION_INDEX "
+                                            f"--master-addr={master} --master-port={MASTER_PORT} "
+                                            "/workspace/train.py",
+                                        ],
+                                        "env": [{"name": "NCCL_DEBUG", "value": "WARN"}],
+                                        "ports": [{"containerPort": MASTER_PORT}],
+                                        "resources": {"requests": dict(resources), "limits": dict(resources)},
+                                        "volumeMounts": [
+                                            {"name": "script", "mountPath": "/workspace"},
+                                            {"name": "dshm", "mountPath": "/dev/shm"},
+                                        ],
+                                    }
+                                ],
+                                "volumes": [
+                                    {"name": "script", "configMap": {"name": f"{JOB}-script"}},
+                                    # NCCL needs more shared memory than the container default of 64Mi.
+                                    {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}},
+                                ],
+                            }
+                        },
+                    }
+                },
+            }
+        ],
+    },
+    opts=pulumi.ResourceOptions(
+        provider=provider,
+        depends_on=[kueue, script],
+        # A JobSet's replicatedJobs are immutable: a changed job is a new run.
+        replace_on_changes=["spec"],
+        delete_before_replace=True,
+    ),
+)
+
+pulumi.export("clusterQueues", kueue.cluster_queue_names)
+pulumi.export("localQueues", kueue.local_queues)
+pulumi.export("jobset", f"{TEAM}/{JOB}")

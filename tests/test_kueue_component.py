@@ -1,0 +1,248 @@
+"""The Kueue component under mocks: Helm release values, the Configuration it carries, dependencies."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import yaml
+from gpu_platform import versions
+from gpu_platform.config import ConfigError, load_platform
+from gpu_platform.operators import kueue_objects as ko
+from gpu_platform.operators.kueue import (
+    Kueue,
+    KueueArgs,
+    helm_values,
+    kueue_args_from_spec,
+    kueue_config_from_args,
+)
+from gpu_platform.plan import Plan, run_program
+from gpu_platform.plan.recorder import run_under_mocks, start_mock_runtime
+
+from tests.conftest import REPO, upstream
+
+RELEASE = "kubernetes:helm.sh/v3:Release"
+KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
+H100 = {"gpu": "h100-80gb", "gpus_per_node": 8, "cpus_per_node": 208, "memory_gib_per_node": 1872}
+
+ARGS: KueueArgs = {
+    "cloud": "existing",
+    "pools": [
+        {"name": "h100", "max_nodes": 2, **H100},  # type: ignore[typeddict-item]
+        {
+            "name": "l4",
+            "gpu": "l4",
+            "gpus_per_node": 1,
+            "cpus_per_node": 8,
+            "memory_gib_per_node": 32,
+            "max_nodes": 4,
+        },
+    ],
+    "cluster_queues": [
+        {"name": "training", "pools": ["h100"], "cohort": "ml"},
+        {"name": "inference", "pools": ["l4"], "cohort": "ml"},
+    ],
+    "teams": [
+        {"name": "research", "cluster_queue": "training"},
+        {"name": "serving", "namespace": "prod", "cluster_queue": "inference", "queue_name": "online"},
+    ],
+    "integrations": ["batch/job", "jobset.x-k8s.io/jobset", "kubeflow.org/pytorchjob"],
+}
+
+
+def run(args: KueueArgs, captured: dict[str, Any] | None = None) -> Plan:
+    def program() -> None:
+        k = Kueue("kueue", args)
+        if captured is not None:
+            k.cluster_queue_names.apply(lambda v: captured.__setitem__("queues", v))
+            k.local_queues.apply(lambda v: captured.__setitem__("local", v))
+
+    return run_program(program)
+
+
+@pytest.fixture(scope="module")
+def plan() -> Plan:
+    return run(ARGS)
+
+
+def _key_paths(value: Any, prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+    if isinstance(value, dict) and value:
+        out: set[tuple[str, ...]] = set()
+        for k, v in value.items():
+            path = (*prefix, k)
+            out |= {path} | _key_paths(v, path)
+        return out
+    return set()
+
+
+def test_release_is_the_pinned_oci_chart(plan: Plan) -> None:
+    release = plan.one(RELEASE, "kueue-helm")
+    assert release.inputs["chart"] == "oci://registry.k8s.io/kueue/charts/kueue" == versions.KUEUE.chart
+    assert release.inputs["version"] == "0.19.2" == versions.KUEUE.version
+    assert release.inputs["namespace"] == "kueue-system" and release.inputs["createNamespace"] is True
+    assert release.inputs["name"] == "kueue"  # chart object names = Kueue's default webhook service name
+    assert "repositoryOpts" not in release.inputs
+    chart = yaml.safe_load(upstream("kueue", "Chart.yaml").read_text())
+    assert chart["version"] == versions.KUEUE.version
+
+
+def test_release_values_exist_in_the_chart_and_pin_the_release_image(plan: Plan) -> None:
+    values = plan.one(RELEASE, "kueue-helm").inputs["values"]
+    chart_values = yaml.safe_load(upstream("kueue", "values.yaml").read_text())
+    unknown = _key_paths(values) - _key_paths(chart_values)
+    assert not unknown, f"value keys not in the chart's values.yaml: {sorted(unknown)}"
+    image = values["controllerManager"]["manager"]["image"]
+    assert image == {
+        "repository": "registry.k8s.io/kueue/kueue",
+        "tag": "v0.19.2",
+        "pullPolicy": "IfNotPresent",
+    }
+    staging = chart_values["controllerManager"]["manager"]["image"]
+    assert image["repository"] != staging["repository"] and image["tag"] != staging["tag"]
+
+
+def test_configuration_yaml_keeps_upstream_defaults_and_adds_gang_admission(plan: Plan) -> None:
+    text = plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    conf = yaml.safe_load(text)
+    default = yaml.safe_load(upstream("kueue", "config", "controller_manager_config.yaml").read_text())
+    assert conf["apiVersion"] == default["apiVersion"] == "config.kueue.x-k8s.io/v1beta2"
+    assert conf["kind"] == "Configuration"
+    for key in ("health", "metrics", "webhook", "leaderElection", "controller", "clientConnection"):
+        assert conf[key] == default[key], key
+    wait = conf["waitForPodsReady"]
+    assert wait["timeout"] == "10m" and wait["blockAdmission"] is True
+    assert wait["requeuingStrategy"]["timestamp"] == "Eviction"
+    assert conf["integrations"] == {
+        "frameworks": ["batch/job", "jobset.x-k8s.io/jobset", "kubeflow.org/pytorchjob"]
+    }
+
+
+def test_known_frameworks_are_the_charts_integrations() -> None:
+    text = upstream("kueue", "values.yaml").read_text()
+    block = text.split("frameworks:", 1)[1].split("externalFrameworks", 1)[0]
+    names = re.findall(r'^\s*#?\s*- "([^"]+)"', block, flags=re.M)
+    assert sorted(names) == sorted(ko.KNOWN_FRAMEWORKS)
+
+
+def test_every_custom_resource_depends_on_the_release(plan: Plan) -> None:
+    release = plan.one(RELEASE, "kueue-helm")
+    crs = plan.by_type(KUEUE_TYPE)
+    assert {r.type.rsplit(":", 1)[1] for r in crs} == {
+        "ResourceFlavor",
+        "ClusterQueue",
+        "LocalQueue",
+        "WorkloadPriorityClass",
+    }
+    component = plan.one("gpu-platform:index:Kueue", "kueue")
+    for r in crs:
+        assert release.urn in r.depends_on, r.name
+        assert r.parent == component.urn
+    assert release.parent == component.urn
+
+
+def test_cluster_queues_depend_on_their_flavors(plan: Plan) -> None:
+    flavors = {r.inputs["metadata"]["name"]: r.urn for r in plan.by_type(KUEUE_TYPE + "ResourceFlavor")}
+    for cq in plan.by_type(KUEUE_TYPE + "ClusterQueue"):
+        used = {f["name"] for g in cq.inputs["spec"]["resourceGroups"] for f in g["flavors"]}
+        assert used == {"h100", "l4"}  # own pool + the cohort peer's
+        assert {flavors[f] for f in used} <= set(cq.depends_on)
+
+
+def test_quota_in_the_plan_is_physical_capacity(plan: Plan) -> None:
+    cq = plan.one(KUEUE_TYPE + "ClusterQueue", "kueue-cq-training").inputs["spec"]
+    (group,) = cq["resourceGroups"]
+    own = {r["name"]: r["nominalQuota"] for r in group["flavors"][0]["resources"]}
+    assert group["flavors"][0]["name"] == "h100"
+    assert own == {"cpu": 416, "memory": "3744Gi", "nvidia.com/gpu": 16}
+    assert cq["cohortName"] == "ml"
+
+
+def test_local_queues_live_in_labelled_team_namespaces(plan: Plan) -> None:
+    namespaces = {r.inputs["metadata"]["name"]: r for r in plan.by_type("kubernetes:core/v1:Namespace")}
+    assert set(namespaces) == {"research", "prod"}
+    queues = {r.inputs["metadata"]["name"]: r for r in plan.by_type(KUEUE_TYPE + "ClusterQueue")}
+    for lq in plan.by_type(KUEUE_TYPE + "LocalQueue"):
+        ns = lq.inputs["metadata"]["namespace"]
+        cq = lq.inputs["spec"]["clusterQueue"]
+        assert namespaces[ns].urn in lq.depends_on and queues[cq].urn in lq.depends_on
+        selector = queues[cq].inputs["spec"]["namespaceSelector"]["matchLabels"]
+        assert selector.items() <= namespaces[ns].inputs["metadata"]["labels"].items()
+        assert lq.options["replaceOnChanges"] == ["spec.clusterQueue"] and lq.options["deleteBeforeReplace"]
+    pairs = {
+        (r.inputs["metadata"]["namespace"], r.inputs["metadata"]["name"], r.inputs["spec"]["clusterQueue"])
+        for r in plan.by_type(KUEUE_TYPE + "LocalQueue")
+    }
+    assert pairs == {("research", "default", "training"), ("prod", "online", "inference")}
+
+
+def test_priority_class_value_is_a_top_level_field(plan: Plan) -> None:
+    pc = plan.one(KUEUE_TYPE + "WorkloadPriorityClass", "kueue-priority-training").inputs
+    assert pc["value"] == 500 and "spec" not in pc
+    assert pc["apiVersion"] == "kueue.x-k8s.io/v1beta2" and pc["kind"] == "WorkloadPriorityClass"
+
+
+def test_outputs_name_the_queues() -> None:
+    captured: dict[str, Any] = {}
+    run(ARGS, captured)
+    assert captured == {"queues": ["training", "inference"], "local": ["research/default", "prod/online"]}
+
+
+def test_invalid_args_raise_before_anything_is_registered() -> None:
+    bad: KueueArgs = {**ARGS, "cluster_queues": [{"name": "x", "pools": ["h200"]}], "teams": []}
+    monitor = start_mock_runtime("test", "test", {}, [])
+    with pytest.raises(ConfigError) as err:
+        run_under_mocks(lambda: Kueue("kueue", bad))
+    assert "cluster_queues[0].pools[0]: 'h200' is not a GPU pool; valid: h100, l4" in str(err.value)
+    assert monitor.registrations == []
+    bad_pool: KueueArgs = {**ARGS, "pools": [{"name": "h100", "max_nodes": 2, "gpu": "h100-80gb"}]}
+    with pytest.raises(ConfigError, match=r"pools\[0\]\.gpusPerNode"):
+        run_under_mocks(lambda: Kueue("kueue", bad_pool))
+
+    with pytest.raises(ConfigError, match=r"cluster_queues\[0\]\.queueing_strategy"):
+        kueue_config_from_args({"cluster_queues": [{"name": "x", "queueing_strategy": "LIFO"}]})
+
+
+def test_typed_values_win_over_the_escape_hatch() -> None:
+    cfg = kueue_config_from_args({})
+    values = helm_values(cfg, {"controllerManager": {"replicas": 2, "manager": {"image": {"tag": "latest"}}}})
+    assert values["controllerManager"]["replicas"] == 2
+    assert values["controllerManager"]["manager"]["image"]["tag"] == versions.KUEUE_IMAGE_TAG
+
+
+def test_args_from_the_stack_config_reproduce_the_config() -> None:
+    stack = yaml.safe_load(
+        (REPO / "tests" / "fixtures" / "existing-minimal" / "Pulumi.test.yaml").read_text()
+    )
+    raw = {k.split(":", 1)[1]: v for k, v in stack["config"].items() if k.startswith("gpu-platform:")}
+    raw["cluster"] = {"name": "onprem", "kubeconfig": "apiVersion: v1"}
+    raw["kueue"] = {
+        "waitForPodsReady": {"timeout": "20m", "requeuingStrategy": {"backoffLimitCount": None}},
+        "teams": [{"name": "ml", "clusterQueue": "gpu"}],
+    }
+    spec = load_platform(raw)
+    args = kueue_args_from_spec(spec)
+    assert args["cloud"] == "existing" and args["namespace"] == versions.KUEUE.namespace
+    assert kueue_config_from_args(args) == spec.config.kueue
+    plan = run(args)
+    cq = plan.one(KUEUE_TYPE + "ClusterQueue", "kueue-cq-gpu").inputs["spec"]
+    # a100-80gb x 4 per node x 2 nodes, 64 vCPU and 512 GiB per node in the fixture.
+    quota = {r["name"]: r["nominalQuota"] for r in cq["resourceGroups"][0]["flavors"][0]["resources"]}
+    assert quota == {"cpu": 128, "memory": "1024Gi", "nvidia.com/gpu": 8}
+    conf = yaml.safe_load(plan.one(RELEASE).inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])
+    assert conf["waitForPodsReady"]["timeout"] == "20m"
+    assert "backoffLimitCount" not in conf["waitForPodsReady"]["requeuingStrategy"]
+
+
+def test_stack_program_installs_kueue_from_config(plan_stack: Any) -> None:
+    fixture = REPO / "tests" / "fixtures" / "existing-minimal"
+    stack = yaml.safe_load((fixture / "Pulumi.test.yaml").read_text())["config"]
+    config = {**stack, "gpu-platform:kueue": {"teams": [{"name": "ml", "clusterQueue": "gpu"}]}}
+    config["gpu-platform:cluster"] = {"name": "onprem", "kubeconfig": "apiVersion: v1"}
+    plan = plan_stack("test", fixture, config)
+    release = plan.one(RELEASE, "kueue-helm")
+    provider = plan.one("pulumi:providers:kubernetes")
+    assert release.provider.startswith(provider.urn)
+    (lq,) = plan.by_type(KUEUE_TYPE + "LocalQueue")
+    assert lq.inputs["metadata"] == {"name": "default", "namespace": "ml"}
+    assert lq.provider.startswith(provider.urn)

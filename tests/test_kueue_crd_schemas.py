@@ -1,0 +1,380 @@
+"""Every Kueue object the library generates is accepted by Kueue 0.19.2's CRDs (v1beta2) and webhook.
+
+Three layers, each able to fail on its own (see the negative tests at the end):
+- ``jsonschema`` against the CRD's ``openAPIV3Schema`` (types, enums, patterns, maxItems such as 16
+  resource groups and 8 tolerations, maxProperties such as 8 node labels);
+- unknown fields, which the API server would prune silently (``cohort`` instead of ``cohortName``);
+- every ``x-kubernetes-validations`` (CEL) rule of the schema, evaluated by hand here; a rule this
+  test does not know fails the test, so a new upstream rule cannot slip past;
+- the ClusterQueue webhook's own checks (resource names in covered order, no resource or flavor
+  twice, non-negative quotas, lending <= nominal, limits only with a cohort).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from functools import cache
+from typing import Any
+
+import jsonschema
+import kubernetes_validate
+import pytest
+import yaml
+from gpu_platform.config.kueue import KueueConfig
+from gpu_platform.config.stack import resolve_pools
+from gpu_platform.operators import kueue_objects as ko
+from gpu_platform.operators.kueue import Kueue
+from gpu_platform.plan import run_program
+
+from tests.conftest import upstream
+
+CRD_FILES = {
+    "ResourceFlavor": "kueue.x-k8s.io_resourceflavors.yaml",
+    "ClusterQueue": "kueue.x-k8s.io_clusterqueues.yaml",
+    "LocalQueue": "kueue.x-k8s.io_localqueues.yaml",
+    "WorkloadPriorityClass": "kueue.x-k8s.io_workloadpriorityclasses.yaml",
+}
+
+
+@cache
+def crd_schema(kind: str) -> dict[str, Any]:
+    doc = yaml.safe_load(upstream("kueue", "crds", CRD_FILES[kind]).read_text())
+    assert doc["spec"]["names"]["kind"] == kind
+    (version,) = [v for v in doc["spec"]["versions"] if v["name"] == "v1beta2"]
+    assert version["served"] and version["storage"], "v1beta2 is the served storage version at 0.19.2"
+    return version["schema"]["openAPIV3Schema"]
+
+
+# --- CEL rules, evaluated by hand ---------------------------------------------------------------
+
+_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def _no_borrowing_without_cohort(s: dict[str, Any]) -> bool:
+    if "cohortName" in s or "resourceGroups" not in s:
+        return True
+    return all(
+        "borrowingLimit" not in r for g in s["resourceGroups"] for f in g["flavors"] for r in f["resources"]
+    )
+
+
+CEL: dict[str, Callable[[Any], bool]] = {
+    "!has(self.topologyName) || self.nodeLabels.size() >= 1": lambda s: (
+        "topologyName" not in s or len(s.get("nodeLabels", {})) >= 1
+    ),
+    "self.all(x, x.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])": lambda s: all(
+        x["effect"] in _EFFECTS for x in s
+    ),
+    "self.all(x, !has(x.key) ? x.operator == 'Exists' : true)": lambda s: all(
+        "key" in x or x.get("operator") == "Exists" for x in s
+    ),
+    "self.all(x, has(x.tolerationSeconds) ? x.effect == 'NoExecute' : true)": lambda s: all(
+        "tolerationSeconds" not in x or x.get("effect") == "NoExecute" for x in s
+    ),
+    "self.all(x, !has(x.operator) || x.operator in ['Equal', 'Exists'])": lambda s: all(
+        x.get("operator", "Equal") in ("Equal", "Exists") for x in s
+    ),
+    "self.all(x, has(x.operator) && x.operator == 'Exists' ? !has(x.value) : true)": lambda s: all(
+        x.get("operator") != "Exists" or "value" not in x for x in s
+    ),
+    "self.all(x, !has(x.effect) || x.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])": lambda s: (
+        all(x.get("effect", "NoSchedule") in _EFFECTS for x in s)
+    ),
+    "!has(self.cohortName) && has(self.resourceGroups) ? self.resourceGroups.all(rg, rg.flavors.all(f, "
+    "f.resources.all(r, !has(r.borrowingLimit)))) : true": _no_borrowing_without_cohort,
+    "!has(self.preference) || (self.whenCanBorrow == 'TryNextFlavor' && self.whenCanPreempt == "
+    "'TryNextFlavor')": lambda s: (
+        "preference" not in s or (s.get("whenCanBorrow") == s.get("whenCanPreempt") == "TryNextFlavor")
+    ),
+    "!(self.reclaimWithinCohort == 'Never' && has(self.borrowWithinCohort) &&  "
+    "self.borrowWithinCohort.policy != 'Never')": lambda s: (
+        not (
+            s.get("reclaimWithinCohort", "Never") == "Never"
+            and "borrowWithinCohort" in s
+            and s["borrowWithinCohort"].get("policy", "Never") != "Never"
+        )
+    ),
+    "self.flavors.all(x, size(x.resources) == size(self.coveredResources))": lambda s: all(
+        len(f["resources"]) == len(s["coveredResources"]) for f in s["flavors"]
+    ),
+}
+
+
+def _walk(schema: dict[str, Any], value: Any, path: str) -> Iterator[str]:
+    """Problems the API server would report beyond plain JSON schema: CEL rules and unknown fields."""
+    for rule in schema.get("x-kubernetes-validations", []):
+        text = " ".join(rule["rule"].split("\n"))
+        if "oldSelf" in text:
+            continue  # transition rule: only on update
+        if text not in CEL:
+            yield f"{path}: CEL rule not evaluated by this test, add it: {text}"
+        elif not CEL[text](value):
+            yield f"{path}: {rule['message']}"
+    if isinstance(value, dict) and "properties" in schema:
+        for key, sub in value.items():
+            if key not in schema["properties"]:
+                if (
+                    not schema.get("x-kubernetes-preserve-unknown-fields")
+                    and "additionalProperties" not in schema
+                ):
+                    yield f"{path}.{key}: unknown field (the API server would drop it)"
+                continue
+            yield from _walk(schema["properties"][key], sub, f"{path}.{key}")
+    elif isinstance(value, dict) and isinstance(schema.get("additionalProperties"), dict):
+        for key, sub in value.items():
+            yield from _walk(schema["additionalProperties"], sub, f"{path}.{key}")
+    elif isinstance(value, list) and "items" in schema:
+        for i, sub in enumerate(value):
+            yield from _walk(schema["items"], sub, f"{path}[{i}]")
+
+
+def _quantity(q: int | str) -> Decimal:
+    if isinstance(q, int):
+        return Decimal(q)
+    suffixes = {
+        "m": Decimal("0.001"),
+        "Ki": 1024,
+        "Mi": 1024**2,
+        "Gi": 1024**3,
+        "Ti": 1024**4,
+        "k": 1000,
+        "M": 10**6,
+        "G": 10**9,
+    }
+    for suffix, factor in sorted(suffixes.items(), key=lambda kv: -len(kv[0])):
+        if q.endswith(suffix):
+            return Decimal(q[: -len(suffix)]) * Decimal(factor)
+    return Decimal(q)
+
+
+def webhook_problems(cq: dict[str, Any]) -> Iterator[str]:
+    """Kueue's ClusterQueue webhook (pkg/webhooks/clusterqueue_webhook.go) on create."""
+    spec = cq["spec"]
+    cohort = "cohortName" in spec
+    seen_resources: set[str] = set()
+    seen_flavors: set[str] = set()
+    for i, group in enumerate(spec.get("resourceGroups", [])):
+        for name in group["coveredResources"]:
+            if name in seen_resources:
+                yield f"resourceGroups[{i}]: resource {name} in more than one group"
+            seen_resources.add(name)
+        for flavor in group["flavors"]:
+            if flavor["name"] in seen_flavors:
+                yield f"flavor {flavor['name']} in more than one group"
+            seen_flavors.add(flavor["name"])
+            names = [r["name"] for r in flavor["resources"]]
+            if names != group["coveredResources"]:
+                yield f"flavor {flavor['name']}: resources {names} must match coveredResources in order"
+            for r in flavor["resources"]:
+                nominal = _quantity(r["nominalQuota"])
+                if nominal < 0:
+                    yield f"{flavor['name']}/{r['name']}: negative nominalQuota"
+                for limit in ("borrowingLimit", "lendingLimit"):
+                    if limit in r and not cohort:
+                        yield f"{flavor['name']}/{r['name']}: {limit} must be nil when cohort is empty"
+                    if limit in r and _quantity(r[limit]) < 0:
+                        yield f"{flavor['name']}/{r['name']}: negative {limit}"
+                if "lendingLimit" in r and _quantity(r["lendingLimit"]) > nominal:
+                    yield f"{flavor['name']}/{r['name']}: lendingLimit must be <= nominalQuota"
+    total = sum(len(g["flavors"]) for g in spec.get("resourceGroups", []))
+    if total > ko.MAX_TOTAL_FLAVORS:
+        yield f"{total} flavors"
+
+
+def problems_of(obj: dict[str, Any]) -> list[str]:
+    schema = crd_schema(obj["kind"])
+    validator = jsonschema.Draft7Validator(schema)
+    found = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(obj)]
+    found += list(_walk(schema, obj, obj["kind"]))
+    if obj["kind"] == "ClusterQueue":
+        found += list(webhook_problems(obj))
+    assert obj["apiVersion"] == "kueue.x-k8s.io/v1beta2"
+    return found
+
+
+# --- scenarios ----------------------------------------------------------------------------------
+
+H100 = {"gpu": "h100-80gb", "gpus_per_node": 8, "cpus_per_node": 208, "memory_gib_per_node": 1872}
+L4 = {"gpu": "l4", "gpus_per_node": 1, "cpus_per_node": 8, "memory_gib_per_node": 32}
+
+
+def _mixed_scenario() -> ko.KueueObjects:
+    pools = resolve_pools(
+        "existing",
+        [
+            {"name": "h100", "max_nodes": 2, **H100},
+            {
+                "name": "h100-mig",
+                "max_nodes": 2,
+                **H100,
+                "sharing": {"mode": "mig", "mig": {"layout": "all-balanced"}},
+            },
+            {"name": "l4-ts", "max_nodes": 3, **L4, "sharing": {"mode": "time-slicing", "replicas": 4}},
+            {
+                "name": "l4-shared",
+                "max_nodes": 3,
+                **L4,
+                "sharing": {"mode": "mps", "replicas": 2, "rename_by_default": True},
+                "taints": [{"key": "dedicated", "value": "inference", "effect": "NoExecute"}],
+            },
+        ],
+    )
+    cfg = KueueConfig.model_validate(
+        {
+            "cluster_queues": [
+                {
+                    "name": "training",
+                    "pools": ["h100", "h100-mig"],
+                    "cohort": "ml",
+                    "lending_limit_percent": 50,
+                },
+                {
+                    "name": "inference",
+                    "pools": ["l4-ts", "l4-shared"],
+                    "cohort": "ml",
+                    "borrowing_limit_percent": 25,
+                    "queueing_strategy": "StrictFIFO",
+                    "preemption": {
+                        "reclaim_within_cohort": "LowerPriority",
+                        "borrow_within_cohort": "LowerPriority",
+                    },
+                },
+            ],
+            "teams": [
+                {"name": "research", "cluster_queue": "training"},
+                {
+                    "name": "serving",
+                    "namespace": "prod-serving",
+                    "cluster_queue": "inference",
+                    "queue_name": "online",
+                },
+            ],
+            "priority_classes": [
+                {"name": "urgent", "value": 2000, "description": "pager"},
+                {"name": "bulk", "value": -5},
+            ],
+        }
+    )
+    assert ko.problems(pools, cfg) == []
+    return ko.build(pools, cfg)
+
+
+def _cloud_scenarios() -> list[ko.KueueObjects]:
+    out = []
+    for cloud, pool in (
+        ("gke", {"name": "a3", "machine_type": "a3-highgpu-8g", "max_nodes": 4, "spot": True}),
+        ("eks", {"name": "p5", "machine_type": "p5.48xlarge", "max_nodes": 2, "capacity_type": "SPOT"}),
+        (
+            "aks",
+            {
+                "name": "a100-spot",
+                "machine_type": "Standard_NC24ads_A100_v4",
+                "max_nodes": 2,
+                "spot": True,
+                "taints": [{"key": "team", "value": "ml"}],
+            },
+        ),
+        (
+            "existing",
+            {
+                "name": "mig-single",
+                "max_nodes": 1,
+                **H100,
+                "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb", "strategy": "single"}},
+            },
+        ),
+    ):
+        pools = resolve_pools(cloud, [pool])
+        cfg = KueueConfig.model_validate({"teams": [{"name": "ml", "cluster_queue": "gpu"}]})
+        assert ko.problems(pools, cfg) == []
+        out.append(ko.build(pools, cfg))
+    return out
+
+
+def _all_objects() -> list[dict[str, Any]]:
+    return [obj for objs in (_mixed_scenario(), *_cloud_scenarios()) for obj in objs.custom_resources()]
+
+
+@pytest.mark.parametrize("obj", _all_objects(), ids=lambda o: f"{o['kind']}-{o['metadata']['name']}")
+def test_generated_object_is_accepted_by_the_crd_and_webhook(obj: dict[str, Any]) -> None:
+    assert problems_of(obj) == []
+
+
+def test_every_kind_is_covered() -> None:
+    assert {o["kind"] for o in _all_objects()} == set(CRD_FILES)
+
+
+def test_team_namespaces_are_valid_kubernetes_objects() -> None:
+    objs = _mixed_scenario()
+    assert [n["metadata"]["name"] for n in objs.namespaces] == ["research", "prod-serving"]
+    for ns in objs.namespaces:
+        kubernetes_validate.validate(ns, "1.33", strict=True)
+
+
+def test_objects_registered_by_the_component_validate_too() -> None:
+    def program() -> None:
+        Kueue(
+            "kueue",
+            {
+                "cloud": "existing",
+                "pools": [{"name": "h100", "max_nodes": 2, **H100}],  # type: ignore[typeddict-item]
+                "teams": [{"name": "ml", "cluster_queue": "gpu"}],
+            },
+        )
+
+    plan = run_program(program)
+    registered = [r.inputs for r in plan.by_type("kubernetes:kueue.x-k8s.io/v1beta2:")]
+    assert {o["kind"] for o in registered} == set(CRD_FILES)
+    for obj in registered:
+        assert problems_of(obj) == [], obj["kind"]
+
+
+# --- the checks can fail ------------------------------------------------------------------------
+
+
+def _flavor(**spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ResourceFlavor",
+        "metadata": {"name": "f"},
+        "spec": spec,
+    }
+
+
+def test_schema_limits_are_enforced() -> None:
+    nine_labels = _flavor(nodeLabels={f"l{i}": "x" for i in range(9)})
+    assert any("too many properties" in p for p in problems_of(nine_labels))
+    nine = [{"key": f"t{i}", "operator": "Exists", "effect": "NoSchedule"} for i in range(9)]
+    assert any("is too long" in p for p in problems_of(_flavor(tolerations=nine)))
+    cq = _mixed_scenario().cluster_queues[0]
+    groups = cq["spec"]["resourceGroups"] * 17
+    assert any(
+        "is too long" in p for p in problems_of({**cq, "spec": {**cq["spec"], "resourceGroups": groups}})
+    )
+
+
+def test_cel_rules_and_unknown_fields_are_enforced() -> None:
+    bad = _flavor(tolerations=[{"key": "k", "operator": "Exists", "value": "v", "effect": "NoSchedule"}])
+    assert problems_of(bad) == [
+        "ResourceFlavor.spec.tolerations: a value must be empty when 'operator' is 'Exists'"
+    ]
+    cq = _mixed_scenario().cluster_queues[1]
+    spec = {k: v for k, v in cq["spec"].items() if k != "cohortName"}
+    found = problems_of({**cq, "spec": {**spec, "cohort": "ml"}})
+    assert "ClusterQueue.spec.cohort: unknown field (the API server would drop it)" in found
+    assert "ClusterQueue.spec: borrowingLimit must be nil when cohort is empty" in found
+
+
+def test_webhook_rules_are_enforced() -> None:
+    cq = _mixed_scenario().cluster_queues[0]
+    (group,) = cq["spec"]["resourceGroups"]
+    flavor = group["flavors"][0]
+    swapped = {
+        **flavor,
+        "resources": [flavor["resources"][1], flavor["resources"][0], *flavor["resources"][2:]],
+    }
+    found = list(webhook_problems({"spec": {"resourceGroups": [{**group, "flavors": [swapped]}]}}))
+    assert any("must match coveredResources in order" in p for p in found)
+    twice = {"spec": {"resourceGroups": [group, group]}}
+    assert any("in more than one group" in p for p in webhook_problems(twice))
