@@ -7,12 +7,18 @@ sides), then registers every resource with its recorded type, name, parent and i
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from typing import Any
 
 import pulumi
 
-_PACKAGES = {"gcp": "pulumi_gcp", "aws": "pulumi_aws", "azure-native": "pulumi_azure_native", "kubernetes": "pulumi_kubernetes"}
+_PACKAGES = {
+    "gcp": "pulumi_gcp",
+    "aws": "pulumi_aws",
+    "azure-native": "pulumi_azure_native",
+    "kubernetes": "pulumi_kubernetes",
+}
 
 
 def _sdk_module(type_token: str) -> str | None:
@@ -23,20 +29,25 @@ def _sdk_module(type_token: str) -> str | None:
     if pkg == "kubernetes":
         api = rest.split(":")[0]
         group, _, version = api.rpartition("/")
-        known = {"core": "core", "apps": "apps", "helm.sh": "helm", "batch": "batch",
-                 "rbac.authorization.k8s.io": "rbac", "scheduling.k8s.io": "scheduling",
-                 "monitoring.coreos.com": "apiextensions"}
+        known = {
+            "core": "core",
+            "apps": "apps",
+            "helm.sh": "helm",
+            "batch": "batch",
+            "rbac.authorization.k8s.io": "rbac",
+            "scheduling.k8s.io": "scheduling",
+            "monitoring.coreos.com": "apiextensions",
+        }
         return f"pulumi_kubernetes.{known.get(group, 'apiextensions')}" + (
-            f".{version}" if group in known and known[group] != "apiextensions" else "")
+            f".{version}" if group in known and known[group] != "apiextensions" else ""
+        )
     return f"{_PACKAGES[pkg]}.{module}"
 
 
 def floor_program(rows: list[dict[str, Any]]) -> None:
     for mod in sorted({m for r in rows if (m := _sdk_module(r["type"]))}):
-        try:
+        with contextlib.suppress(ImportError):
             importlib.import_module(mod)
-        except ImportError:
-            pass
     made: dict[str, pulumi.Resource] = {}
     pending = sorted(rows, key=lambda r: r["urn"].count("$"))
     for r in pending:
@@ -44,7 +55,9 @@ def floor_program(rows: list[dict[str, Any]]) -> None:
         opts = pulumi.ResourceOptions(parent=parent) if parent else None
         if r["custom"]:
             if r["type"].startswith("pulumi:providers:"):
-                res: pulumi.Resource = pulumi.ProviderResource(r["type"].split(":")[2], r["name"], r["inputs"], opts)
+                res: pulumi.Resource = pulumi.ProviderResource(
+                    r["type"].split(":")[2], r["name"], r["inputs"], opts
+                )
             else:
                 res = pulumi.CustomResource(r["type"], r["name"], r["inputs"], opts)
         else:

@@ -66,9 +66,16 @@ def median_import(module: str, repeat: int) -> tuple[float, int]:
     return statistics.median(float(r[0]) for r in runs), int(runs[-1][1])
 
 
-def measure_plan(mode: str, project: str, stack: str, config: dict | None, spec_file: str, repeat: int) -> dict:
+def measure_plan(
+    mode: str, project: str, stack: str, config: dict | None, spec_file: str, repeat: int
+) -> dict:
     code = PLAN_SNIPPET.format(
-        bench_dir=str(REPO / "benchmarks"), mode=mode, project=project, stack=stack, config=config, spec_file=spec_file
+        bench_dir=str(REPO / "benchmarks"),
+        mode=mode,
+        project=project,
+        stack=stack,
+        config=config,
+        spec_file=spec_file,
     )
     runs = [json.loads(run_snippet(code)) for _ in range(repeat)]
     return {
@@ -94,13 +101,28 @@ def scaled_config(n: int) -> dict:
     pools = []
     for i in range(n):
         if i % 2 == 0:
-            pools.append({"name": f"l4-{i}", "machineType": "g2-standard-8", "maxNodes": 4, "spot": True,
-                          "sharing": {"mode": "time-slicing", "replicas": 4}})
+            pools.append(
+                {
+                    "name": f"l4-{i}",
+                    "machineType": "g2-standard-8",
+                    "maxNodes": 4,
+                    "spot": True,
+                    "sharing": {"mode": "time-slicing", "replicas": 4},
+                }
+            )
         else:
-            pools.append({"name": f"h100-{i}", "machineType": "a3-highgpu-8g", "maxNodes": 2,
-                          "sharing": {"mode": "mig", "mig": {"layout": "all-balanced"}}})
-    queues = [{"name": f"q{g}", "pools": [p["name"] for p in pools[g * 10:(g + 1) * 10]]}
-              for g in range((n + 9) // 10)]
+            pools.append(
+                {
+                    "name": f"h100-{i}",
+                    "machineType": "a3-highgpu-8g",
+                    "maxNodes": 2,
+                    "sharing": {"mode": "mig", "mig": {"layout": "all-balanced"}},
+                }
+            )
+    queues = [
+        {"name": f"q{g}", "pools": [p["name"] for p in pools[g * 10 : (g + 1) * 10]]}
+        for g in range((n + 9) // 10)
+    ]
     return {
         "gpu-platform:cloud": "gke",
         "gpu-platform:cluster": {"name": "bench", "project": "bench", "region": "us-central1"},
@@ -119,7 +141,7 @@ def main() -> int:
     tmp = REPO / "build" / "bench"
     tmp.mkdir(parents=True, exist_ok=True)
 
-    print("== 1. import cost (median of %d fresh interpreters)" % args.repeat)
+    print(f"== 1. import cost (median of {args.repeat} fresh interpreters)")
     t_pulumi, _ = median_import("pulumi", args.repeat)
     t_lib, clouds = median_import("gpu_platform, gpu_platform.program", args.repeat)
     print(f"import pulumi            {t_pulumi:6.3f} s")
@@ -135,8 +157,10 @@ def main() -> int:
         floor = measure_plan("floor", str(REPO), stack, None, str(spec_file), args.repeat)
         ratio = lib["seconds"] / floor["seconds"]
         stack_rows.append((stack, lib, floor, ratio))
-        print(f"{stack:8s} {lib['resources']:4d} resources  library {lib['seconds']:6.3f} s  floor "
-              f"{floor['seconds']:6.3f} s  ratio {ratio:4.2f}x (target <= 1.30x)")
+        print(
+            f"{stack:8s} {lib['resources']:4d} resources  library {lib['seconds']:6.3f} s  floor "
+            f"{floor['seconds']:6.3f} s  ratio {ratio:4.2f}x (target <= 1.30x)"
+        )
 
     print("\n== 3. scaling with the number of GPU pools (GKE, operator config and Kueue flavors)")
     times = {}
@@ -145,7 +169,9 @@ def main() -> int:
         spec_file = tmp / f"scale-{n}.json"
         res = measure_plan("library", str(REPO), "bench", cfg, str(spec_file), args.repeat)
         times[n] = res
-        print(f"{n:4d} pools  {res['resources']:5d} resources  {res['seconds']:6.3f} s  peak RSS {res['rss_mib']:6.1f} MiB")
+        print(
+            f"{n:4d} pools  {res['resources']:5d} resources  {res['seconds']:6.3f} s  peak RSS {res['rss_mib']:6.1f} MiB"
+        )
     growth = times[100]["seconds"] / times[10]["seconds"]
     print(f"t(100 pools) / t(10 pools) = {growth:.2f} (target <= 12; linear would be 10)")
 

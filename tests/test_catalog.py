@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from gpu_platform.catalog import GPUS, MIG_TABLES, find_machine
 from gpu_platform.catalog.drivers import (
     CUDA_MIN_DRIVER,
@@ -47,7 +46,9 @@ from gpu_platform.versions import GPU_OPERATOR
         ("aks", "Standard_ND96isr_H200_v5", "h200-141gb", 8, None),
     ],
 )
-def test_machine_resolves_to_gpu(cloud: str, machine: str, gpu: str, count: int, accelerator: str | None) -> None:
+def test_machine_resolves_to_gpu(
+    cloud: str, machine: str, gpu: str, count: int, accelerator: str | None
+) -> None:
     m = find_machine(cloud, machine)
     assert m is not None
     assert (m.gpu_key, m.gpus, m.accelerator_type) == (gpu, count, accelerator)
@@ -69,7 +70,15 @@ def test_efa_only_where_the_instance_has_it() -> None:
 
 def test_mig_capability_matches_the_mig_tables() -> None:
     capable = {k for k, g in GPUS.items() if g.mig_capable}
-    assert capable == {"a30-24gb", "a100-40gb", "a100-80gb", "h100-80gb", "h100-94gb", "h200-141gb", "b200-180gb"}
+    assert capable == {
+        "a30-24gb",
+        "a100-40gb",
+        "a100-80gb",
+        "h100-80gb",
+        "h100-94gb",
+        "h200-141gb",
+        "b200-180gb",
+    }
     for key in capable:
         assert GPUS[key].mig_table in MIG_TABLES
     for key in ("t4", "a10g", "l4", "l40s"):
@@ -84,7 +93,13 @@ def test_driver_versions_compare_numerically() -> None:
 
 @pytest.mark.parametrize(
     ("cuda", "driver"),
-    [("12.2", "535.54.03"), ("12.4", "550.54.14"), ("12.8", "570.26"), ("13.0", "580.65.06"), ("13.2", "595.45.04")],
+    [
+        ("12.2", "535.54.03"),
+        ("12.4", "550.54.14"),
+        ("12.8", "570.26"),
+        ("13.0", "580.65.06"),
+        ("13.2", "595.45.04"),
+    ],
 )
 def test_cuda_minimum_driver(cuda: str, driver: str) -> None:
     assert str(min_driver_for_cuda(cuda)) == driver

@@ -6,38 +6,71 @@ from collections import Counter
 
 import pytest
 import yaml
-
 from gpu_platform.catalog.mig import MIG_TABLES, MigLayoutError, named_layouts, place_profiles, resolve_layout
+
 from tests.conftest import upstream
 
 # (gpu, profile) -> (compute slices, memory slices, max instances): MIG user guide tables.
 EXPECTED = {
     "a100-40gb": {
-        "1g.5gb": (1, 1, 7), "1g.5gb+me": (1, 1, 1), "1g.10gb": (1, 2, 4), "2g.10gb": (2, 2, 3),
-        "3g.20gb": (3, 4, 2), "4g.20gb": (4, 4, 1), "7g.40gb": (7, 8, 1),
+        "1g.5gb": (1, 1, 7),
+        "1g.5gb+me": (1, 1, 1),
+        "1g.10gb": (1, 2, 4),
+        "2g.10gb": (2, 2, 3),
+        "3g.20gb": (3, 4, 2),
+        "4g.20gb": (4, 4, 1),
+        "7g.40gb": (7, 8, 1),
     },
     "a100-80gb": {
-        "1g.10gb": (1, 1, 7), "1g.10gb+me": (1, 1, 1), "1g.20gb": (1, 2, 4), "2g.20gb": (2, 2, 3),
-        "3g.40gb": (3, 4, 2), "4g.40gb": (4, 4, 1), "7g.80gb": (7, 8, 1),
+        "1g.10gb": (1, 1, 7),
+        "1g.10gb+me": (1, 1, 1),
+        "1g.20gb": (1, 2, 4),
+        "2g.20gb": (2, 2, 3),
+        "3g.40gb": (3, 4, 2),
+        "4g.40gb": (4, 4, 1),
+        "7g.80gb": (7, 8, 1),
     },
     "h100-80gb": {
-        "1g.10gb": (1, 1, 7), "1g.10gb+me": (1, 1, 1), "1g.20gb": (1, 2, 4), "2g.20gb": (2, 2, 3),
-        "3g.40gb": (3, 4, 2), "4g.40gb": (4, 4, 1), "7g.80gb": (7, 8, 1),
+        "1g.10gb": (1, 1, 7),
+        "1g.10gb+me": (1, 1, 1),
+        "1g.20gb": (1, 2, 4),
+        "2g.20gb": (2, 2, 3),
+        "3g.40gb": (3, 4, 2),
+        "4g.40gb": (4, 4, 1),
+        "7g.80gb": (7, 8, 1),
     },
     "h100-94gb": {
-        "1g.12gb": (1, 1, 7), "1g.12gb+me": (1, 1, 1), "1g.24gb": (1, 2, 4), "2g.24gb": (2, 2, 3),
-        "3g.47gb": (3, 4, 2), "4g.47gb": (4, 4, 1), "7g.94gb": (7, 8, 1),
+        "1g.12gb": (1, 1, 7),
+        "1g.12gb+me": (1, 1, 1),
+        "1g.24gb": (1, 2, 4),
+        "2g.24gb": (2, 2, 3),
+        "3g.47gb": (3, 4, 2),
+        "4g.47gb": (4, 4, 1),
+        "7g.94gb": (7, 8, 1),
     },
     "h200-141gb": {
-        "1g.18gb": (1, 1, 7), "1g.18gb+me": (1, 1, 1), "1g.35gb": (1, 2, 4), "2g.35gb": (2, 2, 3),
-        "3g.71gb": (3, 4, 2), "4g.71gb": (4, 4, 1), "7g.141gb": (7, 8, 1),
+        "1g.18gb": (1, 1, 7),
+        "1g.18gb+me": (1, 1, 1),
+        "1g.35gb": (1, 2, 4),
+        "2g.35gb": (2, 2, 3),
+        "3g.71gb": (3, 4, 2),
+        "4g.71gb": (4, 4, 1),
+        "7g.141gb": (7, 8, 1),
     },
     "b200-180gb": {
-        "1g.23gb": (1, 1, 7), "1g.23gb+me": (1, 1, 1), "1g.45gb": (1, 2, 4), "2g.45gb": (2, 2, 3),
-        "3g.90gb": (3, 4, 2), "4g.90gb": (4, 4, 1), "7g.180gb": (7, 8, 1),
+        "1g.23gb": (1, 1, 7),
+        "1g.23gb+me": (1, 1, 1),
+        "1g.45gb": (1, 2, 4),
+        "2g.45gb": (2, 2, 3),
+        "3g.90gb": (3, 4, 2),
+        "4g.90gb": (4, 4, 1),
+        "7g.180gb": (7, 8, 1),
     },
     "a30-24gb": {
-        "1g.6gb": (1, 1, 4), "1g.6gb+me": (1, 1, 1), "2g.12gb": (2, 2, 2), "2g.12gb+me": (2, 2, 1),
+        "1g.6gb": (1, 1, 4),
+        "1g.6gb+me": (1, 1, 1),
+        "2g.12gb": (2, 2, 2),
+        "2g.12gb+me": (2, 2, 1),
         "4g.24gb": (4, 4, 1),
     },
 }
@@ -144,18 +177,26 @@ def test_unknown_named_layout() -> None:
 )
 def test_all_balanced_matches_the_operator_default(gpu: str, operator_filter_comment: str) -> None:
     """``all-balanced`` is derived, not typed: it must equal the operator's per-GPU entry."""
-    doc = yaml.safe_load(upstream("gpu-operator", "assets", "state-mig-manager", "0400_configmap.yaml").read_text())
+    doc = yaml.safe_load(
+        upstream("gpu-operator", "assets", "state-mig-manager", "0400_configmap.yaml").read_text()
+    )
     configs = yaml.safe_load(doc["data"]["config.yaml"])["mig-configs"]["all-balanced"]
     from gpu_platform.catalog.gpus import GPUS
 
     ids = set(GPUS[gpu].pci_device_ids)
-    entries = [e for e in configs if ids & set(e["device-filter"] if isinstance(e["device-filter"], list) else [e["device-filter"]])]
+    entries = [
+        e
+        for e in configs
+        if ids & set(e["device-filter"] if isinstance(e["device-filter"], list) else [e["device-filter"]])
+    ]
     assert entries, operator_filter_comment
     assert Counter(named_layouts(MIG_TABLES[gpu])["all-balanced"]) == Counter(entries[0]["mig-devices"])
 
 
 def test_all_profile_layouts_match_the_operator_default_counts() -> None:
-    doc = yaml.safe_load(upstream("gpu-operator", "assets", "state-mig-manager", "0400_configmap.yaml").read_text())
+    doc = yaml.safe_load(
+        upstream("gpu-operator", "assets", "state-mig-manager", "0400_configmap.yaml").read_text()
+    )
     configs = yaml.safe_load(doc["data"]["config.yaml"])["mig-configs"]
     for gpu in ("h100-80gb", "h200-141gb", "b200-180gb", "a30-24gb"):
         for name, profiles in named_layouts(MIG_TABLES[gpu]).items():

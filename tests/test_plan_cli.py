@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from gpu_platform.cli import main
 from gpu_platform.plan.runner import SECURE_PLACEHOLDER
+
 from tests.conftest import REPO
 
 FIXTURE = REPO / "tests" / "fixtures" / "existing-minimal"
@@ -29,7 +29,13 @@ def test_dev_plan_is_byte_identical_across_runs(tmp_path: Path) -> None:
     assert urns == sorted(urns)
     first = doc["resources"][0]
     assert set(first) == {"urn", "type", "name", "parent", "provider", "dependsOn", "inputs", "options"}
-    assert set(first["options"]) == {"protect", "ignoreChanges", "deleteBeforeReplace", "replaceOnChanges", "aliases"}
+    assert set(first["options"]) == {
+        "protect",
+        "ignoreChanges",
+        "deleteBeforeReplace",
+        "replaceOnChanges",
+        "aliases",
+    }
     for sub in ("values", "manifests"):
         files_a = sorted(p.relative_to(a) for p in (a / sub).rglob("*"))
         assert files_a == sorted(p.relative_to(b) for p in (b / sub).rglob("*"))
@@ -55,7 +61,9 @@ def test_secure_values_become_a_secret_placeholder(tmp_path: Path) -> None:
     assert provider["inputs"]["kubeconfig"] == "[secret]"
 
 
-def test_invalid_config_exits_2_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_invalid_config_exits_2_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     project = tmp_path / "proj"
     shutil.copytree(FIXTURE, project, ignore=shutil.ignore_patterns("build"))
     stack_file = project / "Pulumi.test.yaml"

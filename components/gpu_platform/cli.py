@@ -54,10 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("plan", help="render what `pulumi up` would create, offline (no cloud, no CLI)")
     p.add_argument("--project", help="Pulumi project directory (default: this repository)")
-    p.add_argument("--stack", default="dev", help="stack name; config from Pulumi.<stack>.yaml (default: dev)")
+    p.add_argument(
+        "--stack", default="dev", help="stack name; config from Pulumi.<stack>.yaml (default: dev)"
+    )
     p.add_argument("--out", help="output directory (default: <project>/build/plan/<stack>)")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--policy", action="store_true", help="also run the policy rules; exit 1 on a mandatory violation")
+    p.add_argument(
+        "--policy", action="store_true", help="also run the policy rules; exit 1 on a mandatory violation"
+    )
     p.set_defaults(func=_cmd_plan)
     s = sub.add_parser("schema", help="print the JSON schema of the gpu-platform: stack config")
     s.set_defaults(func=_cmd_schema)

@@ -101,9 +101,7 @@ def plan_driver(
                 "replace a host driver. Use owner 'cloud' (or 'auto')"
             )
         plugin = "cloud" if image.startswith("BOTTLEROCKET") else "operator"
-        return DriverPlan(
-            "cloud", "cloud", plugin, host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["eks"])
-        )
+        return DriverPlan("cloud", "cloud", plugin, host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["eks"]))
     if cloud == "aks":
         if owner == "cloud":
             return DriverPlan(

@@ -57,6 +57,7 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
 
         operator = GpuOperator("gpu-operator", gpu_operator_args_from_spec(spec), opts=k8s_opts)
         outputs["gpuOperatorStatus"] = operator.status
+    kueue = None
     if cfg.kueue.enabled:
         from gpu_platform.operators.kueue import Kueue, kueue_args_from_spec
 
@@ -65,7 +66,10 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
     if cfg.kserve.enabled:
         from gpu_platform.operators.kserve import deploy_kserve
 
-        outputs.update(deploy_kserve(spec, k8s_opts, depends_on=[operator] if operator else []))
+        # After the operator (GPU pods need the device plugin) and Kueue (team namespaces, queues).
+        outputs.update(
+            deploy_kserve(spec, k8s_opts, depends_on=[r for r in (operator, kueue) if r is not None])
+        )
     return outputs
 
 

@@ -62,9 +62,7 @@ KUEUE_IMAGE_TAG = "v0.19.2"
 # ``nvidia-driver-installer/cos/daemonset-preloaded.yaml`` (apps/v1 revision). The installer image is
 # preloaded on COS GPU nodes (pull policy Never); partition-gpus applies GKE's gpu_partition_size.
 GKE_COS_DRIVER_INSTALLER_IMAGE = "cos-nvidia-installer:fixed"
-GKE_PARTITION_GPU_IMAGE = (
-    "gcr.io/gke-release/nvidia-partition-gpu@sha256:c54fd003948fac687c2a93a55ea6e4d47ffbd641278a9191e75e822fe72471c2"
-)
+GKE_PARTITION_GPU_IMAGE = "gcr.io/gke-release/nvidia-partition-gpu@sha256:c54fd003948fac687c2a93a55ea6e4d47ffbd641278a9191e75e822fe72471c2"
 GKE_DRIVER_INSTALLER_PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 
 # KServe's ClusterServingRuntimes (kserve-huggingfaceserver, ...) ship in their own chart since v0.17;

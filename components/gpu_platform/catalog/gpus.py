@@ -32,9 +32,7 @@ _GPU_LIST = (
     GpuModel("a10g", "A10G 24GB", 24, None, architecture="ampere"),
     GpuModel("l4", "L4 24GB", 24, None, architecture="ada"),
     GpuModel("l40s", "L40S 48GB", 48, None, architecture="ada"),
-    GpuModel(
-        "a30-24gb", "A30 24GB", 24, "a30-24gb", pci_device_ids=("0x20B710DE",), architecture="ampere"
-    ),
+    GpuModel("a30-24gb", "A30 24GB", 24, "a30-24gb", pci_device_ids=("0x20B710DE",), architecture="ampere"),
     GpuModel(
         "a100-40gb",
         "A100 40GB",
@@ -76,7 +74,12 @@ _GPU_LIST = (
         architecture="hopper",
     ),
     GpuModel(
-        "b200-180gb", "B200 180GB", 180, "b200-180gb", pci_device_ids=("0x290110DE",), architecture="blackwell"
+        "b200-180gb",
+        "B200 180GB",
+        180,
+        "b200-180gb",
+        pci_device_ids=("0x290110DE",),
+        architecture="blackwell",
     ),
 )
 

@@ -46,10 +46,14 @@ def _gke() -> list[MachineType]:
         out.append(MachineType("gke", f"g2-standard-{size}", "l4", n, v, 4 * v, "nvidia-l4"))
     for size in (1, 2, 4, 8):
         out.append(
-            MachineType("gke", f"a2-highgpu-{size}g", "a100-40gb", size, 12 * size, 85 * size, "nvidia-tesla-a100")
+            MachineType(
+                "gke", f"a2-highgpu-{size}g", "a100-40gb", size, 12 * size, 85 * size, "nvidia-tesla-a100"
+            )
         )
         out.append(
-            MachineType("gke", f"a2-ultragpu-{size}g", "a100-80gb", size, 12 * size, 170 * size, "nvidia-a100-80gb")
+            MachineType(
+                "gke", f"a2-ultragpu-{size}g", "a100-80gb", size, 12 * size, 170 * size, "nvidia-a100-80gb"
+            )
         )
     out.append(MachineType("gke", "a2-megagpu-16g", "a100-40gb", 16, 96, 1360, "nvidia-tesla-a100"))
     out.append(MachineType("gke", "a3-highgpu-8g", "h100-80gb", 8, 208, 1872, "nvidia-h100-80gb"))
@@ -111,7 +115,10 @@ _G_SIZES = ("xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge", "12xlarge", "
 def _eks() -> list[MachineType]:
     return [
         *_eks_family(
-            "g4dn", "t4", 4, ("xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge", "12xlarge", "metal"),
+            "g4dn",
+            "t4",
+            4,
+            ("xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge", "12xlarge", "metal"),
             {"metal": 1},
         ),
         *_eks_family("g5", "a10g", 4, _G_SIZES, {"48xlarge": 1}),

@@ -70,9 +70,7 @@ def _table(
     gpu: str, display: str, rows: list[tuple[str, int, int, int]], memory_slices: int = 8, compute: int = 7
 ) -> MigTable:
     starts = _STARTS_8 if memory_slices == 8 else _STARTS_4
-    profiles = {
-        name: MigProfile(name, c, m, n, starts[(c, m)]) for (name, c, m, n) in rows
-    }
+    profiles = {name: MigProfile(name, c, m, n, starts[(c, m)]) for (name, c, m, n) in rows}
     return MigTable(gpu, display, memory_slices, compute, profiles)
 
 

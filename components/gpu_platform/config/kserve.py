@@ -39,3 +39,8 @@ class KServeConfig(ConfigModel):
     ``kubernetes.podspec-nodeselector`` and ``kubernetes.podspec-tolerations`` features on."""
     services: list[InferenceServiceConfig] = Field(default_factory=list)
     values: dict[str, Any] = Field(default_factory=dict)
+    ingress_class_name: str | None = None
+    """Standard mode: IngressClass for predictor Ingresses (``nginx``, ``gce`` ...). Unset: no Ingress is
+    created and predictors are reached through their in-cluster Services."""
+    ingress_domain: str | None = None
+    """Domain of predictor URLs (chart default ``example.com``)."""

@@ -10,6 +10,8 @@ from gpu_platform.config.model import ConfigModel
 
 DEFAULT_INTEGRATIONS = [
     "batch/job",
+    "pod",
+    "deployment",
     "jobset.x-k8s.io/jobset",
     "kubeflow.org/pytorchjob",
     "ray.io/rayjob",
@@ -70,7 +72,9 @@ class PriorityClassConfig(ConfigModel):
 
 
 DEFAULT_PRIORITY_CLASSES = [
-    PriorityClassConfig(name="inference-high", value=1000, description="Online inference; preempts training."),
+    PriorityClassConfig(
+        name="inference-high", value=1000, description="Online inference; preempts training."
+    ),
     PriorityClassConfig(name="training", value=500, description="Scheduled training jobs."),
     PriorityClassConfig(name="batch-low", value=100, description="Best-effort batch; preempted first."),
 ]
@@ -83,4 +87,6 @@ class KueueConfig(ConfigModel):
     cluster_queues: list[ClusterQueueConfig] = Field(default_factory=list)
     """Default: one ClusterQueue ``gpu`` over every pool."""
     teams: list[TeamConfig] = Field(default_factory=list)
-    priority_classes: list[PriorityClassConfig] = Field(default_factory=lambda: list(DEFAULT_PRIORITY_CLASSES))
+    priority_classes: list[PriorityClassConfig] = Field(
+        default_factory=lambda: list(DEFAULT_PRIORITY_CLASSES)
+    )

@@ -16,7 +16,7 @@ from pydantic import Field, ValidationError
 from gpu_platform.catalog.drivers import CUDA_MIN_DRIVER, min_driver_for_cuda
 from gpu_platform.catalog.gpus import GPUS
 from gpu_platform.catalog.machines import find_machine, machines_for
-from gpu_platform.catalog.mig import MigLayoutError, named_layouts, resolve_layout
+from gpu_platform.catalog.mig import MigLayoutError, resolve_layout
 from gpu_platform.config.addons import GpuOperatorConfig
 from gpu_platform.config.cluster import ClusterConfig
 from gpu_platform.config.errors import ConfigError, Problems, format_path
@@ -81,7 +81,9 @@ def parse_stack_config(raw: dict[str, Any]) -> StackConfig:
         raise ConfigError(_pydantic_problems(err, f"{NAMESPACE}:")) from None
 
 
-def _resolve_sharing(cloud: str, loc_root: str, i: int, pool: GpuPoolConfig, gpu_key: str, p: Problems) -> Sharing:
+def _resolve_sharing(
+    cloud: str, loc_root: str, i: int, pool: GpuPoolConfig, gpu_key: str, p: Problems
+) -> Sharing:
     s = pool.sharing
     loc: list[str | int] = [loc_root, i, "sharing"]
     gpu = GPUS[gpu_key]
@@ -151,7 +153,9 @@ def _resolve_sharing(cloud: str, loc_root: str, i: int, pool: GpuPoolConfig, gpu
                     [*loc, "mig", "layout"],
                     "cloud-managed MIG partitions every GPU with one profile: use a named 'all-<profile>' layout",
                 )
-            elif cloud == "aks" and (pool.machine_type and not find_machine("aks", pool.machine_type).aks_mig_capable):
+            elif cloud == "aks" and (
+                pool.machine_type and not find_machine("aks", pool.machine_type).aks_mig_capable
+            ):
                 p.add(
                     [*loc, "managedBy"],
                     f"AKS documents gpu_instance_profile only for Standard_ND96asr_v4, not {pool.machine_type}",
@@ -201,7 +205,10 @@ def _resolve_pool(
             )
             return None
         if pool.gpu is not None and pool.gpu != machine.gpu_key:
-            p.add([*loc, "gpu"], f"{pool.machine_type} has {machine.gpu.display}; omit gpu or set '{machine.gpu_key}'")
+            p.add(
+                [*loc, "gpu"],
+                f"{pool.machine_type} has {machine.gpu.display}; omit gpu or set '{machine.gpu_key}'",
+            )
         count = machine.gpus
         if pool.gpus_per_node is not None:
             if machine.allowed_gpu_counts and pool.gpus_per_node in machine.allowed_gpu_counts:
@@ -215,17 +222,26 @@ def _resolve_pool(
                 p.add([*loc, "gpusPerNode"], f"{pool.machine_type} has {machine.gpus} GPUs per node")
         gpu_key, vcpus, mem = machine.gpu_key, machine.vcpus, machine.memory_gib
         if pool.image is not None and pool.image not in IMAGES[cloud]:
-            p.add([*loc, "image"], f"'{pool.image}' is not a GPU image on {cloud}; valid: {', '.join(IMAGES[cloud])}")
+            p.add(
+                [*loc, "image"],
+                f"'{pool.image}' is not a GPU image on {cloud}; valid: {', '.join(IMAGES[cloud])}",
+            )
     if pool.min_nodes > pool.max_nodes:
         p.add([*loc, "minNodes"], f"{pool.min_nodes} is more than maxNodes {pool.max_nodes}")
     if pool.initial_nodes is not None and not pool.min_nodes <= pool.initial_nodes <= pool.max_nodes:
-        p.add([*loc, "initialNodes"], f"must be between minNodes and maxNodes ({pool.min_nodes}-{pool.max_nodes})")
+        p.add(
+            [*loc, "initialNodes"],
+            f"must be between minNodes and maxNodes ({pool.min_nodes}-{pool.max_nodes})",
+        )
     if pool.capacity_type is not None and cloud != "eks":
         p.add([*loc, "capacityType"], "EKS only; use spot: true elsewhere")
     if pool.reservation is not None and cloud != "gke":
         p.add([*loc, "reservation"], "GKE only")
     if pool.efa and (cloud != "eks" or machine is None or machine.efa_interfaces == 0):
-        p.add([*loc, "efa"], "EFA needs an EKS instance type with EFA interfaces (p4d, p4de, p5, p5e, p5en, ...)")
+        p.add(
+            [*loc, "efa"],
+            "EFA needs an EKS instance type with EFA interfaces (p4d, p4de, p5, p5e, p5en, ...)",
+        )
     if pool.spot_max_price is not None and (cloud != "aks" or not pool.spot):
         p.add([*loc, "spotMaxPrice"], "AKS spot pools only (set spot: true)")
     elif pool.spot_max_price is not None and pool.spot_max_price != -1 and pool.spot_max_price <= 0:
@@ -240,12 +256,17 @@ def _resolve_pool(
         elif t.key != GPU_TAINT.key:
             taints.append(Taint(t.key, t.value, t.effect))
     for key in pool.labels:
-        if key.startswith("gpu-platform.io/") or key in ("nvidia.com/device-plugin.config", "nvidia.com/mig.config"):
+        if key.startswith("gpu-platform.io/") or key in (
+            "nvidia.com/device-plugin.config",
+            "nvidia.com/mig.config",
+        ):
             p.add([*loc, "labels", key], "set by the library from the pool; remove it")
     cuda = pool.cuda_version or cuda_default
     if cuda is not None and cuda not in CUDA_MIN_DRIVER:
         where = [*loc, "cudaVersion"] if pool.cuda_version else ["cudaVersion"]
-        p.add(where, f"'{cuda}' is not a CUDA release in the driver table; valid: {', '.join(CUDA_MIN_DRIVER)}")
+        p.add(
+            where, f"'{cuda}' is not a CUDA release in the driver table; valid: {', '.join(CUDA_MIN_DRIVER)}"
+        )
         cuda = None
     sharing = _resolve_sharing(cloud, loc_root, i, pool, gpu_key, p)
     return GpuPool(
@@ -347,7 +368,9 @@ def load_platform(raw: dict[str, Any]) -> PlatformSpec:
     cfg = parse_stack_config(raw)
     p = Problems(f"{NAMESPACE}:")
     pools = [
-        pl for i, c in enumerate(cfg.gpu_pools) if (pl := _resolve_pool(cfg.cloud, cfg.cuda_version, i, c, p)) is not None
+        pl
+        for i, c in enumerate(cfg.gpu_pools)
+        if (pl := _resolve_pool(cfg.cloud, cfg.cuda_version, i, c, p)) is not None
     ]
     _check_cross_pool(pools, p)
     driver = _plan_driver(cfg, pools, p)
@@ -375,15 +398,21 @@ def resolve_pools(
         except ValidationError as err:
             p.items += _pydantic_problems_at(err, [path, i])
     p.raise_if_any()
-    out = [pl for i, c in enumerate(parsed) if (pl := _resolve_pool(cloud, cuda_version, i, c, p, path)) is not None]
+    out = [
+        pl
+        for i, c in enumerate(parsed)
+        if (pl := _resolve_pool(cloud, cuda_version, i, c, p, path)) is not None
+    ]
     _check_cross_pool(out, p, path)
     p.raise_if_any()
     return out
 
 
 def _pydantic_problems_at(err: ValidationError, loc: list[str | int]) -> list[tuple[str, str]]:
-    return [(format_path(loc) + ("" if path.startswith("[") else ".") + path if path else format_path(loc), r)
-            for path, r in _pydantic_problems(err, "")]
+    return [
+        (format_path(loc) + ("" if path.startswith("[") else ".") + path if path else format_path(loc), r)
+        for path, r in _pydantic_problems(err, "")
+    ]
 
 
 def json_schema() -> dict[str, Any]:
@@ -391,5 +420,3 @@ def json_schema() -> dict[str, Any]:
     schema = StackConfig.model_json_schema(by_alias=True)
     schema["title"] = "gpu-platform stack configuration (keys under the 'gpu-platform:' namespace)"
     return schema
-
-

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from gpu_platform.driver import GKE_DRIVER_DIR, DriverPlan
+from gpu_platform.operators.helm import deep_merge
 from gpu_platform.pools import GpuPool
 from gpu_platform.scheduling import (
     DEPLOY_DEVICE_PLUGIN_LABEL,
@@ -213,15 +214,6 @@ def helm_values(plan: OperatorPlan) -> dict[str, Any]:
     return deep_merge(plan.user_values, values)
 
 
-def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """``override`` on top of ``base``; maps merge key by key, anything else is replaced."""
-    out = dict(base)
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = deep_merge(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 def gke_resource_quota_spec(pools: Sequence[GpuPool]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from gpu_platform.args import GpuPoolArgs, pool_config_to_args
 from gpu_platform.config.errors import ConfigError, format_path
 from gpu_platform.config.kueue import KueueConfig
 from gpu_platform.operators import kueue_objects as ko
+from gpu_platform.operators.helm import deep_merge
 
 if TYPE_CHECKING:
     from gpu_platform.config import PlatformSpec
@@ -187,17 +188,9 @@ def helm_values(cfg: KueueConfig, extra: Mapping[str, Any] | None = None) -> dic
         },
         "managerConfig": {"controllerManagerConfigYaml": ko.manager_config_yaml(cfg)},
     }
-    return _merge(dict(extra or {}), typed)
+    return deep_merge(dict(extra or {}), typed)
 
 
-def _merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in top.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = _merge(dict(out[key]), value)
-        else:
-            out[key] = value
-    return out
 
 
 # ---------------------------------------------------------------------------------------------

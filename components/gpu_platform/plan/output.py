@@ -45,7 +45,11 @@ def _safe(text: str) -> str:
 
 def _manifest(r: Any) -> dict[str, Any] | None:
     """A Kubernetes object as kubectl would see it, from a ``kubernetes:<group>/<ver>:<Kind>`` resource."""
-    if not r.type.startswith("kubernetes:") or r.type == HELM_RELEASE or r.type.startswith("pulumi:providers"):
+    if (
+        not r.type.startswith("kubernetes:")
+        or r.type == HELM_RELEASE
+        or r.type.startswith("pulumi:providers")
+    ):
         return None
     inputs = dict(r.inputs)
     if "apiVersion" not in inputs or "kind" not in inputs:

@@ -50,7 +50,9 @@ def _alias_text(alias: Any) -> str:
     if alias.WhichOneof("alias") == "urn":
         return alias.urn
     spec = alias.spec
-    return f"{spec.type or '*'}::{spec.name or '*'}" + (f" (parent {spec.parentUrn})" if spec.parentUrn else "")
+    return f"{spec.type or '*'}::{spec.name or '*'}" + (
+        f" (parent {spec.parentUrn})" if spec.parentUrn else ""
+    )
 
 
 class PlanMocks(pulumi_mocks.Mocks):
@@ -69,7 +71,15 @@ class PlanMocks(pulumi_mocks.Mocks):
                 certificateAuthority={"data": "Q0E="},
                 identities=[{"oidcs": [{"issuer": f"https://oidc.eks.example/id/{args.name}"}]}],
                 arn=f"arn:aws:eks:region:000000000000:cluster/{args.name}",
+                vpcConfig={**args.inputs.get("vpcConfig", {}), "clusterSecurityGroupId": f"sg-{args.name}"},
             )
+        elif t.startswith("aws:ec2/launchTemplate:LaunchTemplate"):
+            state.update(latestVersion=1, defaultVersion=1)
+        elif t.startswith("gcp:serviceaccount/account:Account"):
+            account = args.inputs.get("accountId", args.name)
+            project = args.inputs.get("project", "mock-project")
+            email = f"{account}@{project}.iam.gserviceaccount.com"
+            state.update(email=email, member=f"serviceAccount:{email}")
         elif t.startswith("aws:iam/role:Role") or t.startswith("aws:iam/openIdConnectProvider"):
             state["arn"] = f"arn:aws:iam::000000000000:role/{args.name}"
         elif t.startswith("gcp:container/cluster:Cluster"):
@@ -78,17 +88,25 @@ class PlanMocks(pulumi_mocks.Mocks):
             state.update(fqdn=f"{args.name}.hcp.example")
         return fake_id, state
 
-    def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, list | None]:
+    def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, list]:
         tok = args.token
         if tok == "aws:index/getCallerIdentity:getCallerIdentity":
-            return {"accountId": "000000000000", "arn": "arn:aws:iam::000000000000:user/mock", "userId": "mock"}, None
+            return {
+                "accountId": "000000000000",
+                "arn": "arn:aws:iam::000000000000:user/mock",
+                "userId": "mock",
+            }, []
         if tok == "aws:ssm/getParameter:getParameter":
-            return {"value": "1.33.0-20260101", "name": args.args.get("name", ""), "type": "String"}, None
+            return {"value": "1.33.0-20260101", "name": args.args.get("name", ""), "type": "String"}, []
         if tok.startswith("azure-native:containerservice:listManagedClusterUserCredentials"):
-            return {"kubeconfigs": [{"name": "clusterUser", "value": "a3ViZWNvbmZpZw=="}]}, None
+            return {"kubeconfigs": [{"name": "clusterUser", "value": "a3ViZWNvbmZpZw=="}]}, []
+        if tok == "aws:index/getAvailabilityZones:getAvailabilityZones":
+            region = args.args.get("region") or "mock-region-1"
+            names = [f"{region}{suffix}" for suffix in "abc"]
+            return {"id": region, "names": names, "zoneIds": [f"mock1-az{i}" for i in (1, 2, 3)]}, []
         if tok == "gcp:organizations/getClientConfig:getClientConfig":
-            return {"accessToken": "mock", "project": "mock-project", "region": "", "zone": ""}, None
-        return dict(args.args), None
+            return {"accessToken": "mock", "project": "mock-project", "region": "", "zone": ""}, []
+        return dict(args.args), []
 
 
 class RecordingMonitor(pulumi_mocks.MockMonitor):
@@ -126,7 +144,9 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         return response
 
 
-def start_mock_runtime(project: str, stack: str, config: dict[str, str], secret_keys: list[str]) -> RecordingMonitor:
+def start_mock_runtime(
+    project: str, stack: str, config: dict[str, str], secret_keys: list[str]
+) -> RecordingMonitor:
     """Reset the Pulumi runtime to a fresh mocked engine with this config; return the recorder."""
     from pulumi.runtime import settings
 

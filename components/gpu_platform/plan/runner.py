@@ -91,7 +91,9 @@ def stack_config(project: Project, stack: str) -> tuple[dict[str, str], list[str
 def run_plan(project_dir: str | Path, stack: str, config_override: dict[str, Any] | None = None) -> Plan:
     """Run the project's program for ``stack`` under mocks and return every registration."""
     project = load_project(project_dir)
-    config, secrets = stack_config(project, stack) if config_override is None else _override(project, config_override)
+    config, secrets = (
+        stack_config(project, stack) if config_override is None else _override(project, config_override)
+    )
     monitor = start_mock_runtime(project.name, stack, config, secrets)
     main_dir = str(project.main.parent)
     old_cwd, old_path = os.getcwd(), list(sys.path)

@@ -1,0 +1,264 @@
+"""cert-manager and KServe releases: pinned charts, values that exist upstream, and install order."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jsonschema
+import pulumi
+import pulumi_kubernetes as k8s
+import pytest
+import yaml
+from gpu_platform import versions
+from gpu_platform.config import ConfigError, load_platform
+from gpu_platform.operators.cert_manager import CertManager, cert_manager_values
+from gpu_platform.operators.kserve import KServe, deploy_kserve, kserve_values, runtime_values
+from gpu_platform.plan import Plan
+
+from tests.conftest import upstream
+
+RELEASE = "kubernetes:helm.sh/v3:Release"
+ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
+NAMESPACE = "kubernetes:core/v1:Namespace"
+
+
+def missing_keys(ours: Mapping[str, Any], theirs: Any, prefix: str = "") -> list[str]:
+    """Key paths set in ``ours`` that the chart's values.yaml does not declare.
+
+    An empty mapping upstream (``nodeSelector: {}``) is an open map: any key below it is allowed.
+    """
+    out = []
+    for key, value in ours.items():
+        path = f"{prefix}{key}"
+        if not isinstance(theirs, Mapping) or key not in theirs:
+            out.append(path)
+        elif isinstance(value, Mapping) and theirs[key]:
+            out += missing_keys(value, theirs[key], f"{path}.")
+    return out
+
+
+def chart_values(*parts: str) -> dict[str, Any]:
+    return yaml.safe_load(upstream(*parts).read_text())
+
+
+def test_missing_keys_catches_a_misspelt_path() -> None:
+    upstream_values = {"kserve": {"controller": {"deploymentMode": "Knative", "nodeSelector": {}}}}
+    assert missing_keys({"kserve": {"controller": {"deploymentmode": "Standard"}}}, upstream_values) == [
+        "kserve.controller.deploymentmode"
+    ]
+    assert missing_keys({"kserve": {"controller": {"nodeSelector": {"a": "b"}}}}, upstream_values) == []
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        kserve_values(),
+        kserve_values("Standard", "nginx", "models.example.org"),
+        kserve_values("Knative", None, "models.example.org"),
+    ],
+    ids=["standard", "standard-ingress", "knative"],
+)
+def test_kserve_values_keys_exist_upstream(values: dict[str, Any]) -> None:
+    assert missing_keys(values, chart_values("kserve", "charts", "kserve-resources", "values.yaml")) == []
+
+
+def test_runtime_and_cert_manager_values_keys_exist_upstream() -> None:
+    assert runtime_values() == {"kserve": {"servingruntime": {"enabled": True}}}
+    assert (
+        missing_keys(
+            runtime_values(), chart_values("kserve", "charts", "kserve-runtime-configs", "values.yaml")
+        )
+        == []
+    )
+    assert missing_keys(cert_manager_values(), chart_values("cert-manager", "values.yaml")) == []
+
+
+def test_cert_manager_values_validate_against_the_chart_schema() -> None:
+    schema = json.loads(upstream("cert-manager", "values.schema.json").read_text())
+    jsonschema.validate(cert_manager_values({"replicaCount": 2}), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"crds": {"enable": True}}, schema)  # the schema does refuse a wrong key
+
+
+def test_standard_mode_is_set_because_the_chart_defaults_to_knative() -> None:
+    assert kserve_values() == {
+        "kserve": {"controller": {"deploymentMode": "Standard", "gateway": {"disableIngressCreation": True}}}
+    }
+    assert kserve_values("Standard", "nginx", "models.example.org")["kserve"]["controller"]["gateway"] == {
+        "ingressGateway": {"className": "nginx"},
+        "disableIngressCreation": False,
+        "domain": "models.example.org",
+    }
+    # Knative mode keeps the chart's gateway settings (Istio) unless values override them.
+    assert kserve_values("Knative") == {"kserve": {"controller": {"deploymentMode": "Knative"}}}
+    # Upstream defaults the library must override (last: skips when ../shared/upstream is absent).
+    chart = chart_values("kserve", "charts", "kserve-resources", "values.yaml")
+    assert chart["kserve"]["controller"]["deploymentMode"] == "Knative"
+    assert chart["kserve"]["controller"]["gateway"]["ingressGateway"]["className"] == "istio"
+
+
+def test_typed_args_win_over_free_form_values() -> None:
+    values = kserve_values(
+        "Standard", extra={"kserve": {"controller": {"deploymentMode": "Knative", "tag": "x"}}}
+    )
+    assert values["kserve"]["controller"]["deploymentMode"] == "Standard"
+    assert values["kserve"]["controller"]["tag"] == "x"
+    assert cert_manager_values({"crds": {"enabled": False}})["crds"] == {"enabled": True, "keep": True}
+    assert runtime_values({"kserve": {"servingruntime": {"enabled": False}}})["kserve"]["servingruntime"] == {
+        "enabled": True
+    }
+
+
+def test_releases_are_pinned_and_ordered(run_component: Callable[..., Plan]) -> None:
+    def program() -> None:
+        cm = CertManager("cert-manager")
+        KServe("kserve", {}, opts=pulumi.ResourceOptions(depends_on=[cm]))
+
+    plan = run_component(program)
+    releases = {r.name: r for r in plan.by_type(RELEASE)}
+    assert set(releases) == {"cert-manager-helm", "kserve-crd", "kserve-helm", "kserve-runtimes"}
+    cm, crd, res, rt = (
+        releases[n] for n in ("cert-manager-helm", "kserve-crd", "kserve-helm", "kserve-runtimes")
+    )
+    pins = [
+        (cm, versions.CERT_MANAGER),
+        (crd, versions.KSERVE_CRD),
+        (res, versions.KSERVE_RESOURCES),
+        (rt, versions.KSERVE_RUNTIME_CONFIGS),
+    ]
+    for release, pin in pins:
+        assert (release.inputs["chart"], release.inputs["version"]) == (pin.chart, pin.version)
+        assert release.inputs["namespace"] == pin.namespace
+    assert cm.inputs["repositoryOpts"] == {"repo": "https://charts.jetstack.io"}
+    assert versions.KSERVE_CRD.version == versions.KSERVE_RESOURCES.version == "v0.20.0"
+    assert all(
+        p.chart.startswith("oci://ghcr.io/kserve/charts/")
+        for p in (versions.KSERVE_CRD, versions.KSERVE_RESOURCES, versions.KSERVE_RUNTIME_CONFIGS)
+    )
+    assert cm.inputs["values"]["crds"] == {"enabled": True, "keep": True}
+    assert res.inputs["values"] == kserve_values()
+    # Order: cert-manager -> kserve-crd -> kserve-resources -> kserve-runtime-configs.
+    assert cm.urn in res.depends_on and crd.urn in res.depends_on
+    assert cm.urn not in crd.depends_on
+    assert res.urn in rt.depends_on and crd.urn in rt.depends_on
+    ns = plan.one(NAMESPACE, "kserve-namespace")
+    assert ns.inputs["metadata"]["labels"]["control-plane"] == "kserve-controller-manager"
+    assert ns.urn in crd.depends_on and ns.urn in res.depends_on
+
+
+def test_runtimes_can_be_left_out(run_component: Callable[..., Plan]) -> None:
+    plan = run_component(lambda: KServe("kserve", {"runtimes": False}))
+    assert {r.name for r in plan.by_type(RELEASE)} == {"kserve-crd", "kserve-helm"}
+
+
+def test_bad_deployment_mode_is_refused_naming_the_argument(run_component: Callable[..., Plan]) -> None:
+    with pytest.raises(ConfigError) as exc:
+        run_component(lambda: KServe("kserve", {"deployment_mode": "RawDeployment"}))
+    assert exc.value.problems[0][0] == "deployment_mode"
+    assert "deprecated name of 'Standard'" in exc.value.problems[0][1]
+    with pytest.raises(ConfigError) as exc:
+        run_component(lambda: KServe("kserve", {"deployment_mode": "Knative", "ingress_class_name": "nginx"}))
+    assert exc.value.problems[0][0] == "ingress_class_name"
+
+
+def platform(services: list[dict[str, Any]], **kserve: Any) -> Any:
+    return load_platform(
+        {
+            "cloud": "existing",
+            "cluster": {"name": "onprem", "kubeconfig": "x"},
+            "gpuPools": [
+                {
+                    "name": "l4",
+                    "gpu": "l4",
+                    "gpusPerNode": 1,
+                    "cpusPerNode": 8,
+                    "memoryGibPerNode": 32,
+                    "maxNodes": 2,
+                    "sharing": {"mode": "time-slicing", "replicas": 4},
+                },
+                {
+                    "name": "h100",
+                    "gpu": "h100-80gb",
+                    "gpusPerNode": 1,
+                    "cpusPerNode": 26,
+                    "memoryGibPerNode": 234,
+                    "maxNodes": 1,
+                    "sharing": {"mode": "mig", "mig": {"layout": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
+                },
+            ],
+            "gpuOperator": {"driver": {"owner": "operator"}},
+            "kueue": {
+                "enabled": True,
+                "clusterQueues": [{"name": "serving"}],
+                "teams": [{"name": "ml", "clusterQueue": "serving"}],
+            },
+            "kserve": {"enabled": True, "services": services, **kserve},
+        }
+    )
+
+
+def test_deploy_kserve_orders_services_and_creates_only_missing_namespaces(
+    run_component: Callable[..., Plan],
+) -> None:
+    spec = platform(
+        [
+            {
+                "name": "small",
+                "namespace": "ml",
+                "pool": "l4",
+                "modelFormat": "huggingface",
+                "queue": "default",
+            },
+            {
+                "name": "big",
+                "namespace": "llm",
+                "pool": "h100",
+                "modelFormat": "huggingface",
+                "migProfile": "3g.40gb",
+            },
+            {
+                "name": "side",
+                "namespace": "llm",
+                "pool": "h100",
+                "modelFormat": "huggingface",
+                "migProfile": "2g.20gb",
+            },
+            {"name": "plain", "pool": "l4", "modelFormat": "huggingface"},
+        ],
+        ingressClassName="nginx",
+    )
+    outputs: dict[str, Any] = {}
+
+    def program() -> None:
+        operator = k8s.core.v1.ConfigMap("gpu-operator-stand-in", metadata={"name": "x"})
+        outputs.update(deploy_kserve(spec, pulumi.ResourceOptions(), depends_on=[operator]))
+
+    plan = run_component(program)
+    # ml is a Kueue team namespace and default always exists: only llm is created here, once.
+    assert [
+        r.inputs["metadata"]["name"]
+        for r in plan.by_type(NAMESPACE)
+        if r.name.startswith("kserve-namespace-")
+    ] == ["llm"]
+    res = plan.one(RELEASE, "kserve-helm")
+    assert plan.one(RELEASE, "cert-manager-helm").urn in res.depends_on
+    assert res.inputs["values"]["kserve"]["controller"]["gateway"]["ingressGateway"] == {"className": "nginx"}
+    operator = plan.one("kubernetes:core/v1:ConfigMap", "gpu-operator-stand-in")
+    llm_ns = plan.one(NAMESPACE, "kserve-namespace-llm")
+    isvcs = {r.inputs["metadata"]["name"]: r for r in plan.by_type(ISVC)}
+    assert set(isvcs) == {"small", "big", "side", "plain"}
+    for name, r in isvcs.items():
+        assert res.urn in r.depends_on, name
+        assert plan.one(RELEASE, "kserve-runtimes").urn in r.depends_on, name
+        assert operator.urn in r.depends_on, name
+        assert (llm_ns.urn in r.depends_on) == (r.inputs["metadata"]["namespace"] == "llm"), name
+    limits = {n: r.inputs["spec"]["predictor"]["model"]["resources"]["limits"] for n, r in isvcs.items()}
+    assert limits["big"]["nvidia.com/mig-3g.40gb"] == 1 and "nvidia.com/gpu" not in limits["big"]
+    assert limits["side"]["nvidia.com/mig-2g.20gb"] == 1
+    assert limits["small"]["nvidia.com/gpu"] == 1
+    assert isvcs["small"].inputs["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "default"}
+    assert isvcs["plain"].inputs["metadata"]["namespace"] == "default"
+    assert set(outputs["inferenceServices"]) == {"ml/small", "llm/big", "llm/side", "default/plain"}
+    assert outputs["kserveDeploymentMode"] == "Standard"
