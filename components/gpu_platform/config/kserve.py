@@ -37,6 +37,8 @@ class KServeConfig(ConfigModel):
     deployment_mode: Literal["Standard", "Knative"] = "Standard"
     """``Standard`` needs no Knative or Istio. ``Knative`` needs Knative Serving with the
     ``kubernetes.podspec-nodeselector`` and ``kubernetes.podspec-tolerations`` features on."""
+    install_cert_manager: bool = True
+    """Install cert-manager (KServe's webhooks need it); ``false`` when the cluster already runs it."""
     services: list[InferenceServiceConfig] = Field(default_factory=list)
     values: dict[str, Any] = Field(default_factory=dict)
     ingress_class_name: str | None = None

@@ -199,11 +199,12 @@ def deploy_kserve(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: 
     from gpu_platform.inference import GpuInferenceService
 
     cfg = spec.config.kserve
-    cert_manager = CertManager("cert-manager", {}, opts=opts)
+    # An existing cluster may already run cert-manager; a second install would fight over its CRDs.
+    before = [CertManager("cert-manager", {}, opts=opts)] if cfg.install_cert_manager else []
     kserve = KServe(
         "kserve",
         kserve_args_from_spec(spec),
-        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[cert_manager])),
+        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=before)),
     )
     pools = {p.name: p for p in spec.pools}
     managed_elsewhere = kueue_namespaces(spec) | RESERVED_NAMESPACES | {versions.KSERVE_RESOURCES.namespace}
@@ -255,8 +256,9 @@ def deploy_kserve(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: 
             "resource": isvc.gpu_resource,
             "units": isvc.gpu_units,
         }
+    outputs: dict[str, Any] = {"certManagerStatus": before[0].status} if before else {}
     return {
-        "certManagerStatus": cert_manager.status,
+        **outputs,
         "kserveStatus": kserve.status,
         "kserveDeploymentMode": cfg.deployment_mode,
         "inferenceServices": services,
