@@ -1,0 +1,67 @@
+"""An AKS cluster and two tainted GPU agent pools, built from gpu-platform components.
+
+The GPU Operator owns the driver on both pools (``gpu_profile.driver=None``: AKS skips its own
+install), so one operator configuration fits the whole cluster.
+"""
+
+from __future__ import annotations
+
+import pulumi
+from gpu_platform.args import GpuPoolArgs
+from gpu_platform.clusters.aks import AksCluster
+from gpu_platform.nodepools.aks import AksGpuNodePool
+from gpu_platform.scheduling import pool_tolerations
+
+config = pulumi.Config()
+location = pulumi.Config("azure-native").require("location")
+
+# "auto" on AKS: the GPU Operator installs the driver; pass the same value to its driver.owner.
+DRIVER_OWNER = "auto"
+
+cluster = AksCluster(
+    config.get("clusterName") or "gpu-demo",
+    {
+        "location": location,
+        "admin_group_object_ids": config.get_object("adminGroupObjectIds") or [],
+        "system_pool": {"machine_type": "Standard_D4s_v5", "min_nodes": 1, "max_nodes": 3},
+    },
+)
+
+POOLS: list[GpuPoolArgs] = [
+    # Spot T4s: AKS adds kubernetes.azure.com/scalesetpriority=spot:NoSchedule; the pool declares it
+    # and pool_tolerations() includes it.
+    {
+        "name": "t4-spot",
+        "machine_type": "Standard_NC8as_T4_v3",
+        "max_nodes": 4,
+        "spot": True,
+        "spot_max_price": -1,
+        "zones": ["1", "2"],
+    },
+    # A100 80GB split by the GPU Operator's MIG manager (mixed strategy, can change without a new pool).
+    {
+        "name": "a100-mig",
+        "machine_type": "Standard_NC24ads_A100_v4",
+        "max_nodes": 2,
+        "sharing": {"mode": "mig", "mig": {"layout": "all-balanced", "strategy": "mixed"}},
+    },
+]
+
+pools = [
+    AksGpuNodePool(
+        pool["name"],
+        {
+            "resource_group_name": cluster.resource_group_name,
+            "cluster_name": cluster.cluster_name,
+            "vnet_subnet_id": cluster.node_subnet_id,
+            "pool": pool,
+            "driver_owner": DRIVER_OWNER,
+        },
+    )
+    for pool in POOLS
+]
+
+pulumi.export("clusterName", cluster.cluster_name)
+pulumi.export("kubeconfig", cluster.kubeconfig)
+pulumi.export("gpuPoolLabels", {p.pool.name: p.labels for p in pools})
+pulumi.export("gpuPoolTolerations", {p.pool.name: pool_tolerations(p.pool) for p in pools})

@@ -1,0 +1,203 @@
+"""EksGpuNodePool: the exact NodeGroup and LaunchTemplate inputs (AMI, taints, capacity, disk, EFA, scaling)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from gpu_platform.config import ConfigError
+from gpu_platform.nodepools.eks import EksGpuNodePool
+from gpu_platform.plan import Plan, run_program
+
+NODEGROUP = "aws:eks/nodeGroup:NodeGroup"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+GPU_TAINT_EKS = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
+
+
+def build(pool: dict[str, Any], **extra: Any) -> Plan:
+    args = {
+        "cluster_name": "gpu",
+        "node_role_arn": "arn:aws:iam::111122223333:role/nodes",
+        "subnet_ids": ["subnet-a", "subnet-b"],
+        "pool": pool,
+        **extra,
+    }
+    return run_program(lambda: EksGpuNodePool(pool["name"], args))
+
+
+@pytest.fixture(scope="module")
+def l4_spot() -> Plan:
+    return build(
+        {
+            "name": "l4-spot",
+            "machine_type": "g6.2xlarge",
+            "min_nodes": 0,
+            "initial_nodes": 1,
+            "max_nodes": 5,
+            "spot": True,
+            "sharing": {"mode": "time-slicing", "replicas": 2},
+        }
+    )
+
+
+def test_node_group_inputs_are_exact(l4_spot: Plan) -> None:
+    ng = l4_spot.one(NODEGROUP)
+    i = ng.inputs
+    assert i["clusterName"] == "gpu"
+    assert i["nodeGroupName"] == "l4-spot"
+    assert i["nodeRoleArn"] == "arn:aws:iam::111122223333:role/nodes"
+    assert i["subnetIds"] == ["subnet-a", "subnet-b"]
+    assert i["amiType"] == "AL2023_x86_64_NVIDIA"
+    assert i["instanceTypes"] == ["g6.2xlarge"]
+    assert i["capacityType"] == "SPOT"
+    assert i["taints"] == [GPU_TAINT_EKS]
+    assert i["labels"] == {
+        "gpu-platform.io/pool": "l4-spot",
+        "gpu-platform.io/gpu": "l4",
+        "gpu-platform.io/sharing": "time-slicing",
+        "nvidia.com/device-plugin.config": "l4-spot-time-slicing-2",
+    }
+    assert i["scalingConfig"] == {"minSize": 0, "desiredSize": 1, "maxSize": 5}
+    assert i["updateConfig"] == {"maxUnavailable": 1}
+    assert i["launchTemplate"] == {"id": "l4-spot-lt-id", "version": "1"}
+    # With a launch template the disk lives there; EKS rejects disk_size next to one.
+    assert "diskSize" not in i
+
+
+def test_desired_size_belongs_to_the_autoscaler(l4_spot: Plan) -> None:
+    ng = l4_spot.one(NODEGROUP)
+    assert ng.options["ignoreChanges"] == ["scalingConfig.desiredSize"]
+    assert ng.options["deleteBeforeReplace"] is True
+
+
+def test_launch_template_holds_an_encrypted_disk_and_imdsv2(l4_spot: Plan) -> None:
+    lt = l4_spot.one(LAUNCH_TEMPLATE).inputs
+    assert lt["blockDeviceMappings"] == [
+        {
+            "deviceName": "/dev/xvda",
+            "ebs": {
+                "volumeSize": 200,
+                "volumeType": "gp3",
+                "encrypted": "true",
+                "deleteOnTermination": "true",
+            },
+        }
+    ]
+    assert lt["metadataOptions"] == {
+        "httpEndpoint": "enabled",
+        "httpTokens": "required",
+        "httpPutResponseHopLimit": 1,
+    }
+    assert "networkInterfaces" not in lt and "placement" not in lt and "imageId" not in lt
+    assert l4_spot.by_type("aws:ec2/placementGroup") == []
+
+
+def test_on_demand_is_the_default_capacity() -> None:
+    plan = build({"name": "l40s", "machine_type": "g6e.xlarge", "max_nodes": 1})
+    assert plan.one(NODEGROUP).inputs["capacityType"] == "ON_DEMAND"
+
+
+def test_bottlerocket_puts_the_big_disk_on_its_data_volume() -> None:
+    plan = build(
+        {
+            "name": "a10g",
+            "machine_type": "g5.xlarge",
+            "max_nodes": 1,
+            "image": "BOTTLEROCKET_x86_64_NVIDIA",
+            "disk_size_gb": 300,
+        }
+    )
+    assert plan.one(NODEGROUP).inputs["amiType"] == "BOTTLEROCKET_x86_64_NVIDIA"
+    [bdm] = plan.one(LAUNCH_TEMPLATE).inputs["blockDeviceMappings"]
+    assert bdm["deviceName"] == "/dev/xvdb" and bdm["ebs"]["volumeSize"] == 300
+
+
+def test_efa_exposes_every_interface_in_one_placement_group() -> None:
+    plan = build(
+        {"name": "h100", "machine_type": "p5.48xlarge", "max_nodes": 2, "efa": True},
+        security_group_ids=["sg-cluster"],
+    )
+    lt = plan.one(LAUNCH_TEMPLATE).inputs
+    nics = lt["networkInterfaces"]
+    assert len(nics) == 32
+    assert [n["networkCardIndex"] for n in nics] == list(range(32))
+    assert [n["deviceIndex"] for n in nics] == [0] + [1] * 31
+    assert {n["interfaceType"] for n in nics} == {"efa"}
+    assert all(n["securityGroups"] == ["sg-cluster"] for n in nics)
+    pg = plan.one("aws:ec2/placementGroup:PlacementGroup")
+    assert pg.inputs["strategy"] == "cluster"
+    assert lt["placement"] == {
+        "groupName": "h100-placement"
+    }  # the placement group's name (mock: resource name)
+
+
+def test_capacity_block_uses_the_reservation_in_the_launch_template() -> None:
+    plan = build(
+        {"name": "h200", "machine_type": "p5e.48xlarge", "max_nodes": 2, "capacity_type": "CAPACITY_BLOCK"},
+        capacity_reservation_id="cr-0123456789abcdef0",
+    )
+    assert plan.one(NODEGROUP).inputs["capacityType"] == "CAPACITY_BLOCK"
+    lt = plan.one(LAUNCH_TEMPLATE).inputs
+    assert lt["instanceMarketOptions"] == {"marketType": "capacity-block"}
+    assert lt["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}
+    }
+
+
+@pytest.mark.parametrize(
+    ("pool", "extra", "path"),
+    [
+        (
+            {"name": "x", "machine_type": "g6.xlarge", "max_nodes": 1},
+            {"driver_owner": "operator"},
+            "driver_owner",
+        ),
+        ({"name": "x", "machine_type": "p5.48xlarge", "max_nodes": 1, "efa": True}, {}, "security_group_ids"),
+        ({"name": "x", "machine_type": "g6.xlarge", "max_nodes": 1, "efa": True}, {}, "pool.efa"),
+        ({"name": "x", "machine_type": "g6.xlarge", "max_nodes": 0}, {}, "pool.max_nodes"),
+        (
+            {"name": "x", "machine_type": "p5.48xlarge", "max_nodes": 1, "capacity_type": "CAPACITY_BLOCK"},
+            {},
+            "capacity_reservation_id",
+        ),
+        (
+            {"name": "x", "machine_type": "g6.xlarge", "max_nodes": 1, "image": "AL2_x86_64_GPU"},
+            {},
+            "pool.image",
+        ),
+    ],
+)
+def test_invalid_pools_fail_before_registering(
+    pool: dict[str, Any], extra: dict[str, Any], path: str
+) -> None:
+    errors: list[ConfigError] = []
+
+    def program() -> None:
+        with pytest.raises(ConfigError) as err:
+            EksGpuNodePool(
+                "x", {"cluster_name": "c", "node_role_arn": "r", "subnet_ids": ["s"], "pool": pool, **extra}
+            )
+        errors.append(err.value)
+
+    plan = run_program(program)
+    assert plan.resources == []
+    assert [p for p, _ in errors[0].problems] == [path]
+
+
+def test_user_taints_follow_the_gpu_taint_in_eks_shape() -> None:
+    plan = build(
+        {
+            "name": "l4",
+            "machine_type": "g6.xlarge",
+            "max_nodes": 1,
+            "taints": [
+                {"key": "team", "value": "a", "effect": "NoExecute"},
+                {"key": "batch", "effect": "PreferNoSchedule"},
+            ],
+        }
+    )
+    assert plan.one(NODEGROUP).inputs["taints"] == [
+        GPU_TAINT_EKS,
+        {"key": "team", "value": "a", "effect": "NO_EXECUTE"},
+        {"key": "batch", "effect": "PREFER_NO_SCHEDULE"},  # EKS takes no empty value: it is left out
+    ]

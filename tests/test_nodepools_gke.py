@@ -1,0 +1,290 @@
+"""GkeGpuNodePool: the exact NodePool inputs GKE receives (taint, accelerator, driver, sharing, labels, counts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from gpu_platform.config import ConfigError
+from gpu_platform.config.stack import resolve_pools
+from gpu_platform.driver import plan_driver
+from gpu_platform.nodepools.gke import GkeGpuNodePool
+from gpu_platform.plan import Plan, run_program
+from gpu_platform.scheduling import pool_labels
+from gpu_platform.versions import GPU_OPERATOR
+
+NODEPOOL = "gcp:container/nodePool:NodePool"
+GPU_TAINT_GKE = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
+
+
+def build(pool: dict[str, Any], **extra: Any) -> Plan:
+    args = {"cluster": "gpu", "location": "us-central1", "project": "proj", "pool": pool, **extra}
+    return run_program(lambda: GkeGpuNodePool(pool["name"], args))
+
+
+def node_pool(plan: Plan) -> dict[str, Any]:
+    return plan.one(NODEPOOL).inputs
+
+
+@pytest.fixture(scope="module")
+def l4_spot() -> Plan:
+    return build(
+        {
+            "name": "l4-spot",
+            "machine_type": "g2-standard-8",
+            "max_nodes": 3,
+            "spot": True,
+            "zones": ["us-central1-a", "us-central1-c"],
+            "sharing": {"mode": "time-slicing", "replicas": 4},
+        },
+        service_account="nodes@proj.iam.gserviceaccount.com",
+    )
+
+
+def test_gpu_pool_inputs_are_exact(l4_spot: Plan) -> None:
+    r = l4_spot.one(NODEPOOL)
+    inputs = r.inputs
+    cfg = inputs["nodeConfig"]
+    assert inputs["name"] == "l4-spot"
+    assert inputs["cluster"] == "gpu" and inputs["location"] == "us-central1" and inputs["project"] == "proj"
+    assert cfg["taints"] == [GPU_TAINT_GKE]
+    assert cfg["guestAccelerators"] == [
+        {
+            "type": "nvidia-l4",
+            "count": 1,
+            "gpuDriverInstallationConfig": {"gpuDriverVersion": "INSTALLATION_DISABLED"},
+        }
+    ]
+    assert cfg["labels"] == {
+        "gpu-platform.io/pool": "l4-spot",
+        "gpu-platform.io/gpu": "l4",
+        "gpu-platform.io/sharing": "time-slicing",
+        "nvidia.com/device-plugin.config": "l4-spot-time-slicing-4",
+        "gke-no-default-nvidia-gpu-device-plugin": "true",
+    }
+    assert cfg["machineType"] == "g2-standard-8"
+    assert cfg["spot"] is True
+    assert cfg["imageType"] == "COS_CONTAINERD"
+    assert cfg["diskSizeGb"] == 200
+    assert cfg["serviceAccount"] == "nodes@proj.iam.gserviceaccount.com"
+    assert cfg["oauthScopes"] == ["https://www.googleapis.com/auth/cloud-platform"]
+    assert cfg["workloadMetadataConfig"] == {"mode": "GKE_METADATA"}
+    assert "reservationAffinity" not in cfg
+    assert inputs["nodeLocations"] == ["us-central1-a", "us-central1-c"]
+
+
+def test_autoscaling_from_zero_and_counts_left_to_the_autoscaler(l4_spot: Plan) -> None:
+    r = l4_spot.one(NODEPOOL)
+    assert r.inputs["autoscaling"] == {
+        "totalMinNodeCount": 0,
+        "totalMaxNodeCount": 3,
+        "locationPolicy": "ANY",
+    }
+    assert r.inputs["initialNodeCount"] == 0
+    assert "nodeCount" not in r.inputs, "node_count must not be combined with autoscaling"
+    assert r.inputs["ignoreNodeCountChanges"] is True
+    assert r.options["ignoreChanges"] == ["initialNodeCount", "nodeCount"]
+
+
+def test_immutable_fields_replace_the_pool_deleting_first(l4_spot: Plan) -> None:
+    r = l4_spot.one(NODEPOOL)
+    assert r.options["replaceOnChanges"] == [
+        "nodeConfig.guestAccelerators",
+        "nodeConfig.reservationAffinity",
+        "nodeConfig.spot",
+    ]
+    assert r.options["deleteBeforeReplace"] is True
+
+
+def test_labels_are_the_scheduling_labels_the_operator_selects_on(l4_spot: Plan) -> None:
+    [pool] = resolve_pools(
+        "gke",
+        [
+            {
+                "name": "l4-spot",
+                "machine_type": "g2-standard-8",
+                "max_nodes": 3,
+                "spot": True,
+                "sharing": {"mode": "time-slicing", "replicas": 4},
+            }
+        ],
+    )
+    plan = plan_driver("gke", None, "auto", GPU_OPERATOR.version)
+    assert l4_spot.one(NODEPOOL).inputs["nodeConfig"]["labels"] == pool_labels(pool, plan)
+
+
+def test_component_is_parent_with_the_right_type(l4_spot: Plan) -> None:
+    comp = l4_spot.one("gpu-platform:index:GkeGpuNodePool", "l4-spot")
+    assert l4_spot.one(NODEPOOL).parent == comp.urn
+
+
+@pytest.mark.parametrize(("mode", "strategy"), [("time-slicing", "TIME_SHARING"), ("mps", "MPS")])
+def test_gke_native_sharing_sets_gpu_sharing_config(mode: str, strategy: str) -> None:
+    plan = build(
+        {
+            "name": "l4-shared",
+            "machine_type": "g2-standard-8",
+            "max_nodes": 2,
+            "sharing": {"mode": mode, "replicas": 3, "managed_by": "cloud"},
+        }
+    )
+    cfg = node_pool(plan)["nodeConfig"]
+    assert cfg["guestAccelerators"][0]["gpuSharingConfig"] == {
+        "gpuSharingStrategy": strategy,
+        "maxSharedClientsPerGpu": 3,
+    }
+    assert "gpuPartitionSize" not in cfg["guestAccelerators"][0]
+    # GKE's device plugin implements the sharing: keep NVIDIA's off these nodes, keep GKE's on.
+    assert cfg["labels"]["nvidia.com/gpu.deploy.device-plugin"] == "false"
+    assert "gke-no-default-nvidia-gpu-device-plugin" not in cfg["labels"]
+    assert "nvidia.com/device-plugin.config" not in cfg["labels"]
+
+
+def test_gke_native_mig_sets_partition_size() -> None:
+    plan = build(
+        {
+            "name": "a100-mig",
+            "machine_type": "a2-highgpu-2g",
+            "max_nodes": 2,
+            "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
+        }
+    )
+    accel = node_pool(plan)["nodeConfig"]["guestAccelerators"][0]
+    assert accel == {
+        "type": "nvidia-tesla-a100",
+        "count": 2,
+        "gpuPartitionSize": "1g.5gb",
+        "gpuDriverInstallationConfig": {"gpuDriverVersion": "INSTALLATION_DISABLED"},
+    }
+    labels = node_pool(plan)["nodeConfig"]["labels"]
+    assert labels["nvidia.com/gpu.deploy.mig-manager"] == "false"
+    assert "nvidia.com/mig.config" not in labels
+
+
+def test_operator_mig_leaves_the_gpu_whole_and_labels_the_layout() -> None:
+    plan = build(
+        {
+            "name": "h100",
+            "machine_type": "a3-highgpu-8g",
+            "max_nodes": 1,
+            "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
+        }
+    )
+    cfg = node_pool(plan)["nodeConfig"]
+    assert cfg["guestAccelerators"] == [
+        {
+            "type": "nvidia-h100-80gb",
+            "count": 8,
+            "gpuDriverInstallationConfig": {"gpuDriverVersion": "INSTALLATION_DISABLED"},
+        }
+    ]
+    assert cfg["labels"]["nvidia.com/mig.config"] == "all-1g.10gb"
+    assert cfg["labels"]["gke-no-default-nvidia-gpu-device-plugin"] == "true"
+
+
+def test_operator_owned_driver_on_ubuntu() -> None:
+    plan = build(
+        {
+            "name": "t4",
+            "machine_type": "n1-standard-8",
+            "gpus_per_node": 2,
+            "max_nodes": 2,
+            "image": "UBUNTU_CONTAINERD",
+        },
+        driver_owner="operator",
+    )
+    cfg = node_pool(plan)["nodeConfig"]
+    assert cfg["imageType"] == "UBUNTU_CONTAINERD"
+    assert cfg["guestAccelerators"] == [
+        {
+            "type": "nvidia-tesla-t4",
+            "count": 2,
+            "gpuDriverInstallationConfig": {"gpuDriverVersion": "INSTALLATION_DISABLED"},
+        }
+    ]
+
+
+def test_operator_owned_driver_on_cos_is_refused() -> None:
+    with pytest.raises(ConfigError) as err:
+        build({"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1}, driver_owner="operator")
+    assert err.value.problems[0][0] == "driver_owner"
+    assert "UBUNTU_CONTAINERD" in err.value.problems[0][1]
+
+
+def test_specific_reservation_and_on_demand() -> None:
+    plan = build({"name": "h100", "machine_type": "a3-highgpu-8g", "max_nodes": 4, "reservation": "h100-res"})
+    inputs = node_pool(plan)
+    assert inputs["nodeConfig"]["reservationAffinity"] == {
+        "consumeReservationType": "SPECIFIC_RESERVATION",
+        "key": "compute.googleapis.com/reservation-name",
+        "values": ["h100-res"],
+    }
+    assert inputs["nodeConfig"]["spot"] is False
+    assert inputs["autoscaling"]["locationPolicy"] == "ANY"
+
+
+def test_user_taints_follow_the_gpu_taint_in_gke_shape() -> None:
+    plan = build(
+        {
+            "name": "l4",
+            "machine_type": "g2-standard-8",
+            "max_nodes": 2,
+            "taints": [
+                {"key": "team", "value": "research", "effect": "NoExecute"},
+                {"key": "tier", "value": "batch", "effect": "PreferNoSchedule"},
+            ],
+        }
+    )
+    assert node_pool(plan)["nodeConfig"]["taints"] == [
+        GPU_TAINT_GKE,
+        {"key": "team", "value": "research", "effect": "NO_EXECUTE"},
+        {"key": "tier", "value": "batch", "effect": "PREFER_NO_SCHEDULE"},
+    ]
+    assert node_pool(plan)["autoscaling"]["locationPolicy"] == "BALANCED"
+
+
+def test_initial_nodes_are_split_per_zone() -> None:
+    plan = build(
+        {
+            "name": "l4",
+            "machine_type": "g2-standard-8",
+            "min_nodes": 1,
+            "initial_nodes": 3,
+            "max_nodes": 6,
+            "zones": ["us-central1-a", "us-central1-b"],
+        }
+    )
+    inputs = node_pool(plan)
+    assert inputs["initialNodeCount"] == 2
+    assert inputs["autoscaling"]["totalMinNodeCount"] == 1 and inputs["autoscaling"]["totalMaxNodeCount"] == 6
+
+
+def test_workload_identity_can_be_turned_off_for_clusters_without_it() -> None:
+    plan = build({"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1}, workload_identity=False)
+    assert "workloadMetadataConfig" not in node_pool(plan)["nodeConfig"]
+
+
+def test_errors_name_the_argument_and_register_nothing() -> None:
+    seen: list[ConfigError] = []
+
+    def program() -> None:
+        for pool in (
+            {"name": "x", "machine_type": "p5.48xlarge", "max_nodes": 1},
+            {
+                "name": "x",
+                "machine_type": "a2-highgpu-1g",
+                "max_nodes": 1,
+                "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb.me"}},
+            },
+        ):
+            with pytest.raises(ConfigError) as err:
+                GkeGpuNodePool("x", {"cluster": "c", "location": "l", "pool": pool})
+            seen.append(err.value)
+
+    plan = run_program(program)
+    assert plan.resources == []
+    assert seen[0].problems[0][0] == "pool.machineType"
+    assert "g2-standard-8" in seen[0].problems[0][1]
+    assert seen[1].problems == [
+        ("pool.sharing.mig.layout", "GKE gpu_partition_size takes plain <n>g.<m>gb profiles, not '+me' ones")
+    ]
