@@ -42,7 +42,12 @@ def build(run_component: Callable[..., Plan], cloud: str, pool: dict[str, Any], 
         "storage_uri": "hf://org/model",
         **kw,
     }
-    plan = run_component(lambda: GpuInferenceService("svc", args))
+    def program() -> None:
+        # Callables become Outputs inside the program, on the plan's own event loop.
+        built = {k: (v() if callable(v) else v) for k, v in args.items()}
+        GpuInferenceService("svc", built)
+
+    plan = run_component(program)
     return plan.one(ISVC).inputs
 
 
@@ -237,7 +242,7 @@ def test_refusals_name_the_argument(run_component: Callable[..., Plan]) -> None:
 
 
 def test_gpus_known_only_at_deploy_time_are_checked_too(run_component: Callable[..., Plan]) -> None:
-    resources = predictor(build(run_component, "gke", L4_TIME_SLICED, gpus=pulumi.Output.from_input(2)))
+    resources = predictor(build(run_component, "gke", L4_TIME_SLICED, gpus=lambda: pulumi.Output.from_input(2)))
     assert resources["model"]["resources"]["limits"]["nvidia.com/gpu"] == 2
     # An Output is checked inside its apply by the same function (called directly here: a failing
     # apply under mocks leaves unretrieved futures that only add noise to the test log).
@@ -285,7 +290,7 @@ def test_stack_config_refuses_fractional_or_zero_gpus_naming_the_key(gpus: float
         load_platform(stack(gpus))
     paths = [p for p, _ in exc.value.problems]
     assert "gpu-platform:kserve.services[0].gpus" in paths
-    assert f"gpu-platform:kserve.services[0].gpus: {float(gpus)} is not a whole number" in str(exc.value)
+    assert f"gpu-platform:kserve.services[0].gpus: {gpus:g} is not a whole number" in str(exc.value)
 
 
 def test_stack_config_accepts_one_replica() -> None:

@@ -40,7 +40,7 @@ def gpu_units_problems(gpus: Any, pool: GpuPool, resource: str | None) -> list[t
         return [
             (
                 "gpus",
-                f"{gpus} is not a whole number of GPUs >= 1: Kubernetes rejects fractional or zero "
+                f"{gpus:g} is not a whole number of GPUs >= 1: Kubernetes rejects fractional or zero "
                 "extended resources (requests must equal limits); share a GPU with time-slicing replicas "
                 "or MIG slices instead",
             )

@@ -64,6 +64,12 @@ def _pydantic_problems(err: ValidationError, prefix: str) -> list[tuple[str, str
             reason = "unknown key"
         elif kind == "missing":
             reason = "required key is missing"
+        elif kind == "string_pattern_mismatch" and loc and loc[-1] == "cudaVersion":
+            reason = f"{e['input']!r} is not a CUDA version like '12.8'"
+        elif kind == "string_pattern_mismatch" and loc and loc[-1] == "timeout":
+            reason = f"{e['input']!r} is not a duration like '10m' (s, m or h)"
+        elif kind == "string_pattern_mismatch":
+            reason = f"{e['input']!r} is not a valid name: lowercase letters, digits and dashes, starting with a letter"
         elif kind == "literal_error":
             expected = e.get("ctx", {}).get("expected", "")
             reason = f"{e['input']!r} is not valid; valid: {expected.replace(' or ', ', ')}"
@@ -93,7 +99,11 @@ def _resolve_sharing(
         elif s.replicas > 48:
             p.add([*loc, "replicas"], f"at most 48 clients per GPU (got {s.replicas})")
         if s.mig is not None:
-            p.add([*loc, "mig"], f"only with mode 'mig' (mode is '{s.mode}'); MPS is not supported on MIG")
+            p.add(
+                [*loc, "mig"],
+                f"only with mode 'mig' (mode is '{s.mode}')"
+                + ("; MPS is not supported on MIG" if s.mode == "mps" else ""),
+            )
         if s.mode == "time-slicing" and pool.isolation_required:
             p.add(
                 [*loc, "mode"],
@@ -219,7 +229,7 @@ def _resolve_pool(
                     f"{pool.machine_type} takes {', '.join(map(str, machine.allowed_gpu_counts))} attached GPUs",
                 )
             elif pool.gpus_per_node != machine.gpus:
-                p.add([*loc, "gpusPerNode"], f"{pool.machine_type} has {machine.gpus} GPUs per node")
+                p.add([*loc, "gpusPerNode"], f"{pool.machine_type} has {machine.gpus} GPU{'s' if machine.gpus > 1 else ''} per node")
         gpu_key, vcpus, mem = machine.gpu_key, machine.vcpus, machine.memory_gib
         if pool.image is not None and pool.image not in IMAGES[cloud]:
             p.add(

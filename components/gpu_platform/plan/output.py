@@ -94,15 +94,15 @@ def render_tree(plan: Plan) -> str:
     lines.append(f"     Type{' ' * 52}Name")
     lines.append(f" +   pulumi:pulumi:Stack{' ' * 37}{plan.project}-{plan.stack}")
 
-    def walk(parent: str, depth: int) -> None:
+    def walk(parent: str, prefix: str) -> None:
         kids = sorted(children.get(parent, []), key=lambda r: (r.type, r.name))
         for i, r in enumerate(kids):
-            branch = "└─ " if i == len(kids) - 1 else "├─ "
-            label = "   " * depth + branch + r.type
+            last = i == len(kids) - 1
+            label = prefix + ("└─ " if last else "├─ ") + r.type
             lines.append(f" +   {label:<55} {r.name}")
-            walk(r.urn, depth + 1)
+            walk(r.urn, prefix + ("   " if last else "│  "))
 
-    walk("", 0)
+    walk("", "")
     lines.append("")
     lines.append(f"Resources:\n    + {len(plan.resources)} to create")
     return "\n".join(lines)

@@ -150,6 +150,12 @@ def start_mock_runtime(
     """Reset the Pulumi runtime to a fresh mocked engine with this config; return the recorder."""
     from pulumi.runtime import settings
 
+    try:
+        previous = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        previous = None
+    if previous is not None and not previous.is_running() and not previous.is_closed():
+        previous.close()
     asyncio.set_event_loop(asyncio.new_event_loop())
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
@@ -166,3 +172,12 @@ def run_under_mocks(program: Any) -> None:
     from pulumi.runtime.sync_await import _sync_await
 
     _sync_await(run_pulumi_func(program))
+
+
+def close_mock_runtime() -> None:
+    """Close the plan's event loop now, not at interpreter exit, where its self-pipe may be gone."""
+    loop = asyncio.get_event_loop()
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
+    loop.run_until_complete(asyncio.sleep(0))
+    loop.close()

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from gpu_platform.plan.recorder import Registration, run_under_mocks, start_mock_runtime
+from gpu_platform.plan.recorder import Registration, close_mock_runtime, run_under_mocks, start_mock_runtime
 
 SECURE_PLACEHOLDER = "offline-placeholder-secret"
 
@@ -104,6 +104,7 @@ def run_plan(project_dir: str | Path, stack: str, config_override: dict[str, Any
     finally:
         os.chdir(old_cwd)
         sys.path[:] = old_path
+        close_mock_runtime()
     return Plan(project.name, stack, sorted(monitor.registrations, key=lambda r: r.urn))
 
 
@@ -121,5 +122,8 @@ def run_program(
     """Run a Python callable as a Pulumi program under mocks (tests build one component this way)."""
     cfg = {k: (v if isinstance(v, str) else json.dumps(v)) for k, v in (config or {}).items()}
     monitor = start_mock_runtime(project, stack, cfg, [])
-    run_under_mocks(program)
+    try:
+        run_under_mocks(program)
+    finally:
+        close_mock_runtime()
     return Plan(project, stack, sorted(monitor.registrations, key=lambda r: r.urn))

@@ -1,0 +1,76 @@
+"""Adapt the rules to ``pulumi_policy``: one ResourceValidationPolicy or StackValidationPolicy per rule.
+
+Building the list does not start anything; only ``PolicyPack(...)`` (in ``policy/__main__.py``)
+starts the analyzer's gRPC server. Properties are copied out of pulumi_policy's unknown-checking
+proxies value by value, so a value still unknown during a preview becomes ``UNKNOWN`` for the rules
+instead of aborting the whole policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gpu_platform.policy.model import MANDATORY, UNKNOWN, PolicyResource
+from gpu_platform.policy.rules import RULES, Rule
+
+
+def plain(value: Any) -> Any:
+    """A pulumi_policy property value as plain data, unknowns replaced by ``UNKNOWN``."""
+    from pulumi_policy.proxy import UnknownValueError
+
+    def item(container: Any, key: Any) -> Any:
+        try:
+            return plain(container[key])
+        except UnknownValueError:
+            return UNKNOWN
+
+    if isinstance(value, Mapping):
+        return {str(k): item(value, k) for k in value}
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        return [item(value, i) for i in range(len(value))]
+    return value
+
+
+def from_policy(resource_type: str, name: str, urn: str, props: Any, opts: Any) -> PolicyResource:
+    ignore = list(getattr(opts, "ignore_changes", None) or [])
+    return PolicyResource(
+        resource_type, name, urn, plain(props) if props is not None else {}, {"ignoreChanges": ignore}
+    )
+
+
+def _level(rule: Rule) -> Any:
+    from pulumi_policy import EnforcementLevel
+
+    return EnforcementLevel.MANDATORY if rule.level == MANDATORY else EnforcementLevel.ADVISORY
+
+
+def _resource_policy(rule: Rule) -> Any:
+    from pulumi_policy import ResourceValidationPolicy
+
+    def validate(args: Any, report_violation: Any) -> None:
+        res = from_policy(args.resource_type, args.name, args.urn, args.props, args.opts)
+        for v in rule.check(res):
+            report_violation(v.message, None)
+
+    return ResourceValidationPolicy(
+        name=rule.name, description=rule.description, validate=validate, enforcement_level=_level(rule)
+    )
+
+
+def _stack_policy(rule: Rule) -> Any:
+    from pulumi_policy import StackValidationPolicy
+
+    def validate(args: Any, report_violation: Any) -> None:
+        resources = [from_policy(r.resource_type, r.name, r.urn, r.props, r.opts) for r in args.resources]
+        for v in rule.check(resources):
+            report_violation(v.message, v.urn)
+
+    return StackValidationPolicy(
+        name=rule.name, description=rule.description, validate=validate, enforcement_level=_level(rule)
+    )
+
+
+def build_policies() -> list[Any]:
+    """The pack's policies, one per rule in ``RULES``, with each rule's enforcement level."""
+    return [_resource_policy(r) if r.scope == "resource" else _stack_policy(r) for r in RULES.values()]

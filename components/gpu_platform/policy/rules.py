@@ -1,0 +1,470 @@
+"""The guard rails: each classic GPU-on-Kubernetes mistake as one rule over ``PolicyResource`` views.
+
+Rules read resource type tokens and camelCase properties as the Pulumi engine sees them, so they
+apply to any Pulumi program on GKE, EKS or AKS, not only to this library's. Resource rules look at
+one resource; stack rules relate several (pools vs. the GPU Operator). Both the policy pack
+(``policy/__main__.py``) and ``gpu-platform plan --policy`` (``policy.offline``) run ``RULES``.
+See docs/pitfalls.md for why each rule exists.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from gpu_platform.policy.kube import (
+    GPU_RESOURCE_PREFIX,
+    REPELLING_EFFECTS,
+    effect_to_cloud,
+    format_taint,
+    parse_quantity,
+    resource_blocks,
+    untolerated,
+)
+from gpu_platform.policy.model import (
+    ADVISORY,
+    MANDATORY,
+    Level,
+    PolicyResource,
+    Violation,
+    as_map,
+    get,
+    is_unknown,
+    path_is_ignored,
+)
+from gpu_platform.policy.nodepools import NodePoolView, gpu_pools, node_pools
+from gpu_platform.policy.operators import (
+    HELM_TYPES,
+    GpuOperatorView,
+    config_map_configs,
+    device_plugins,
+    gpu_operators,
+    is_time_slicing_config,
+)
+from gpu_platform.pools import GPU_TAINT
+from gpu_platform.scheduling import (
+    DEPLOY_DEVICE_PLUGIN_LABEL,
+    DEVICE_PLUGIN_CONFIG_LABEL,
+    GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL,
+    ISOLATION_LABEL,
+    SHARING_LABEL,
+)
+
+DEPLOY_OPERANDS_LABEL = "nvidia.com/gpu.deploy.operands"
+"""GPU Operator per-node switch: ``false`` keeps every operand off the node."""
+DEPLOY_DRIVER_LABEL = "nvidia.com/gpu.deploy.driver"
+
+Finding = tuple[str, str]
+"""``(urn, message)`` as a rule body yields it."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    description: str
+    level: Level
+    scope: Literal["resource", "stack"]
+    check: Callable[[Any], list[Violation]]
+    """Resource rules take one ``PolicyResource``, stack rules the list of all of them."""
+
+
+RULES: dict[str, Rule] = {}
+
+
+def _rule(
+    name: str, level: Level, scope: Literal["resource", "stack"], description: str
+) -> Callable[..., Any]:
+    """Register a rule body yielding ``(urn, message)``; the registered function returns ``Violation``s."""
+
+    def register(body: Callable[[Any], Iterable[Finding]]) -> Callable[[Any], list[Violation]]:
+        @functools.wraps(body)
+        def check(subject: Any) -> list[Violation]:
+            return [Violation(name, level, urn, message) for urn, message in body(subject)]
+
+        RULES[name] = Rule(name, description, level, scope, check)
+        return check
+
+    return register
+
+
+# --- resource rules ---------------------------------------------------------------------------------
+
+_CLOUD_TAINT = (
+    f'{{key: "{GPU_TAINT.key}", value: "{GPU_TAINT.value}", effect: "{effect_to_cloud(GPU_TAINT.effect)}"}}'
+)
+_TAINT_FIX = {
+    "gke": f"nodeConfig.taints: [{_CLOUD_TAINT}]",
+    "eks": f"taints: [{_CLOUD_TAINT}]",
+    "aks": f'nodeTaints: ["{format_taint(GPU_TAINT)}"]',
+}
+
+
+@_rule(
+    "gpu-pool-taint",
+    MANDATORY,
+    "resource",
+    "Every GPU node pool, node group or agent pool carries a NoSchedule nvidia.com/gpu taint, so ordinary "
+    "pods never fill expensive GPU nodes (GKE taints only in some cases, EKS and AKS never).",
+)
+def gpu_pool_taint(res: PolicyResource) -> Iterator[Finding]:
+    for pool in node_pools(res):
+        if not pool.gpu or pool.taints is None:
+            continue
+        gpu_taints = [t for t in pool.taints if t.key == GPU_TAINT.key]
+        if any(t.effect in REPELLING_EFFECTS for t in gpu_taints):
+            continue
+        weak = f" (it is only {gpu_taints[0].effect})" if gpu_taints else ""
+        yield (
+            res.urn,
+            f"GPU node pool {pool.display} has no NoSchedule taint with key {GPU_TAINT.key}{weak}: "
+            "ordinary pods will be scheduled onto its GPU nodes and keep them busy. Add "
+            f"{pool.prefix}{_TAINT_FIX[pool.cloud]} and give GPU workloads the matching toleration.",
+        )
+
+
+@_rule(
+    "gpu-request-whole-number",
+    MANDATORY,
+    "resource",
+    "Containers ask for whole GPUs (nvidia.com/*): no fractions, requests equal to limits, never requests "
+    "without limits. Kubernetes rejects anything else at admission.",
+)
+def gpu_request_whole_number(res: PolicyResource) -> Iterator[Finding]:
+    if not res.type.startswith("kubernetes:"):
+        return
+    for path, block in resource_blocks(res.props):
+        limits, requests = as_map(block.get("limits")), as_map(block.get("requests"))
+        for name in sorted({*limits, *requests}):
+            if not str(name).startswith(GPU_RESOURCE_PREFIX):
+                continue
+            lim_raw, req_raw = limits.get(name), requests.get(name)
+            if is_unknown(lim_raw) or is_unknown(req_raw):
+                continue
+            lim, req = parse_quantity(lim_raw), parse_quantity(req_raw)
+            for raw, qty, field in ((lim_raw, lim, "limits"), (req_raw, req, "requests")):
+                if raw is not None and (qty is None or qty != qty.to_integral_value() or qty < 0):
+                    yield (
+                        res.urn,
+                        f"{path}.{field}: {raw!r} {name} is not a whole number; Kubernetes rejects "
+                        "fractional extended resources ('must be an integer'). Share GPUs with time-slicing "
+                        "or MPS replicas or MIG slices, and ask for whole units of those.",
+                    )
+            if req_raw is not None and lim_raw is None:
+                yield (
+                    res.urn,
+                    f"{path}: requests {name} without a limit; extended resources need limits "
+                    "(requests may be omitted and then default to the limit).",
+                )
+            elif req is not None and lim is not None and req != lim:
+                yield (
+                    res.urn,
+                    f"{path}: requests {req_raw} {name} but limits {lim_raw}; GPU requests must equal limits "
+                    "(GPUs cannot be overcommitted).",
+                )
+
+
+_RANGE = re.compile(r"[\^~<>=*|]|(^|\.)[xX](\.|$)|\s-\s|^latest$", re.IGNORECASE)
+
+
+def _local_chart(chart: str) -> bool:
+    return chart.startswith((".", "/", "file://")) or chart.endswith(".tgz")
+
+
+@_rule(
+    "helm-chart-pinned",
+    MANDATORY,
+    "resource",
+    "Helm releases pin an exact chart version, so a preview shows what will really be installed and an "
+    "upstream release never changes a cluster unannounced.",
+)
+def helm_chart_pinned(res: PolicyResource) -> Iterator[Finding]:
+    if res.type not in HELM_TYPES:
+        return
+    chart, version = res.props.get("chart"), res.props.get("version")
+    if is_unknown(chart) or is_unknown(version) or not isinstance(chart, str) or _local_chart(chart):
+        return
+    if version is None or str(version).strip() == "":
+        yield (
+            res.urn,
+            f"Helm chart '{chart}' has no version: each `pulumi up` installs whatever is newest upstream. "
+            "Set `version` to an exact release.",
+        )
+    elif _RANGE.search(str(version).strip()):
+        yield (
+            res.urn,
+            f"Helm chart '{chart}' version '{version}' is a range, not a release: pin an exact version.",
+        )
+
+
+_SIZE_FIGHT = {
+    "gke": "sets the node count back",
+    "eks": "sets the desired size back and drains the nodes the autoscaler added",
+    "aks": "fails: AKS refuses to scale an autoscaled pool by hand",
+}
+_SIZE_FIX = {
+    "gke": 'set ignore_node_count_changes=True or ignore_changes=["{field}"] (or leave node_count unset and '
+    "use initial_node_count)",
+    "eks": 'add ignore_changes=["{field}"]',
+    "aks": 'add ignore_changes=["{field}"] and keep only an initial count',
+}
+
+
+@_rule(
+    "autoscaled-pool-ignores-size",
+    MANDATORY,
+    "resource",
+    "Autoscaled node pools ignore changes to their node count, so `pulumi up` never fights the cluster "
+    "autoscaler (shrinking a busy group, or failing on AKS).",
+)
+def autoscaled_pool_ignores_size(res: PolicyResource) -> Iterator[Finding]:
+    for pool in node_pools(res):
+        for field in pool.size_fields:
+            if path_is_ignored(res.ignore_changes, field):
+                continue
+            fix = _SIZE_FIX[pool.cloud].format(field=field)
+            yield (
+                res.urn,
+                f"Autoscaled node pool {pool.display} sets {field} without ignoring changes to it: once the "
+                f"autoscaler resizes the pool, the next `pulumi up` {_SIZE_FIGHT[pool.cloud]}. "
+                f"{fix[0].upper()}{fix[1:]}.",
+            )
+
+
+# --- stack rules ------------------------------------------------------------------------------------
+
+
+def _operand_pools(resources: list[PolicyResource]) -> list[NodePoolView]:
+    """GPU pools the GPU Operator manages (not switched off per node)."""
+    return [p for p in gpu_pools(resources) if p.label(DEPLOY_OPERANDS_LABEL) != "false"]
+
+
+def _tolerations_hint(missing: list[Any]) -> str:
+    return ", ".join(f"{{key: {t.key}, operator: Exists, effect: {t.effect}}}" for t in missing)
+
+
+@_rule(
+    "gpu-operator-tolerations",
+    MANDATORY,
+    "stack",
+    "The GPU Operator's daemonsets (driver, toolkit, device plugin, validator), its NFD worker and any "
+    "standalone device plugin tolerate every taint of the GPU pools, or the GPUs are never advertised.",
+)
+def gpu_operator_tolerations(resources: list[PolicyResource]) -> Iterator[Finding]:
+    pools = [p for p in _operand_pools(resources) if p.taints is not None]
+    for op in gpu_operators(resources):
+        checks = [
+            (
+                "daemonsets.tolerations",
+                op.daemonset_tolerations,
+                "its driver, toolkit, device plugin and "
+                "validator pods never start there, so the GPUs are never advertised",
+            )
+        ]
+        if op.kind == "helm":
+            checks.append(
+                (
+                    "node-feature-discovery.worker.tolerations",
+                    op.nfd_worker_tolerations,
+                    "NFD never labels those nodes, so the operator never treats them as GPU nodes",
+                )
+            )
+        for key, tolerations, effect in checks:
+            if tolerations is None:
+                continue
+            for pool in pools:
+                missing = untolerated(tolerations, [*(pool.taints or ()), *pool.cloud_taints])
+                if missing:
+                    yield (
+                        op.resource.urn,
+                        f"GPU Operator {op.display}: {key} do not tolerate "
+                        f"{', '.join(format_taint(t) for t in missing)} on GPU pool {pool.display}: "
+                        f"{effect}. Add {_tolerations_hint(missing)}.",
+                    )
+    for plugin in device_plugins(resources):
+        if plugin.tolerations is None:
+            continue
+        for pool in pools:
+            missing = untolerated(plugin.tolerations, [*(pool.taints or ()), *pool.cloud_taints])
+            if missing and not plugin.constrained:
+                yield (
+                    plugin.resource.urn,
+                    f"Device plugin '{plugin.resource.name}' does not tolerate "
+                    f"{', '.join(format_taint(t) for t in missing)} on GPU pool {pool.display}, so that "
+                    f"pool's GPUs are never advertised. Add {_tolerations_hint(missing)}.",
+                )
+
+
+_CLOUD_DRIVER_SOURCE = {
+    "gke": "GKE installs it (guestAccelerators gpuDriverInstallationConfig.gpuDriverVersion is not "
+    "INSTALLATION_DISABLED; unset means GKE's default driver)",
+    "eks": "the {ami} AMI ships it",
+    "aks": 'AKS installs it (gpuProfile.driver is not "None")',
+}
+_CLOUD_DRIVER_FIX = {
+    "gke": "set gpuDriverVersion INSTALLATION_DISABLED with the operator driver on UBUNTU_CONTAINERD, or "
+    "keep Google's driver and set driver.enabled=false",
+    "eks": "set driver.enabled=false and toolkit.enabled=false (the AMI has both)",
+    "aks": 'set gpuProfile.driver "None" on the pool, or keep the AKS driver and set driver.enabled=false '
+    "and toolkit.enabled=false",
+}
+
+
+@_rule(
+    "single-driver-owner",
+    MANDATORY,
+    "stack",
+    "The NVIDIA driver has one owner: never the cloud (GKE driver install, EKS NVIDIA AMI, AKS driver) and "
+    "the GPU Operator (driver.enabled=true) on the same nodes.",
+)
+def single_driver_owner(resources: list[PolicyResource]) -> Iterator[Finding]:
+    operators = [op for op in gpu_operators(resources) if op.driver_enabled]
+    if not operators:
+        return
+    for pool in _operand_pools(resources):
+        if pool.cloud_driver is not True or pool.labels is None or pool.label(DEPLOY_DRIVER_LABEL) == "false":
+            continue
+        for op in operators:
+            source = _CLOUD_DRIVER_SOURCE[pool.cloud].format(ami=pool.ami_type)
+            yield (
+                pool.resource.urn,
+                f"GPU pool {pool.display} gets its NVIDIA driver from the cloud ({source}) and GPU "
+                f"Operator {op.display} installs one too (driver.enabled is true, the chart default). The "
+                "operator cannot replace a host driver: its driver pods fail or the requested version is "
+                f"silently ignored. Either {_CLOUD_DRIVER_FIX[pool.cloud]}.",
+            )
+
+
+def _device_plugin_runs_on(op: GpuOperatorView, pool: NodePoolView) -> bool:
+    return op.device_plugin_enabled is True and pool.label(DEPLOY_DEVICE_PLUGIN_LABEL) != "false"
+
+
+@_rule(
+    "bottlerocket-single-device-plugin",
+    MANDATORY,
+    "stack",
+    "Bottlerocket NVIDIA nodes already run a device plugin: neither the GPU Operator nor a standalone "
+    "device plugin adds a second one there.",
+)
+def bottlerocket_single_device_plugin(resources: list[PolicyResource]) -> Iterator[Finding]:
+    pools = [p for p in _operand_pools(resources) if p.bottlerocket and p.labels is not None]
+    for pool in pools:
+        for op in gpu_operators(resources):
+            if _device_plugin_runs_on(op, pool):
+                yield (
+                    op.resource.urn,
+                    f"GPU pool {pool.display} runs {pool.ami_type}, which ships its own NVIDIA device "
+                    f"plugin, and GPU Operator {op.display} deploys a second one there "
+                    f"(devicePlugin.enabled). Label the pool {DEPLOY_DEVICE_PLUGIN_LABEL}=false, or set "
+                    "devicePlugin.enabled=false.",
+                )
+        for plugin in device_plugins(resources):
+            if not plugin.constrained:
+                yield (
+                    plugin.resource.urn,
+                    f"Device plugin '{plugin.resource.name}' has no nodeSelector or affinity and would "
+                    f"also run on GPU pool {pool.display} ({pool.ami_type}), which ships its own device "
+                    "plugin. Keep it off Bottlerocket nodes.",
+                )
+
+
+@_rule(
+    "gke-single-device-plugin",
+    MANDATORY,
+    "stack",
+    "GKE GPU pools used with the GPU Operator's device plugin carry gke-no-default-nvidia-gpu-device-plugin="
+    "true, so GKE's own device plugin does not run next to NVIDIA's.",
+)
+def gke_single_device_plugin(resources: list[PolicyResource]) -> Iterator[Finding]:
+    operators = gpu_operators(resources)
+    for pool in _operand_pools(resources):
+        if (
+            pool.cloud != "gke"
+            or pool.labels is None
+            or pool.label(GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL) == "true"
+        ):
+            continue
+        for op in operators:
+            if _device_plugin_runs_on(op, pool):
+                yield (
+                    pool.resource.urn,
+                    f"GKE GPU pool {pool.display} lacks the node label "
+                    f"{GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL}=true, so GKE's device plugin runs next to the one "
+                    f"GPU Operator {op.display} deploys. Add it to {pool.prefix}nodeConfig.labels (or label "
+                    f"the pool {DEPLOY_DEVICE_PLUGIN_LABEL}=false to keep GKE's plugin, e.g. for GKE-managed "
+                    "time-sharing).",
+                )
+
+
+def _time_slicing_sources(pool: NodePoolView, resources: list[PolicyResource]) -> list[str]:
+    how = []
+    if pool.gke_sharing == "TIME_SHARING":
+        how.append("GKE gpuSharingConfig TIME_SHARING")
+    if pool.label(SHARING_LABEL) == "time-slicing":
+        how.append(f"label {SHARING_LABEL}=time-slicing")
+    key = pool.label(DEVICE_PLUGIN_CONFIG_LABEL)
+    for op in gpu_operators(resources):
+        configs = {**config_map_configs(resources, op.device_plugin_config_name), **op.device_plugin_configs}
+        chosen = key if isinstance(key, str) and key else op.device_plugin_default
+        if chosen and is_time_slicing_config(configs.get(chosen)):
+            how.append(f"device-plugin config '{chosen}' of {op.display}")
+    return how
+
+
+@_rule(
+    "time-slicing-isolation",
+    ADVISORY,
+    "stack",
+    f"GPU pools marked {ISOLATION_LABEL}=required are not time-sliced: time-slicing has no memory or fault "
+    "isolation between the pods sharing a GPU.",
+)
+def time_slicing_isolation(resources: list[PolicyResource]) -> Iterator[Finding]:
+    for pool in gpu_pools(resources):
+        if pool.label(ISOLATION_LABEL) != "required":
+            continue
+        how = _time_slicing_sources(pool, resources)
+        if how:
+            yield (
+                pool.resource.urn,
+                f"GPU pool {pool.display} is marked {ISOLATION_LABEL}=required but its GPUs are time-sliced "
+                f"({'; '.join(how)}): pods sharing a GPU get no memory or fault isolation, so one can "
+                "exhaust GPU memory or crash its neighbours. Use MIG, or MPS for per-client memory limits.",
+            )
+
+
+# --- running ----------------------------------------------------------------------------------------
+
+
+def resource_rules() -> list[Rule]:
+    return [r for r in RULES.values() if r.scope == "resource"]
+
+
+def stack_rules() -> list[Rule]:
+    return [r for r in RULES.values() if r.scope == "stack"]
+
+
+def check_resource(res: PolicyResource) -> list[Violation]:
+    return [v for rule in resource_rules() for v in rule.check(res)]
+
+
+def check_stack(resources: list[PolicyResource]) -> list[Violation]:
+    return [v for rule in stack_rules() for v in rule.check(resources)]
+
+
+def check_all(resources: list[PolicyResource]) -> list[Violation]:
+    """Every rule over a whole program: each resource rule per resource, then the stack rules."""
+    return [v for r in resources for v in check_resource(r)] + check_stack(resources)
+
+
+__all__ = [
+    "RULES",
+    "PolicyResource",
+    "Rule",
+    "Violation",
+    "check_all",
+    "check_resource",
+    "check_stack",
+    "get",
+]

@@ -1,0 +1,156 @@
+"""The policy pack: its policies come from the rule registry and behave in the analyzer as in the rules.
+
+``PolicyPack(...)`` starts a gRPC server, so nothing here constructs one: the pack's ``__main__.py``
+runs with ``PolicyPack`` replaced by a recorder, and the policies are exercised through
+pulumi_policy's own analyzer servicer with requests shaped as the engine sends them (including
+values that are unknown during a preview).
+"""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from gpu_platform.policy import RULES
+from gpu_platform.policy.operators import (
+    OPERATOR_DEFAULT_DAEMONSET_TOLERATIONS,
+    OPERATOR_DEFAULT_NFD_WORKER_TOLERATIONS,
+)
+from gpu_platform.policy.pack import build_policies
+
+from tests.conftest import load_yaml_docs, upstream
+
+pulumi_policy = pytest.importorskip("pulumi_policy")
+
+REPO = Path(__file__).resolve().parents[1]
+POLICY_DIR = REPO / "policy"
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+GPU_TAINT_AKS = "nvidia.com/gpu=present:NoSchedule"
+
+
+def test_policies_mirror_the_rule_registry() -> None:
+    policies = build_policies()
+    assert [p.name for p in policies] == list(RULES)
+    for p in policies:
+        rule = RULES[p.name]
+        stack = isinstance(p, pulumi_policy.StackValidationPolicy)
+        assert stack == (rule.scope == "stack")
+        assert p.enforcement_level.value == rule.level
+        assert p.description == rule.description
+
+
+def test_pack_main_builds_the_pack_from_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: dict[str, Any] = {}
+
+    def recorder(**kwargs: Any) -> None:
+        built.update(kwargs)
+
+    monkeypatch.setattr(pulumi_policy, "PolicyPack", recorder)
+    runpy.run_path(str(POLICY_DIR / "__main__.py"), run_name="__main__")
+    assert built["name"] == "gpu-platform"
+    assert [p.name for p in built["policies"]] == list(RULES)
+    project = yaml.safe_load((POLICY_DIR / "PulumiPolicy.yaml").read_text())
+    assert project["runtime"]["name"] == "python" and project["description"]
+    requirements = (POLICY_DIR / "requirements.txt").read_text()
+    assert "pulumi-policy" in requirements and "pydantic" in requirements
+
+
+def _servicer() -> Any:
+    from pulumi_policy.policy import _PolicyAnalyzerServicer
+
+    return _PolicyAnalyzerServicer(
+        "gpu-platform", "0.1.0", build_policies(), pulumi_policy.EnforcementLevel.MANDATORY
+    )
+
+
+def _struct(props: dict[str, Any]) -> Any:
+    from google.protobuf import struct_pb2
+
+    s = struct_pb2.Struct()
+    s.update(props)
+    return s
+
+
+def _node_group(taints: Any) -> dict[str, Any]:
+    return {
+        "clusterName": "c",
+        "amiType": "AL2023_x86_64_NVIDIA",
+        "instanceTypes": ["g5.xlarge"],
+        "taints": taints,
+        "scalingConfig": {"minSize": 0, "maxSize": 2, "desiredSize": 0},
+    }
+
+
+def _analyze(props: dict[str, Any], ignore: list[str]) -> list[Any]:
+    from pulumi.runtime import proto
+
+    request = proto.AnalyzeRequest(
+        type=NODE_GROUP,
+        properties=_struct(props),
+        urn=f"urn:pulumi:dev::p::{NODE_GROUP}::gpu",
+        name="gpu",
+        options=proto.AnalyzerResourceOptions(ignoreChanges=ignore),
+    )
+    return list(_servicer().Analyze(request, None).diagnostics)
+
+
+def test_resource_policies_report_through_the_analyzer() -> None:
+    from pulumi.runtime import proto
+
+    found = _analyze(_node_group([]), ignore=[])
+    assert sorted(d.policyName for d in found) == ["autoscaled-pool-ignores-size", "gpu-pool-taint"]
+    assert all(d.enforcementLevel == proto.MANDATORY for d in found)
+    taint = next(d for d in found if d.policyName == "gpu-pool-taint")
+    assert "no NoSchedule taint with key nvidia.com/gpu" in taint.message
+    good = _node_group([{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}])
+    assert _analyze(good, ignore=["scalingConfig.desiredSize"]) == []
+
+
+def test_values_unknown_during_preview_do_not_abort_the_policies() -> None:
+    from pulumi_policy.proxy import UNKNOWN_ARRAY_VALUE
+
+    found = _analyze(_node_group(UNKNOWN_ARRAY_VALUE), ignore=[])
+    # The taint rule cannot tell and stays silent; the size rule still runs on the known values.
+    assert [d.policyName for d in found] == ["autoscaled-pool-ignores-size"]
+    assert not any("can't run policy" in d.message for d in found)
+
+
+def test_stack_policies_report_with_the_offending_urn() -> None:
+    from pulumi.runtime import proto
+
+    pool_urn = "urn:pulumi:dev::p::azure-native:containerservice:AgentPool::gpu"
+    pool = proto.AnalyzerResource(
+        type="azure-native:containerservice:AgentPool",
+        name="gpu",
+        urn=pool_urn,
+        properties=_struct(
+            {"vmSize": "Standard_NC4as_T4_v3", "nodeTaints": ["nvidia.com/gpu=present:NoSchedule"]}
+        ),
+        options=proto.AnalyzerResourceOptions(),
+    )
+    release = proto.AnalyzerResource(
+        type="kubernetes:helm.sh/v3:Release",
+        name="gpu-operator-helm",
+        urn="urn:pulumi:dev::p::kubernetes:helm.sh/v3:Release::gpu-operator-helm",
+        properties=_struct({"chart": "gpu-operator", "version": "v26.7.0", "values": {}}),
+        options=proto.AnalyzerResourceOptions(),
+    )
+    found = list(
+        _servicer().AnalyzeStack(proto.AnalyzeStackRequest(resources=[pool, release]), None).diagnostics
+    )
+    driver = [d for d in found if d.policyName == "single-driver-owner"]
+    assert len(driver) == 1 and driver[0].urn == pool_urn
+    assert "AKS installs it" in driver[0].message
+
+
+def test_operator_chart_defaults_match_the_pinned_upstream_values() -> None:
+    values = load_yaml_docs(upstream("gpu-operator", "values.yaml"))[0]
+    assert values["daemonsets"]["tolerations"] == list(OPERATOR_DEFAULT_DAEMONSET_TOLERATIONS)
+    assert values["node-feature-discovery"]["worker"]["tolerations"] == list(
+        OPERATOR_DEFAULT_NFD_WORKER_TOLERATIONS
+    )
+    assert values["driver"]["enabled"] is True and values["devicePlugin"]["enabled"] is True
+    assert values["nfd"]["enabled"] is True

@@ -1,0 +1,633 @@
+"""Each policy rule fails on a bad resource and passes on a good one, across the clouds' own shapes.
+
+Resources are written as the Pulumi engine sees them (type token + camelCase properties), the way
+any Pulumi program on GKE, EKS or AKS presents them to a policy pack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from gpu_platform.policy import RULES, PolicyResource, Violation
+from gpu_platform.policy import rules as R
+from gpu_platform.policy.kube import parse_quantity, taint_from_string, tolerates
+from gpu_platform.policy.model import UNKNOWN, path_is_ignored
+from gpu_platform.policy.operators import chart_name
+from gpu_platform.pools import AKS_SPOT_TAINT, GPU_TAINT, Taint
+from gpu_platform.scheduling import GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL, ISOLATION_LABEL
+from gpu_platform.versions import ALL_CHARTS
+
+GPU_TAINT_GKE = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
+GPU_TAINT_AKS = "nvidia.com/gpu=present:NoSchedule"
+EXISTS_ALL = [{"operator": "Exists"}]
+
+
+def res(type_: str, props: dict[str, Any], name: str = "r", ignore: tuple[str, ...] = ()) -> PolicyResource:
+    return PolicyResource(
+        type_, name, f"urn:pulumi:test::p::{type_}::{name}", props, {"ignoreChanges": list(ignore)}
+    )
+
+
+def gke_pool(
+    name: str = "gpu",
+    taints: Any = (GPU_TAINT_GKE,),
+    labels: dict[str, str] | None = None,
+    driver: str | None = "INSTALLATION_DISABLED",
+    machine: str = "g2-standard-8",
+    sharing: str | None = None,
+    **extra: Any,
+) -> PolicyResource:
+    acc: dict[str, Any] = {"type": "nvidia-l4", "count": 1}
+    if driver is not None:
+        acc["gpuDriverInstallationConfig"] = {"gpuDriverVersion": driver}
+    if sharing:
+        acc["gpuSharingConfig"] = {"gpuSharingStrategy": sharing, "maxSharedClientsPerGpu": 4}
+    node_config = {"machineType": machine, "guestAccelerators": [acc], "labels": labels or {}}
+    if taints is not None:
+        node_config["taints"] = list(taints) if not isinstance(taints, type(UNKNOWN)) else taints
+    return res("gcp:container/nodePool:NodePool", {"cluster": "c", "nodeConfig": node_config, **extra}, name)
+
+
+def eks_group(
+    name: str = "gpu",
+    taints: Any = (GPU_TAINT_GKE,),
+    ami: str = "AL2023_x86_64_NVIDIA",
+    instance: str = "g6e.xlarge",
+    labels: dict[str, str] | None = None,
+    scaling: tuple[int, int, int] = (0, 2, 0),
+    ignore: tuple[str, ...] = ("scalingConfig.desiredSize",),
+) -> PolicyResource:
+    lo, hi, desired = scaling
+    props = {
+        "clusterName": "c",
+        "amiType": ami,
+        "instanceTypes": [instance],
+        "taints": list(taints),
+        "labels": labels or {},
+        "scalingConfig": {"minSize": lo, "maxSize": hi, "desiredSize": desired},
+    }
+    return res("aws:eks/nodeGroup:NodeGroup", props, name, ignore)
+
+
+def aks_pool(
+    name: str = "gpu",
+    taints: Any = (GPU_TAINT_AKS,),
+    size: str = "Standard_NC24ads_A100_v4",
+    driver: str | None = "None",
+    spot: bool = False,
+    labels: dict[str, str] | None = None,
+    type_: str = "azure-native:containerservice:AgentPool",
+    ignore: tuple[str, ...] = ("count",),
+    autoscale: bool = True,
+) -> PolicyResource:
+    props: dict[str, Any] = {
+        "resourceName": "cl",
+        "vmSize": size,
+        "nodeTaints": list(taints),
+        "nodeLabels": labels or {},
+        "enableAutoScaling": autoscale,
+        "count": 1,
+        "minCount": 0,
+        "maxCount": 2,
+    }
+    if driver is not None:
+        props["gpuProfile"] = {"driver": driver}
+    if spot:
+        props["scaleSetPriority"] = "Spot"
+    return res(type_, props, name, ignore)
+
+
+def operator(values: dict[str, Any] | None = None, name: str = "gpu-operator-helm") -> PolicyResource:
+    return res(
+        "kubernetes:helm.sh/v3:Release",
+        {"chart": "gpu-operator", "version": "v26.7.0", "namespace": "gpu-operator", "values": values or {}},
+        name,
+    )
+
+
+def deployment(resources: dict[str, Any]) -> PolicyResource:
+    container = {"name": "app", "image": "vllm/vllm-openai:v0.11.0", "resources": resources}
+    return res(
+        "kubernetes:apps/v1:Deployment",
+        {"spec": {"template": {"spec": {"containers": [container]}}}},
+        "llm",
+    )
+
+
+def only(violations: list[Violation], policy: str) -> Violation:
+    assert len(violations) == 1, violations
+    assert violations[0].policy == policy
+    return violations[0]
+
+
+# --- gpu-pool-taint ---------------------------------------------------------------------------------
+
+
+def test_gke_gpu_pool_without_taint_fails_with_the_fix() -> None:
+    v = only(R.gpu_pool_taint(gke_pool(taints=[])), "gpu-pool-taint")
+    assert v.level == "mandatory"
+    assert "'gpu'" in v.message and "g2-standard-8" in v.message
+    assert (
+        'nodeConfig.taints: [{key: "nvidia.com/gpu", value: "present", effect: "NO_SCHEDULE"}]' in v.message
+    )
+
+
+def test_gke_gpu_pool_with_taint_passes() -> None:
+    assert R.gpu_pool_taint(gke_pool()) == []
+
+
+def test_gpu_taint_weakened_to_prefer_no_schedule_fails() -> None:
+    weak = {**GPU_TAINT_GKE, "effect": "PREFER_NO_SCHEDULE"}
+    v = only(R.gpu_pool_taint(gke_pool(taints=[weak])), "gpu-pool-taint")
+    assert "only PreferNoSchedule" in v.message
+
+
+def test_gke_non_gpu_and_bare_n1_pools_are_not_gpu_pools() -> None:
+    cpu = res("gcp:container/nodePool:NodePool", {"nodeConfig": {"machineType": "e2-standard-4"}})
+    bare_n1 = res("gcp:container/nodePool:NodePool", {"nodeConfig": {"machineType": "n1-standard-8"}})
+    assert R.gpu_pool_taint(cpu) == [] and R.gpu_pool_taint(bare_n1) == []
+    n1_t4 = res(
+        "gcp:container/nodePool:NodePool",
+        {
+            "nodeConfig": {
+                "machineType": "n1-standard-8",
+                "guestAccelerators": [{"type": "nvidia-tesla-t4", "count": 1}],
+            }
+        },
+    )
+    only(R.gpu_pool_taint(n1_t4), "gpu-pool-taint")
+
+
+def test_gke_gpu_shape_without_accelerator_block_is_a_gpu_pool() -> None:
+    a3 = res("gcp:container/nodePool:NodePool", {"nodeConfig": {"machineType": "a3-highgpu-8g"}})
+    only(R.gpu_pool_taint(a3), "gpu-pool-taint")
+
+
+def test_eks_gpu_node_group_without_taint_fails_and_with_taint_passes() -> None:
+    v = only(R.gpu_pool_taint(eks_group(taints=[])), "gpu-pool-taint")
+    assert 'taints: [{key: "nvidia.com/gpu", value: "present", effect: "NO_SCHEDULE"}]' in v.message
+    assert R.gpu_pool_taint(eks_group()) == []
+
+
+def test_eks_gpu_detected_from_ami_type_or_family_outside_the_catalog() -> None:
+    by_ami = eks_group(taints=[], ami="AL2023_x86_64_NVIDIA", instance="x99.large")
+    by_family = eks_group(taints=[], ami="AL2023_x86_64_STANDARD", instance="p6-b200.48xlarge")
+    cpu = eks_group(taints=[], ami="AL2023_x86_64_STANDARD", instance="m6i.large")
+    assert len(R.gpu_pool_taint(by_ami)) == len(R.gpu_pool_taint(by_family)) == 1
+    assert R.gpu_pool_taint(cpu) == []
+
+
+def test_aks_agent_pool_without_taint_fails_and_with_taint_passes() -> None:
+    v = only(R.gpu_pool_taint(aks_pool(taints=[])), "gpu-pool-taint")
+    assert 'nodeTaints: ["nvidia.com/gpu=present:NoSchedule"]' in v.message
+    assert R.gpu_pool_taint(aks_pool()) == []
+    versioned = aks_pool(taints=[], type_="azure-native:containerservice/v20250901:AgentPool")
+    only(R.gpu_pool_taint(versioned), "gpu-pool-taint")
+
+
+def test_aks_sizes_outside_the_catalog_and_amd_sizes() -> None:
+    assert len(R.gpu_pool_taint(aks_pool(taints=[], size="Standard_NV36ads_A10_v5"))) == 1
+    assert R.gpu_pool_taint(aks_pool(taints=[], size="Standard_NV32as_v4")) == []  # AMD MI25
+    assert R.gpu_pool_taint(aks_pool(taints=[], size="Standard_D4s_v5")) == []
+
+
+def test_inline_pools_of_managed_clusters_are_checked() -> None:
+    mc = res(
+        "azure-native:containerservice:ManagedCluster",
+        {
+            "agentPoolProfiles": [
+                {"name": "system", "vmSize": "Standard_D4s_v5", "mode": "System"},
+                {"name": "gpu", "vmSize": "Standard_NC4as_T4_v3", "mode": "User"},
+            ]
+        },
+    )
+    v = only(R.gpu_pool_taint(mc), "gpu-pool-taint")
+    assert "agentPoolProfiles[1]" in v.message and "'gpu'" in v.message
+    gke = res(
+        "gcp:container/cluster:Cluster",
+        {
+            "nodePools": [
+                {"name": "l4", "nodeConfig": {"machineType": "g2-standard-4", "taints": [GPU_TAINT_GKE]}}
+            ]
+        },
+    )
+    assert R.gpu_pool_taint(gke) == []
+
+
+def test_unknown_taints_during_preview_are_not_guessed() -> None:
+    assert R.gpu_pool_taint(gke_pool(taints=UNKNOWN)) == []
+
+
+# --- gpu-request-whole-number -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("qty", [0.5, "0.5", "500m", "1.5"])
+def test_fractional_gpu_limit_fails(qty: Any) -> None:
+    v = only(
+        R.gpu_request_whole_number(deployment({"limits": {"nvidia.com/gpu": qty}})),
+        "gpu-request-whole-number",
+    )
+    assert "spec.template.spec.containers[0].resources.limits" in v.message
+    assert "must be an integer" in v.message
+
+
+@pytest.mark.parametrize("qty", [1, "2", "1e0"])
+def test_whole_gpu_limit_passes(qty: Any) -> None:
+    assert (
+        R.gpu_request_whole_number(
+            deployment({"limits": {"nvidia.com/gpu": qty}, "requests": {"cpu": "500m"}})
+        )
+        == []
+    )
+
+
+def test_gpu_request_different_from_limit_fails() -> None:
+    d = deployment({"limits": {"nvidia.com/gpu": 2}, "requests": {"nvidia.com/gpu": 1}})
+    v = only(R.gpu_request_whole_number(d), "gpu-request-whole-number")
+    assert "must equal limits" in v.message
+    assert (
+        R.gpu_request_whole_number(
+            deployment({"limits": {"nvidia.com/gpu": 2}, "requests": {"nvidia.com/gpu": "2"}})
+        )
+        == []
+    )
+
+
+def test_gpu_request_without_limit_fails() -> None:
+    v = only(
+        R.gpu_request_whole_number(deployment({"requests": {"nvidia.com/gpu": 1}})),
+        "gpu-request-whole-number",
+    )
+    assert "without a limit" in v.message
+
+
+def test_requests_in_kserve_predictors_and_jobsets_are_found() -> None:
+    isvc = res(
+        "kubernetes:serving.kserve.io/v1beta1:InferenceService",
+        {
+            "spec": {
+                "predictor": {
+                    "model": {
+                        "modelFormat": {"name": "huggingface"},
+                        "resources": {"limits": {"nvidia.com/mig-1g.10gb": 0.5}},
+                    }
+                }
+            }
+        },
+    )
+    v = only(R.gpu_request_whole_number(isvc), "gpu-request-whole-number")
+    assert v.message.startswith("spec.predictor.model.resources.limits")
+    jobset = res(
+        "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet",
+        {
+            "spec": {
+                "replicatedJobs": [
+                    {
+                        "template": {
+                            "spec": {
+                                "template": {
+                                    "spec": {
+                                        "containers": [
+                                            {"name": "w", "resources": {"limits": {"nvidia.com/gpu": 8}}}
+                                        ]
+                                    }
+                                }
+                            }
+                        }
+                    }
+                ]
+            }
+        },
+    )
+    assert R.gpu_request_whole_number(jobset) == []
+
+
+def test_cpu_fractions_and_non_kubernetes_resources_are_ignored() -> None:
+    assert R.gpu_request_whole_number(deployment({"limits": {"cpu": "500m", "memory": "1.5Gi"}})) == []
+    other = res("gcp:compute/instance:Instance", {"resources": {"limits": {"nvidia.com/gpu": 0.5}}})
+    assert R.gpu_request_whole_number(other) == []
+    assert R.gpu_request_whole_number(deployment({"limits": {"nvidia.com/gpu": UNKNOWN}})) == []
+
+
+# --- helm-chart-pinned ------------------------------------------------------------------------------
+
+
+def helm(chart: str, version: Any = None, type_: str = "kubernetes:helm.sh/v3:Release") -> PolicyResource:
+    props = {"chart": chart, **({"version": version} if version is not None else {})}
+    return res(type_, props, "rel")
+
+
+@pytest.mark.parametrize("version", [None, "", "^0.19", "~1.2.0", ">=1.0", "1.x", "latest", "1.2.*"])
+def test_unpinned_helm_chart_fails(version: Any) -> None:
+    v = only(
+        R.helm_chart_pinned(helm("oci://registry.k8s.io/kueue/charts/kueue", version)), "helm-chart-pinned"
+    )
+    assert "kueue" in v.message
+
+
+def test_pinned_and_local_helm_charts_pass() -> None:
+    assert R.helm_chart_pinned(helm("gpu-operator", "v26.7.0")) == []
+    assert R.helm_chart_pinned(helm("./charts/mine")) == []
+    assert R.helm_chart_pinned(helm("cert-manager", "1.2.3", "kubernetes:helm.sh/v4:Chart")) == []
+    only(R.helm_chart_pinned(helm("cert-manager", None, "kubernetes:helm.sh/v4:Chart")), "helm-chart-pinned")
+
+
+@pytest.mark.parametrize("pin", ALL_CHARTS, ids=lambda p: p.chart.rsplit("/", 1)[-1])
+def test_the_library_chart_pins_pass(pin: Any) -> None:
+    assert R.helm_chart_pinned(helm(pin.chart, pin.version)) == []
+
+
+# --- autoscaled-pool-ignores-size -------------------------------------------------------------------
+
+
+def test_eks_autoscaled_group_must_ignore_desired_size() -> None:
+    v = only(R.autoscaled_pool_ignores_size(eks_group(ignore=())), "autoscaled-pool-ignores-size")
+    assert 'ignore_changes=["scalingConfig.desiredSize"]' in v.message
+    for ignore in (
+        ("scalingConfig.desiredSize",),
+        ("scalingConfig",),
+        ('scalingConfig["desiredSize"]',),
+        ("*",),
+    ):
+        assert R.autoscaled_pool_ignores_size(eks_group(ignore=ignore)) == [], ignore
+    assert R.autoscaled_pool_ignores_size(eks_group(scaling=(2, 2, 2), ignore=())) == []  # fixed size
+
+
+def test_aks_autoscaled_pool_must_ignore_count() -> None:
+    v = only(R.autoscaled_pool_ignores_size(aks_pool(ignore=())), "autoscaled-pool-ignores-size")
+    assert 'ignore_changes=["count"]' in v.message
+    assert R.autoscaled_pool_ignores_size(aks_pool()) == []
+    assert R.autoscaled_pool_ignores_size(aks_pool(ignore=(), autoscale=False)) == []
+
+
+def test_gke_autoscaled_pool_with_node_count() -> None:
+    autoscaling = {"minNodeCount": 0, "maxNodeCount": 3}
+    bad = gke_pool(autoscaling=autoscaling, nodeCount=1)
+    v = only(R.autoscaled_pool_ignores_size(bad), "autoscaled-pool-ignores-size")
+    assert "ignore_node_count_changes=True" in v.message
+    assert (
+        R.autoscaled_pool_ignores_size(
+            gke_pool(autoscaling=autoscaling, nodeCount=1, ignoreNodeCountChanges=True)
+        )
+        == []
+    )
+    assert R.autoscaled_pool_ignores_size(gke_pool(autoscaling=autoscaling, initialNodeCount=1)) == []
+    ignored = res(bad.type, dict(bad.props), "gpu", ("nodeCount",))
+    assert R.autoscaled_pool_ignores_size(ignored) == []
+
+
+def test_inline_aks_pools_accept_wildcard_ignore_paths() -> None:
+    props = {
+        "agentPoolProfiles": [
+            {"name": "gpu", "vmSize": "Standard_NC4as_T4_v3", "enableAutoScaling": True, "count": 1}
+        ]
+    }
+    v = only(
+        R.autoscaled_pool_ignores_size(res("azure-native:containerservice:ManagedCluster", props)),
+        "autoscaled-pool-ignores-size",
+    )
+    assert "agentPoolProfiles[0].count" in v.message
+    ok = res("azure-native:containerservice:ManagedCluster", props, ignore=("agentPoolProfiles[*].count",))
+    assert R.autoscaled_pool_ignores_size(ok) == []
+
+
+# --- gpu-operator-tolerations -----------------------------------------------------------------------
+
+
+def test_operator_defaults_do_not_tolerate_the_aks_spot_taint() -> None:
+    found = R.gpu_operator_tolerations([aks_pool(spot=True), operator()])
+    assert {v.policy for v in found} == {"gpu-operator-tolerations"}
+    keys = sorted(v.message.split(": ")[1].split(" do not")[0] for v in found)
+    assert keys == ["daemonsets.tolerations", "node-feature-discovery.worker.tolerations"]
+    assert all("kubernetes.azure.com/scalesetpriority=spot:NoSchedule" in v.message for v in found)
+    assert all(v.urn == operator().urn and v.level == "mandatory" for v in found)
+
+
+def test_operator_tolerating_every_pool_taint_passes() -> None:
+    tols = [
+        {"key": GPU_TAINT.key, "operator": "Exists", "effect": "NoSchedule"},
+        {"key": AKS_SPOT_TAINT.key, "operator": "Equal", "value": "spot", "effect": "NoSchedule"},
+    ]
+    values = {
+        "daemonsets": {"tolerations": tols},
+        "node-feature-discovery": {"worker": {"tolerations": tols}},
+    }
+    assert R.gpu_operator_tolerations([aks_pool(spot=True), operator(values)]) == []
+    assert R.gpu_operator_tolerations([aks_pool(spot=False), operator()]) == []
+
+
+def test_user_taints_and_tolerate_everything() -> None:
+    dedicated = {"key": "dedicated", "value": "ml", "effect": "NO_EXECUTE"}
+    soft = {"key": "soft", "value": "x", "effect": "PREFER_NO_SCHEDULE"}
+    pool = eks_group(taints=[GPU_TAINT_GKE, dedicated, soft])
+    found = R.gpu_operator_tolerations([pool, operator({"nfd": {"enabled": False}})])
+    v = only(found, "gpu-operator-tolerations")
+    assert "dedicated=ml:NoExecute" in v.message and "soft" not in v.message
+    values = {"daemonsets": {"tolerations": EXISTS_ALL}, "nfd": {"enabled": False}}
+    assert R.gpu_operator_tolerations([pool, operator(values)]) == []
+
+
+def test_standalone_device_plugin_daemonset_without_tolerations_fails() -> None:
+    ds = res(
+        "kubernetes:apps/v1:DaemonSet",
+        {
+            "spec": {
+                "template": {
+                    "spec": {
+                        "containers": [{"name": "p", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"}]
+                    }
+                }
+            }
+        },
+        "nvidia-device-plugin",
+    )
+    v = only(R.gpu_operator_tolerations([gke_pool(), ds]), "gpu-operator-tolerations")
+    assert "Device plugin 'nvidia-device-plugin'" in v.message
+    tolerated = res(
+        ds.type,
+        {"spec": {"template": {"spec": {**ds.props["spec"]["template"]["spec"], "tolerations": EXISTS_ALL}}}},
+    )
+    assert R.gpu_operator_tolerations([gke_pool(), tolerated]) == []
+
+
+# --- single-driver-owner ----------------------------------------------------------------------------
+
+
+def test_aks_driver_plus_operator_driver_fails() -> None:
+    v = only(R.single_driver_owner([aks_pool(driver=None), operator()]), "single-driver-owner")
+    assert "AKS installs it" in v.message and 'gpuProfile.driver "None"' in v.message
+    assert v.urn == aks_pool().urn
+
+
+def test_one_driver_owner_passes() -> None:
+    assert R.single_driver_owner([aks_pool(driver="None"), operator()]) == []
+    assert R.single_driver_owner([aks_pool(driver="Install"), operator({"driver": {"enabled": False}})]) == []
+
+
+def test_eks_nvidia_ami_plus_operator_driver_fails() -> None:
+    v = only(R.single_driver_owner([eks_group(), operator()]), "single-driver-owner")
+    assert "AL2023_x86_64_NVIDIA AMI ships it" in v.message
+    assert R.single_driver_owner([eks_group(), operator({"driver": {"enabled": "false"}})]) == []
+
+
+def test_gke_driver_install_plus_operator_driver_fails() -> None:
+    for driver in ("DEFAULT", "LATEST", None):
+        only(R.single_driver_owner([gke_pool(driver=driver), operator()]), "single-driver-owner")
+    assert R.single_driver_owner([gke_pool(driver="INSTALLATION_DISABLED"), operator()]) == []
+
+
+def test_cluster_policy_resource_counts_as_the_operator() -> None:
+    cp = res(
+        "kubernetes:nvidia.com/v1:ClusterPolicy", {"spec": {"driver": {"enabled": True}}}, "cluster-policy"
+    )
+    only(R.single_driver_owner([eks_group(), cp]), "single-driver-owner")
+    no_cr = operator({"clusterPolicy": {"deployCR": False}})
+    assert R.single_driver_owner([eks_group(), no_cr]) == []
+
+
+# --- bottlerocket-single-device-plugin --------------------------------------------------------------
+
+
+def test_bottlerocket_plus_operator_device_plugin_fails() -> None:
+    pool = eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA")
+    v = only(R.bottlerocket_single_device_plugin([pool, operator()]), "bottlerocket-single-device-plugin")
+    assert "nvidia.com/gpu.deploy.device-plugin=false" in v.message
+
+
+def test_bottlerocket_without_a_second_plugin_passes() -> None:
+    labelled = eks_group(
+        ami="BOTTLEROCKET_x86_64_NVIDIA", labels={"nvidia.com/gpu.deploy.device-plugin": "false"}
+    )
+    assert R.bottlerocket_single_device_plugin([labelled, operator()]) == []
+    pool = eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA")
+    assert R.bottlerocket_single_device_plugin([pool, operator({"devicePlugin": {"enabled": False}})]) == []
+    assert R.bottlerocket_single_device_plugin([eks_group(ami="AL2023_x86_64_NVIDIA"), operator()]) == []
+
+
+def test_bottlerocket_plus_standalone_device_plugin_chart_fails() -> None:
+    plugin = res(
+        "kubernetes:helm.sh/v3:Release", {"chart": "nvidia-device-plugin", "version": "0.20.0", "values": {}}
+    )
+    pool = eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA")
+    only(R.bottlerocket_single_device_plugin([pool, plugin]), "bottlerocket-single-device-plugin")
+    pinned = res(plugin.type, {**plugin.props, "values": {"nodeSelector": {"gpu-os": "ubuntu"}}})
+    assert R.bottlerocket_single_device_plugin([pool, pinned]) == []
+
+
+# --- gke-single-device-plugin -----------------------------------------------------------------------
+
+
+def test_gke_pool_without_no_default_plugin_label_fails_with_operator() -> None:
+    v = only(R.gke_single_device_plugin([gke_pool(), operator()]), "gke-single-device-plugin")
+    assert GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL in v.message and "nodeConfig.labels" in v.message
+
+
+def test_gke_pool_with_label_or_without_operator_passes() -> None:
+    labelled = gke_pool(labels={GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL: "true"})
+    assert R.gke_single_device_plugin([labelled, operator()]) == []
+    assert R.gke_single_device_plugin([gke_pool()]) == []
+    keeps_gke = gke_pool(labels={"nvidia.com/gpu.deploy.device-plugin": "false"}, sharing="TIME_SHARING")
+    assert R.gke_single_device_plugin([keeps_gke, operator()]) == []
+
+
+# --- time-slicing-isolation -------------------------------------------------------------------------
+
+TIME_SLICING = (
+    "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n"
+)
+NO_SHARING = "version: v1\nflags:\n  migStrategy: none\n"
+
+
+def test_gke_time_sharing_on_isolation_pool_is_an_advisory() -> None:
+    pool = gke_pool(labels={ISOLATION_LABEL: "required"}, sharing="TIME_SHARING")
+    v = only(R.time_slicing_isolation([pool]), "time-slicing-isolation")
+    assert v.level == "advisory" and "GKE gpuSharingConfig TIME_SHARING" in v.message
+    assert R.time_slicing_isolation([gke_pool(labels={ISOLATION_LABEL: "required"}, sharing="MPS")]) == []
+    assert R.time_slicing_isolation([gke_pool(sharing="TIME_SHARING")]) == []
+
+
+def test_operator_time_slicing_config_on_isolation_pool_is_an_advisory() -> None:
+    labels = {ISOLATION_LABEL: "required", "nvidia.com/device-plugin.config": "a100-ts"}
+    values = {"devicePlugin": {"config": {"create": True, "name": "dp", "data": {"a100-ts": TIME_SLICING}}}}
+    v = only(R.time_slicing_isolation([aks_pool(labels=labels), operator(values)]), "time-slicing-isolation")
+    assert "device-plugin config 'a100-ts'" in v.message
+    calm = {"devicePlugin": {"config": {"create": True, "name": "dp", "data": {"a100-ts": NO_SHARING}}}}
+    assert R.time_slicing_isolation([aks_pool(labels=labels), operator(calm)]) == []
+
+
+def test_time_slicing_default_config_from_a_config_map() -> None:
+    cm = res("kubernetes:core/v1:ConfigMap", {"metadata": {"name": "dp"}, "data": {"any": TIME_SLICING}})
+    values = {"devicePlugin": {"config": {"name": "dp", "default": "any"}}}
+    pool = aks_pool(labels={ISOLATION_LABEL: "required"})
+    only(R.time_slicing_isolation([pool, cm, operator(values)]), "time-slicing-isolation")
+    assert R.time_slicing_isolation([aks_pool(), cm, operator(values)]) == []
+
+
+# --- every rule: one failing and one passing subject -------------------------------------------------
+
+CASES: dict[str, tuple[Any, Any]] = {
+    "gpu-pool-taint": (gke_pool(taints=[]), gke_pool()),
+    "gpu-request-whole-number": (
+        deployment({"limits": {"nvidia.com/gpu": 0.5}}),
+        deployment({"limits": {"nvidia.com/gpu": 1}}),
+    ),
+    "helm-chart-pinned": (helm("gpu-operator"), helm("gpu-operator", "v26.7.0")),
+    "autoscaled-pool-ignores-size": (eks_group(ignore=()), eks_group()),
+    "gpu-operator-tolerations": ([aks_pool(spot=True), operator()], [aks_pool(), operator()]),
+    "single-driver-owner": ([aks_pool(driver="Install"), operator()], [aks_pool(driver="None"), operator()]),
+    "bottlerocket-single-device-plugin": (
+        [eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA"), operator()],
+        [eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA"), operator({"devicePlugin": {"enabled": False}})],
+    ),
+    "gke-single-device-plugin": (
+        [gke_pool(), operator()],
+        [gke_pool(labels={GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL: "true"}), operator()],
+    ),
+    "time-slicing-isolation": (
+        [gke_pool(labels={ISOLATION_LABEL: "required"}, sharing="TIME_SHARING")],
+        [gke_pool(labels={ISOLATION_LABEL: "required"})],
+    ),
+}
+
+
+def test_every_registered_rule_has_a_case() -> None:
+    assert set(CASES) == set(RULES)
+    assert {r.level for r in RULES.values()} == {"mandatory", "advisory"}
+    assert all(r.description for r in RULES.values())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_rule_fails_on_bad_and_passes_on_good(name: str) -> None:
+    bad, good = CASES[name]
+    check: Callable[[Any], list[Violation]] = RULES[name].check
+    found = check(bad)
+    assert found and all(v.policy == name and v.level == RULES[name].level and v.message for v in found)
+    assert check(good) == []
+
+
+# --- helpers ----------------------------------------------------------------------------------------
+
+
+def test_toleration_matching_follows_kubernetes() -> None:
+    t = Taint("nvidia.com/gpu", "present", "NoSchedule")
+    assert tolerates({"key": "nvidia.com/gpu", "operator": "Exists"}, t)
+    assert tolerates({"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}, t)
+    assert not tolerates({"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}, t)
+    assert not tolerates({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoExecute"}, t)
+    assert tolerates({"operator": "Exists"}, t)
+    assert not tolerates({"key": "", "operator": "Equal"}, t)
+
+
+def test_quantities_paths_and_names() -> None:
+    assert parse_quantity("500m") == parse_quantity(0.5)
+    assert parse_quantity("2k") == 2000 and parse_quantity("1Ki") == 1024 and parse_quantity("x") is None
+    assert taint_from_string("nvidia.com/gpu=present:NoSchedule") == GPU_TAINT
+    assert taint_from_string("dedicated:NoExecute") == Taint("dedicated", "", "NoExecute")
+    assert path_is_ignored(["nodePools[*].nodeCount"], "nodePools[2].nodeCount")
+    assert not path_is_ignored(["scalingConfig.minSize"], "scalingConfig.desiredSize")
+    assert (
+        chart_name("oci://ghcr.io/nvidia/gpu-operator") == chart_name("nvidia/gpu-operator") == "gpu-operator"
+    )
+    assert chart_name("gpu-operator-v26.7.0.tgz") == "gpu-operator"
