@@ -44,10 +44,19 @@ def _sdk_module(type_token: str) -> str | None:
     return f"{_PACKAGES[pkg]}.{module}"
 
 
+def _touch_sdk_class(type_token: str) -> None:
+    """SDK submodules load lazily on first class access: touch the class so the floor pays too."""
+    module = _sdk_module(type_token)
+    if module is None:
+        return
+    with contextlib.suppress(ImportError):
+        mod = importlib.import_module(module)
+        getattr(mod, type_token.rsplit(":", 1)[-1], None) or getattr(mod, "CustomResource", None)
+
+
 def floor_program(rows: list[dict[str, Any]]) -> None:
-    for mod in sorted({m for r in rows if (m := _sdk_module(r["type"]))}):
-        with contextlib.suppress(ImportError):
-            importlib.import_module(mod)
+    for token in sorted({r["type"] for r in rows}):
+        _touch_sdk_class(token)
     made: dict[str, pulumi.Resource] = {}
     pending = sorted(rows, key=lambda r: r["urn"].count("$"))
     for r in pending:

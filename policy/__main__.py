@@ -12,8 +12,9 @@ _COMPONENTS = Path(__file__).resolve().parent.parent / "components"
 if _COMPONENTS.is_dir() and str(_COMPONENTS) not in sys.path:
     sys.path.insert(0, str(_COMPONENTS))
 
-from gpu_platform.policy.pack import build_policies  # noqa: E402
 from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
+
+from gpu_platform.policy.pack import build_policies  # noqa: E402
 
 PolicyPack(
     name="gpu-platform",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from gpu_platform.catalog import GPUS, MIG_TABLES, find_machine
 from gpu_platform.catalog.drivers import (
     CUDA_MIN_DRIVER,

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+
 from gpu_platform.clusters.aks import AksCluster
 from gpu_platform.clusters.eks import NODE_POLICIES, EksCluster
 from gpu_platform.clusters.gke import NODE_ROLES, GkeCluster

@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 import pytest
+
 from gpu_platform.config import ConfigError, load_platform
 
 BASE: dict[str, Any] = {

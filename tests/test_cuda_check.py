@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from gpu_platform.config import ConfigError, load_platform
 from gpu_platform.operators.gpu_operator import plan_gpu_operator
 from gpu_platform.operators.gpu_operator_values import gke_driver_installer_spec, helm_values

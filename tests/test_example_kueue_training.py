@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from gpu_platform.cli import main
 from gpu_platform.plan import Plan, run_plan
-
 from tests.conftest import REPO
 
 EXAMPLE = REPO / "examples" / "kueue-distributed-training"

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from gpu_platform.cli import main
 
+from gpu_platform.cli import main
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "examples"

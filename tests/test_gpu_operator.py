@@ -14,6 +14,7 @@ import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
+
 from gpu_platform.config import ConfigError, load_platform
 from gpu_platform.operators.gpu_operator import (
     GpuOperator,
@@ -37,7 +38,6 @@ from gpu_platform.versions import (
     GKE_PARTITION_GPU_IMAGE,
     GPU_OPERATOR,
 )
-
 from tests.conftest import upstream
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -326,7 +326,11 @@ def test_one_mig_strategy_for_the_operator_device_plugin() -> None:
             "name": "nd",
             "machine_type": "Standard_ND96asr_v4",
             "max_nodes": 1,
-            "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb", "strategy": "single"}},
+            "sharing": {
+                "mode": "mig",
+                "managed_by": "cloud",
+                "mig": {"layout": "all-1g.5gb", "strategy": "single"},
+            },
         },
         {
             "name": "h100",

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from gpu_platform.catalog import GPUS, MIG_TABLES
 from gpu_platform.operators.gpu_operator import plan_gpu_operator
 from gpu_platform.operators.gpu_operator_values import (
@@ -24,7 +25,6 @@ from gpu_platform.operators.gpu_operator_values import (
 )
 from gpu_platform.scheduling import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, pool_labels
 from gpu_platform.sharing import advertised_resources
-
 from tests.conftest import upstream
 
 L4_TS = {

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from gpu_platform import scheduling
 from gpu_platform.config import ConfigError, load_platform
 from gpu_platform.nodepools.aks import AksGpuNodePool, AksGpuNodePoolArgs

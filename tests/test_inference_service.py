@@ -11,6 +11,7 @@ from typing import Any
 
 import pulumi
 import pytest
+
 from gpu_platform.config import ConfigError, load_platform
 from gpu_platform.inference import GpuInferenceService, resolve_pool, whole_units
 from gpu_platform.plan import Plan
@@ -42,6 +43,7 @@ def build(run_component: Callable[..., Plan], cloud: str, pool: dict[str, Any], 
         "storage_uri": "hf://org/model",
         **kw,
     }
+
     def program() -> None:
         # Callables become Outputs inside the program, on the plan's own event loop.
         built = {k: (v() if callable(v) else v) for k, v in args.items()}
@@ -242,7 +244,9 @@ def test_refusals_name_the_argument(run_component: Callable[..., Plan]) -> None:
 
 
 def test_gpus_known_only_at_deploy_time_are_checked_too(run_component: Callable[..., Plan]) -> None:
-    resources = predictor(build(run_component, "gke", L4_TIME_SLICED, gpus=lambda: pulumi.Output.from_input(2)))
+    resources = predictor(
+        build(run_component, "gke", L4_TIME_SLICED, gpus=lambda: pulumi.Output.from_input(2))
+    )
     assert resources["model"]["resources"]["limits"]["nvidia.com/gpu"] == 2
     # An Output is checked inside its apply by the same function (called directly here: a failing
     # apply under mocks leaves unretrieved futures that only add noise to the test log).

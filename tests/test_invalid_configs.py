@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from gpu_platform.cli import main
 
 CORPUS = Path(__file__).resolve().parent / "invalid_configs"

@@ -11,12 +11,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 import yaml
+
 from gpu_platform import versions
 from gpu_platform.config import ConfigError, load_platform
 from gpu_platform.operators.cert_manager import CertManager, cert_manager_values
 from gpu_platform.operators.kserve import KServe, deploy_kserve, kserve_values, runtime_values
 from gpu_platform.plan import Plan
-
 from tests.conftest import upstream
 
 RELEASE = "kubernetes:helm.sh/v3:Release"

@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+
 from gpu_platform.inference import GpuInferenceService
 from gpu_platform.plan import Plan
-
 from tests.conftest import upstream
 
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"

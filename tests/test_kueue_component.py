@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from gpu_platform import versions
 from gpu_platform.config import ConfigError, load_platform
 from gpu_platform.operators import kueue_objects as ko
@@ -19,7 +20,6 @@ from gpu_platform.operators.kueue import (
 )
 from gpu_platform.plan import Plan, run_program
 from gpu_platform.plan.recorder import run_under_mocks, start_mock_runtime
-
 from tests.conftest import REPO, upstream
 
 RELEASE = "kubernetes:helm.sh/v3:Release"

@@ -21,12 +21,12 @@ import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
+
 from gpu_platform.config.kueue import KueueConfig
 from gpu_platform.config.stack import resolve_pools
 from gpu_platform.operators import kueue_objects as ko
 from gpu_platform.operators.kueue import Kueue
 from gpu_platform.plan import run_program
-
 from tests.conftest import upstream
 
 CRD_FILES = {

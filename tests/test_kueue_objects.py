@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from gpu_platform.config import ConfigError, load_platform
 from gpu_platform.config.kueue import KueueConfig
 from gpu_platform.config.stack import resolve_pools

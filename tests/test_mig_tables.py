@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 import yaml
-from gpu_platform.catalog.mig import MIG_TABLES, MigLayoutError, named_layouts, place_profiles, resolve_layout
 
+from gpu_platform.catalog.mig import MIG_TABLES, MigLayoutError, named_layouts, place_profiles, resolve_layout
 from tests.conftest import upstream
 
 # (gpu, profile) -> (compute slices, memory slices, max instances): MIG user guide tables.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from gpu_platform.config import ConfigError
 from gpu_platform.nodepools.eks import EksGpuNodePool
 from gpu_platform.plan import Plan, run_program

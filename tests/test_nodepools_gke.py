@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from gpu_platform.config import ConfigError
 from gpu_platform.config.stack import resolve_pools
 from gpu_platform.driver import plan_driver

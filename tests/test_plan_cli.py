@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from gpu_platform.cli import main
 from gpu_platform.plan.runner import SECURE_PLACEHOLDER
-
 from tests.conftest import REPO
 
 FIXTURE = REPO / "tests" / "fixtures" / "existing-minimal"

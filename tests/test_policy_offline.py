@@ -6,6 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+
 from gpu_platform.cli import main
 from gpu_platform.plan import Plan, run_plan, run_program
 from gpu_platform.policy.offline import check_plan

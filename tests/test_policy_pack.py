@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 import yaml
+
 from gpu_platform.policy import RULES
 from gpu_platform.policy.operators import (
     OPERATOR_DEFAULT_DAEMONSET_TOLERATIONS,
     OPERATOR_DEFAULT_NFD_WORKER_TOLERATIONS,
 )
 from gpu_platform.policy.pack import build_policies
-
 from tests.conftest import load_yaml_docs, upstream
 
 pulumi_policy = pytest.importorskip("pulumi_policy")

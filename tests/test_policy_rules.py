@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from gpu_platform.policy import RULES, PolicyResource, Violation
 from gpu_platform.policy import rules as R
 from gpu_platform.policy.kube import parse_quantity, taint_from_string, tolerates

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+
 from gpu_platform.config.stack import resolve_pools
 from gpu_platform.sharing import (
     advertised_resources,

@@ -7,6 +7,7 @@ install), so one operator configuration fits the whole cluster.
 from __future__ import annotations
 
 import pulumi
+
 from gpu_platform.args import GpuPoolArgs
 from gpu_platform.clusters.aks import AksCluster
 from gpu_platform.nodepools.aks import AksGpuNodePool

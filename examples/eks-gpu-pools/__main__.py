@@ -7,6 +7,7 @@ Both groups run the AL2023 NVIDIA AMI (driver and container toolkit on the image
 from __future__ import annotations
 
 import pulumi
+
 from gpu_platform.args import GpuPoolArgs
 from gpu_platform.clusters.eks import EksCluster
 from gpu_platform.nodepools.eks import EksGpuNodePool

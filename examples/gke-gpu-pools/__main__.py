@@ -8,6 +8,7 @@ driver settings come from the library, so the GPU Operator, Kueue and KServe sel
 from __future__ import annotations
 
 import pulumi
+
 from gpu_platform.args import GpuPoolArgs
 from gpu_platform.clusters.gke import GkeCluster
 from gpu_platform.nodepools.gke import GkeGpuNodePool

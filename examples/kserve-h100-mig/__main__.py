@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pulumi
 import pulumi_kubernetes as k8s
+
 from gpu_platform.args import GpuPoolArgs
 from gpu_platform.inference import GpuInferenceService
 from gpu_platform.operators.cert_manager import CertManager

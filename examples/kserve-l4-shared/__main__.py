@@ -11,6 +11,7 @@ import math
 
 import pulumi
 import pulumi_kubernetes as k8s
+
 from gpu_platform.args import GpuPoolArgs
 from gpu_platform.catalog.gpus import GPUS
 from gpu_platform.inference import GpuInferenceService

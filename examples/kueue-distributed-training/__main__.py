@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi_kubernetes.apiextensions import CustomResource
+
 from gpu_platform.operators.kueue import Kueue
 from gpu_platform.operators.kueue_objects import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
-from pulumi_kubernetes.apiextensions import CustomResource
 
 NODES = 2
 GPUS_PER_NODE = 8

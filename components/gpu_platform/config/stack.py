@@ -229,7 +229,10 @@ def _resolve_pool(
                     f"{pool.machine_type} takes {', '.join(map(str, machine.allowed_gpu_counts))} attached GPUs",
                 )
             elif pool.gpus_per_node != machine.gpus:
-                p.add([*loc, "gpusPerNode"], f"{pool.machine_type} has {machine.gpus} GPU{'s' if machine.gpus > 1 else ''} per node")
+                p.add(
+                    [*loc, "gpusPerNode"],
+                    f"{pool.machine_type} has {machine.gpus} GPU{'s' if machine.gpus > 1 else ''} per node",
+                )
         gpu_key, vcpus, mem = machine.gpu_key, machine.vcpus, machine.memory_gib
         if pool.image is not None and pool.image not in IMAGES[cloud]:
             p.add(
@@ -402,9 +405,11 @@ def resolve_pools(
     """
     p = Problems()
     parsed: list[GpuPoolConfig] = []
+    from gpu_platform.args import pool_args_to_config
+
     for i, raw in enumerate(pools):
         try:
-            parsed.append(GpuPoolConfig.model_validate(raw))
+            parsed.append(GpuPoolConfig.model_validate(pool_args_to_config(raw)))
         except ValidationError as err:
             p.items += _pydantic_problems_at(err, [path, i])
     p.raise_if_any()

@@ -31,8 +31,6 @@ def cert_manager_values(extra: Mapping[str, Any] | None = None) -> dict[str, Any
     return values
 
 
-
-
 def dependencies(opts: pulumi.ResourceOptions | None) -> list[Any]:
     """The ``depends_on`` of a component's options, to hand on to its children explicitly.
 

@@ -214,8 +214,6 @@ def helm_values(plan: OperatorPlan) -> dict[str, Any]:
     return deep_merge(plan.user_values, values)
 
 
-
-
 def gke_resource_quota_spec(pools: Sequence[GpuPool]) -> dict[str, Any]:
     """GKE admits ``system-node-critical``/``system-cluster-critical`` pods outside kube-system only
     under a quota for those classes (NVIDIA ``google-gke-gpu-operator-quota.yaml``)."""
