@@ -355,15 +355,17 @@ def test_eks_stack_errors() -> None:
             "eks",
             [
                 {"name": "l4", "machineType": "g6.xlarge", "maxNodes": 2, "zones": ["eu-west-1a"]},
-                {"name": "cb", "machineType": "p5.48xlarge", "maxNodes": 2, "capacityType": "CAPACITY_BLOCK"},
             ],
             region="us-east-1",
         )
     )
-    assert [p for p, _ in err.problems] == [
-        "gpu-platform:gpuPools[1].capacityType",
-        "gpu-platform:gpuPools[0].zones[0]",
-    ]
+    assert [p for p, _ in err.problems] == ["gpu-platform:gpuPools[0].zones[0]"]
+    with pytest.raises(ConfigError) as missing:
+        stack(
+            "eks",
+            [{"name": "cb", "machineType": "p5.48xlarge", "maxNodes": 2, "capacityType": "CAPACITY_BLOCK"}],
+        )
+    assert [p for p, _ in missing.value.problems] == ["gpu-platform:gpuPools[0].reservation"]
     err = deploy_error(
         stack(
             "eks", [{"name": "l4", "machineType": "g6.xlarge", "maxNodes": 2}], create=False, kubeconfig="x"
@@ -431,3 +433,25 @@ def test_aks_stack_errors_are_addressed_to_config_keys() -> None:
         "gpu-platform:gpuPools[1].name",
         "gpu-platform:gpuPools[1].image",
     ]
+
+
+def test_eks_capacity_block_from_stack_config_reaches_the_launch_template() -> None:
+    spec = stack(
+        "eks",
+        [
+            {
+                "name": "cb",
+                "machineType": "p5.48xlarge",
+                "maxNodes": 2,
+                "capacityType": "CAPACITY_BLOCK",
+                "reservation": "cr-0123456789abcdef0",
+            }
+        ],
+        region="us-east-1",
+    )
+    plan, _ = deploy(spec)
+    group = plan.one("aws:eks/nodeGroup:NodeGroup", "cb-nodegroup")
+    assert group.inputs["capacityType"] == "CAPACITY_BLOCK"
+    template = plan.one("aws:ec2/launchTemplate:LaunchTemplate", "cb-lt")
+    target = template.inputs["capacityReservationSpecification"]["capacityReservationTarget"]
+    assert target == {"capacityReservationId": "cr-0123456789abcdef0"}

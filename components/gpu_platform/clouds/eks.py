@@ -52,16 +52,8 @@ def deploy_infrastructure(spec: PlatformSpec, opts: pulumi.ResourceOptions | Non
     problems = attached_kubeconfig_problem(spec)
     for i, (cfg_pool, args) in enumerate(zip(spec.config.gpu_pools, pool_args, strict=True)):
         if cfg_pool.capacity_type == "CAPACITY_BLOCK":
-            problems.append(
-                (
-                    f"{P}gpuPools[{i}].capacityType",
-                    "CAPACITY_BLOCK needs the Capacity Block reservation ID, which the stack config cannot "
-                    "carry yet; build EksGpuNodePool with capacity_reservation_id",
-                )
-            )
-            args["capacity_reservation_id"] = (
-                "unset"  # reported above; keeps the pool check from repeating it
-            )
+            # The stack's `reservation` is the Capacity Block ID (checked by load_platform).
+            args["capacity_reservation_id"] = cfg_pool.reservation
         if cfg_pool.efa:
             args["security_group_ids"] = []  # the cluster security group, filled in below
     if not cluster.create:

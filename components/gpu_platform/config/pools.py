@@ -80,7 +80,8 @@ class GpuPoolConfig(ConfigModel):
     isolation_required: bool = False
     """Workloads here need memory/fault isolation: time-slicing is refused (use MIG)."""
     reservation: str | None = None
-    """GKE: a specific reservation name to consume."""
+    """GKE: a specific reservation name to consume. EKS with ``capacityType: CAPACITY_BLOCK``: the
+    Capacity Block reservation ID (``cr-...``)."""
     efa: bool = False
     """EKS: attach all EFA interfaces of the instance (p4d/p5 class) through a launch template."""
     spot_max_price: float | None = None

@@ -248,8 +248,10 @@ def _resolve_pool(
         )
     if pool.capacity_type is not None and cloud != "eks":
         p.add([*loc, "capacityType"], "EKS only; use spot: true elsewhere")
-    if pool.reservation is not None and cloud != "gke":
-        p.add([*loc, "reservation"], "GKE only")
+    if pool.reservation is not None and cloud not in ("gke", "eks"):
+        p.add([*loc, "reservation"], "GKE reservations and EKS Capacity Blocks only")
+    elif pool.reservation is not None and cloud == "eks" and pool.capacity_type != "CAPACITY_BLOCK":
+        p.add([*loc, "reservation"], "on EKS only with capacityType CAPACITY_BLOCK (the Capacity Block ID)")
     if pool.efa and (cloud != "eks" or machine is None or machine.efa_interfaces == 0):
         p.add(
             [*loc, "efa"],
@@ -386,6 +388,10 @@ def load_platform(raw: dict[str, Any]) -> PlatformSpec:
         if (pl := _resolve_pool(cfg.cloud, cfg.cuda_version, i, c, p)) is not None
     ]
     _check_cross_pool(pools, p)
+    for i, c in enumerate(cfg.gpu_pools):
+        # Components take the ID as capacity_reservation_id; the stack config carries it here.
+        if cfg.cloud == "eks" and c.capacity_type == "CAPACITY_BLOCK" and c.reservation is None:
+            p.add(["gpuPools", i, "reservation"], "capacityType CAPACITY_BLOCK needs the Capacity Block ID (cr-...)")
     driver = _plan_driver(cfg, pools, p)
     from gpu_platform.config.checks import check_addons
 
