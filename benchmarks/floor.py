@@ -54,14 +54,33 @@ def _touch_sdk_class(type_token: str) -> None:
         getattr(mod, type_token.rsplit(":", 1)[-1], None) or getattr(mod, "CustomResource", None)
 
 
+def _alias(text: str, own_name: str) -> pulumi.Alias | str:
+    if text.startswith("urn:"):
+        return text
+    type_, _, name = text.partition("::")
+    return pulumi.Alias(type_=None if type_ == "*" else type_, name=own_name if name.startswith("*") else name)
+
+
+def _options(row: dict[str, Any], parent: pulumi.Resource | None) -> pulumi.ResourceOptions:
+    """The recorded options (SDK-added aliases included), so both sides register the same thing."""
+    o = row.get("options", {})
+    return pulumi.ResourceOptions(
+        parent=parent,
+        protect=o.get("protect") or None,
+        ignore_changes=o.get("ignoreChanges") or None,
+        delete_before_replace=o.get("deleteBeforeReplace") or None,
+        replace_on_changes=o.get("replaceOnChanges") or None,
+        aliases=[_alias(a, row["name"]) for a in o.get("aliases", [])] or None,
+    )
+
+
 def floor_program(rows: list[dict[str, Any]]) -> None:
     for token in sorted({r["type"] for r in rows}):
         _touch_sdk_class(token)
     made: dict[str, pulumi.Resource] = {}
     pending = sorted(rows, key=lambda r: r["urn"].count("$"))
     for r in pending:
-        parent = made.get(r["parent"])
-        opts = pulumi.ResourceOptions(parent=parent) if parent else None
+        opts = _options(r, made.get(r["parent"]))
         if r["custom"]:
             if r["type"].startswith("pulumi:providers:"):
                 res: pulumi.Resource = pulumi.ProviderResource(

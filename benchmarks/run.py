@@ -90,7 +90,8 @@ def plan_spec(project: str, stack: str, config: dict | None, out: Path) -> None:
     code = (
         "import json\nfrom gpu_platform.plan.runner import run_plan\n"
         f"plan = run_plan({project!r}, {stack!r}, config_override={config!r})\n"
-        "rows = [dict(urn=r.urn, type=r.type, name=r.name, parent=r.parent, custom=r.custom, inputs=r.inputs)"
+        "rows = [dict(urn=r.urn, type=r.type, name=r.name, parent=r.parent, custom=r.custom, inputs=r.inputs,"
+        " options=r.options)"
         " for r in plan.resources]\n"
         f"open({str(out)!r}, 'w').write(json.dumps(rows))\nprint(len(rows))"
     )
