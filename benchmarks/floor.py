@@ -58,7 +58,9 @@ def _alias(text: str, own_name: str) -> pulumi.Alias | str:
     if text.startswith("urn:"):
         return text
     type_, _, name = text.partition("::")
-    return pulumi.Alias(type_=None if type_ == "*" else type_, name=own_name if name.startswith("*") else name)
+    return pulumi.Alias(
+        type_=None if type_ == "*" else type_, name=own_name if name.startswith("*") else name
+    )
 
 
 def _options(row: dict[str, Any], parent: pulumi.Resource | None) -> pulumi.ResourceOptions:

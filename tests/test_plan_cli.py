@@ -98,6 +98,9 @@ def test_import_loads_no_cloud_sdk() -> None:
 
 def test_json_format_prints_the_plan_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "plan"
-    assert main(["plan", "--project", str(FIXTURE), "--stack", "test", "--out", str(out), "--format", "json"]) == 0
+    assert (
+        main(["plan", "--project", str(FIXTURE), "--stack", "test", "--out", str(out), "--format", "json"])
+        == 0
+    )
     printed = json.loads(capsys.readouterr().out)
     assert printed == json.loads((out / "plan.json").read_text())

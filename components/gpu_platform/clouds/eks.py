@@ -50,7 +50,7 @@ def deploy_infrastructure(spec: PlatformSpec, opts: pulumi.ResourceOptions | Non
     cluster = spec.config.cluster
     pool_args = stack_pool_args(spec)
     problems = attached_kubeconfig_problem(spec)
-    for i, (cfg_pool, args) in enumerate(zip(spec.config.gpu_pools, pool_args, strict=True)):
+    for cfg_pool, args in zip(spec.config.gpu_pools, pool_args, strict=True):
         if cfg_pool.capacity_type == "CAPACITY_BLOCK":
             # The stack's `reservation` is the Capacity Block ID (checked by load_platform).
             args["capacity_reservation_id"] = cfg_pool.reservation

@@ -391,7 +391,10 @@ def load_platform(raw: dict[str, Any]) -> PlatformSpec:
     for i, c in enumerate(cfg.gpu_pools):
         # Components take the ID as capacity_reservation_id; the stack config carries it here.
         if cfg.cloud == "eks" and c.capacity_type == "CAPACITY_BLOCK" and c.reservation is None:
-            p.add(["gpuPools", i, "reservation"], "capacityType CAPACITY_BLOCK needs the Capacity Block ID (cr-...)")
+            p.add(
+                ["gpuPools", i, "reservation"],
+                "capacityType CAPACITY_BLOCK needs the Capacity Block ID (cr-...)",
+            )
     driver = _plan_driver(cfg, pools, p)
     from gpu_platform.config.checks import check_addons
 
