@@ -46,7 +46,14 @@ def test_dev_plan_is_byte_identical_across_runs(tmp_path: Path) -> None:
 def test_helm_values_and_manifests_are_written(tmp_path: Path) -> None:
     assert main(["plan", "--stack", "dev", "--out", str(tmp_path)]) == 0
     values = {p.stem for p in (tmp_path / "values").glob("*.yaml")}
-    assert any("gpu-operator" in v for v in values), values
+    assert {"gpu-operator", "kueue", "cert-manager", "kserve-crd", "kserve-resources"} <= values
+    doc = json.loads((tmp_path / "plan.json").read_text())
+    release = next(
+        r for r in doc["resources"] if r["type"].endswith("Release") and r["inputs"]["name"] == "gpu-operator"
+    )
+    assert (
+        yaml.safe_load((tmp_path / "values" / "gpu-operator.yaml").read_text()) == release["inputs"]["values"]
+    )
     manifests = list((tmp_path / "manifests").glob("*.yaml"))
     kinds = {yaml.safe_load(p.read_text())["kind"] for p in manifests}
     assert {"ConfigMap", "ResourceFlavor", "ClusterQueue"} <= kinds

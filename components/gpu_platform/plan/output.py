@@ -70,7 +70,9 @@ def write_plan(plan: Plan, out: Path) -> None:
         if r.type == HELM_RELEASE:
             d = out / "values"
             d.mkdir(exist_ok=True)
-            (d / f"{_safe(r.name)}.yaml").write_text(_dump_yaml(r.inputs.get("values") or {}))
+            # Named after the Helm release (what `helm get values <release>` shows), not the Pulumi name.
+            release = r.inputs.get("name") if isinstance(r.inputs.get("name"), str) else r.name
+            (d / f"{_safe(release)}.yaml").write_text(_dump_yaml(r.inputs.get("values") or {}))
             continue
         manifest = _manifest(r)
         if manifest is not None:
