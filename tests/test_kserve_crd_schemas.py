@@ -43,6 +43,12 @@ def validate_inference_service(obj: dict[str, Any]) -> None:
     _validator("serving.kserve.io_inferenceservices.yaml", "v1beta1").validate(obj)
 
 
+def inference_service_errors(obj: dict[str, Any]) -> list[str]:
+    """Every schema violation of ``obj`` as ``path: message`` (empty when it fits the CRD)."""
+    validator = _validator("serving.kserve.io_inferenceservices.yaml", "v1beta1")
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(obj)]
+
+
 def validate_serving_runtime(obj: dict[str, Any]) -> None:
     """Same for ServingRuntime v1alpha1 (for any runtime an example adds)."""
     assert obj["apiVersion"] == "serving.kserve.io/v1alpha1" and obj["kind"] == "ServingRuntime"
@@ -106,7 +112,9 @@ def test_generated_inference_services_validate(run_component: Callable[..., Plan
         **extra,
     }
     plan = run_component(lambda: GpuInferenceService("svc", args))
-    validate_inference_service(plan.one(ISVC).inputs)
+    obj = plan.one(ISVC).inputs
+    assert (obj["apiVersion"], obj["kind"]) == ("serving.kserve.io/v1beta1", "InferenceService")
+    assert inference_service_errors(obj) == []
 
 
 def test_the_schema_check_can_fail(run_component: Callable[..., Plan]) -> None:

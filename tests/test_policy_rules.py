@@ -163,7 +163,9 @@ def test_gke_non_gpu_and_bare_n1_pools_are_not_gpu_pools() -> None:
 
 def test_gke_gpu_shape_without_accelerator_block_is_a_gpu_pool() -> None:
     a3 = res("gcp:container/nodePool:NodePool", {"nodeConfig": {"machineType": "a3-highgpu-8g"}})
-    only(R.gpu_pool_taint(a3), "gpu-pool-taint")
+    assert only(R.gpu_pool_taint(a3), "gpu-pool-taint").level == "mandatory"
+    cpu = res("gcp:container/nodePool:NodePool", {"nodeConfig": {"machineType": "e2-standard-4"}})
+    assert R.gpu_pool_taint(cpu) == []
 
 
 def test_eks_gpu_node_group_without_taint_fails_and_with_taint_passes() -> None:

@@ -150,4 +150,8 @@ def test_schemastore_schema(path: Path) -> None:
     import jsonschema
 
     schema = _vendored_schema("github-actions" if path.name == "action.yml" else "github-workflows")
-    jsonschema.validate(load(path), schema)
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    errors = [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(load(path))
+    ]
+    assert errors == []
