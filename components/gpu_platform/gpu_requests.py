@@ -32,8 +32,8 @@ def gpu_resource(pool: GpuPool, mig_profile: str | None) -> tuple[str | None, li
     return next(iter(resources)), []
 
 
-def gpu_units_problems(gpus: Any, pool: GpuPool, resource: str | None) -> list[tuple[str, str]]:
-    """Why ``gpus`` cannot be requested on this pool (empty when it can)."""
+def whole_number_problems(gpus: Any) -> list[tuple[str, str]]:
+    """Kubernetes takes extended resources only as whole numbers >= 1 (``0.5`` becomes ``500m``: refused)."""
     if isinstance(gpus, bool) or not isinstance(gpus, (int, float)):
         return [("gpus", f"{gpus!r} is not a number of GPU units")]
     if gpus != int(gpus) or gpus < 1:
@@ -45,8 +45,14 @@ def gpu_units_problems(gpus: Any, pool: GpuPool, resource: str | None) -> list[t
                 "or MIG slices instead",
             )
         ]
-    if resource is None:
-        return []
+    return []
+
+
+def gpu_units_problems(gpus: Any, pool: GpuPool, resource: str | None) -> list[tuple[str, str]]:
+    """Why ``gpus`` cannot be requested on this pool (empty when it can)."""
+    problems = whole_number_problems(gpus)
+    if problems or resource is None:
+        return problems
     per_node = advertised_resources(pool)[resource]
     if gpus > per_node:
         reason = f"{int(gpus)} x {resource} do not fit on one node of '{pool.name}' ({per_node} per node)"

@@ -52,7 +52,7 @@ _FIELD = {"gpus": "gpus", "mig_profile": "migProfile"}
 
 def check_kserve(cfg: StackConfig, pools: list[GpuPool], p: Problems) -> None:
     """Inference services: whole GPU units of what the pool advertises, known pools, queues, names."""
-    from gpu_platform.gpu_requests import gpu_resource, gpu_units_problems
+    from gpu_platform.gpu_requests import gpu_resource, gpu_units_problems, whole_number_problems
 
     ks = cfg.kserve
     by_name = {pl.name: pl for pl in pools}
@@ -82,8 +82,7 @@ def check_kserve(cfg: StackConfig, pools: list[GpuPool], p: Problems) -> None:
                 )
         pool = by_name.get(svc.pool)
         if pool is None:
-            units = gpu_units_problems(svc.gpus, by_name[next(iter(by_name))], None) if by_name else []
-            for field, reason in units:
+            for field, reason in whole_number_problems(svc.gpus):
                 p.add([*loc, _FIELD[field]], reason)
             p.add([*loc, "pool"], f"'{svc.pool}' is not a GPU pool; valid: {', '.join(by_name)}")
             continue
