@@ -196,7 +196,10 @@ class GitSnapshots:
         self.base = base
 
     def _git(self, repo_dir: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(["git", "-C", str(repo_dir), *args], capture_output=True, check=False)
+        try:
+            return subprocess.run(["git", "-C", str(repo_dir), *args], capture_output=True, check=False)
+        except FileNotFoundError as exc:
+            raise FetchError("--from-git needs the git command") from exc
 
     def repo_dir(self, repo: str, commit: str) -> Path:
         owner, name = repo.split("/")
