@@ -21,9 +21,13 @@ plan: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# Style, the import layering (config -> spec -> plans -> resources) and both type checkers.
 lint: $(STAMP)
 	$(BIN)/ruff check components stacks tests examples benchmarks policy scripts
 	$(BIN)/ruff format --check components stacks tests examples benchmarks policy scripts
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+	$(BIN)/pyright
 
 schema: $(STAMP)
 	$(BIN)/gpu-platform schema

@@ -144,7 +144,7 @@ def main() -> int:
 
     print(f"== 1. import cost (median of {args.repeat} fresh interpreters)")
     t_pulumi, _ = median_import("pulumi", args.repeat)
-    t_lib, clouds = median_import("gpu_platform, gpu_platform.program", args.repeat)
+    t_lib, clouds = median_import("gpu_platform, gpu_platform.stack.program", args.repeat)
     print(f"import pulumi            {t_pulumi:6.3f} s")
     print(f"import gpu_platform      {t_lib:6.3f} s   (+{t_lib - t_pulumi:.3f} s; target <= +0.300 s)")
     print(f"cloud SDK modules loaded by import gpu_platform: {clouds} (target 0)")

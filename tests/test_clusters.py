@@ -1,4 +1,4 @@
-"""Cluster components and ``clouds.<cloud>.deploy_infrastructure``: secure defaults, an untainted system
+"""Cluster components and ``stack.infrastructure.deploy_infrastructure``: secure defaults, an untainted system
 pool, exec-auth kubeconfigs kept secret, and GPU pools wired to the cluster they attach to."""
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ import pytest
 from gpu_platform.clusters.aks import AksCluster
 from gpu_platform.clusters.eks import NODE_POLICIES, EksCluster
 from gpu_platform.clusters.gke import NODE_ROLES, GkeCluster
-from gpu_platform.config import ConfigError, load_platform
+from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.plan import Plan, run_program
+from gpu_platform.stack import load_platform
+from gpu_platform.stack.infrastructure import deploy_infrastructure
 
 SECRET = "[secret]"
 
@@ -224,7 +226,7 @@ def test_aks_kubeconfig_comes_from_user_credentials_and_stays_secret(
 
 
 def test_cluster_arguments_are_checked_before_registering() -> None:
-    errors: list[ConfigError] = []
+    errors: list[ArgumentsError] = []
 
     def program() -> None:
         for make in (
@@ -234,51 +236,51 @@ def test_cluster_arguments_are_checked_before_registering() -> None:
             ),
             lambda: EksCluster("x", {"vpc_cidr": "10.0.0.0/24"}),
         ):
-            with pytest.raises(ConfigError) as err:
+            with pytest.raises(ArgumentsError) as err:
                 make()
             errors.append(err.value)
 
     plan = run_program(program)
     assert plan.resources == []
-    assert [e.problems[0][0] for e in errors] == ["os_sku", "system_pool", "vpc_cidr"]
+    assert [[p for p, _ in e.problems] for e in errors] == [
+        ["os_sku"],
+        ["system_pool.min_nodes"],
+        ["vpc_cidr"],
+    ]
+    reasons = [e.problems[0][1] for e in errors]
+    assert "'Windows2022' is not valid" in reasons[0] and "Ubuntu" in reasons[0]
+    assert "3 is more than" in reasons[1]
+    assert "too small" in reasons[2] and "/16" in reasons[2]
 
 
 # --- deploy_infrastructure from stack config ------------------------------------------------------
 
 
+def raw_stack(cloud: str, pools: list[dict[str, Any]], **cluster: Any) -> dict[str, Any]:
+    return {
+        "cloud": cloud,
+        "cluster": {"name": "gpu", **cluster},
+        "gpuPools": pools,
+        "gpuOperator": {"enabled": False},
+        "kueue": {"enabled": False},
+    }
+
+
 def stack(cloud: str, pools: list[dict[str, Any]], **cluster: Any) -> Any:
-    return load_platform(
-        {
-            "cloud": cloud,
-            "cluster": {"name": "gpu", **cluster},
-            "gpuPools": pools,
-            "gpuOperator": {"enabled": False},
-            "kueue": {"enabled": False},
-        }
-    )
+    return load_platform(raw_stack(cloud, pools, **cluster))
 
 
 def deploy(spec: Any) -> tuple[Plan, Any]:
-    from gpu_platform.clouds import deploy_infrastructure
-
     out: dict[str, Any] = {}
     plan = run_program(lambda: out.__setitem__("infra", deploy_infrastructure(spec)))
     return plan, out["infra"]
 
 
-def deploy_error(spec: Any) -> ConfigError:
-    from gpu_platform.clouds import deploy_infrastructure
-
-    errors: list[ConfigError] = []
-
-    def program() -> None:
-        with pytest.raises(ConfigError) as err:
-            deploy_infrastructure(spec)
-        errors.append(err.value)
-
-    plan = run_program(program)
-    assert plan.resources == [], "errors are raised before anything is registered"
-    return errors[0]
+def stack_error(cloud: str, pools: list[dict[str, Any]], **cluster: Any) -> ConfigError:
+    """The stack file is refused by ``load_platform``, before a program (and so any resource) runs."""
+    with pytest.raises(ConfigError) as err:
+        stack(cloud, pools, **cluster)
+    return err.value
 
 
 def test_gke_stack_creates_cluster_and_attaches_pools() -> None:
@@ -294,7 +296,7 @@ def test_gke_stack_creates_cluster_and_attaches_pools() -> None:
     assert pool["cluster"] == "gpu" and pool["location"] == "us-central1" and pool["project"] == "p"
     assert pool["nodeConfig"]["serviceAccount"] == "gpu-nodes@p.iam.gserviceaccount.com"
     assert set(infra.node_pools) == {"l4"}
-    assert infra.k8s_provider is infra.extra["cluster"].k8s_provider
+    assert infra.cluster is not None and infra.k8s_provider is infra.cluster.k8s_provider
 
 
 def test_gke_attach_uses_the_named_cluster_and_secret_kubeconfig() -> None:
@@ -314,10 +316,11 @@ def test_gke_attach_uses_the_named_cluster_and_secret_kubeconfig() -> None:
 
 
 def test_attach_without_kubeconfig_or_region_names_the_keys() -> None:
-    err = deploy_error(
-        stack("gke", [{"name": "l4", "machineType": "g2-standard-8", "maxNodes": 2}], create=False)
-    )
-    assert [p for p, _ in err.problems] == ["gpu-platform:cluster.kubeconfig", "gpu-platform:cluster.region"]
+    err = stack_error("gke", [{"name": "l4", "machineType": "g2-standard-8", "maxNodes": 2}], create=False)
+    assert sorted(p for p, _ in err.problems) == [
+        "gpu-platform:cluster.kubeconfig",
+        "gpu-platform:cluster.region",
+    ]
 
 
 def test_eks_stack_places_pools_by_zone_and_efa_in_one_zone() -> None:
@@ -350,26 +353,21 @@ def test_eks_stack_places_pools_by_zone_and_efa_in_one_zone() -> None:
 
 
 def test_eks_stack_errors() -> None:
-    err = deploy_error(
-        stack(
-            "eks",
-            [
-                {"name": "l4", "machineType": "g6.xlarge", "maxNodes": 2, "zones": ["eu-west-1a"]},
-            ],
-            region="us-east-1",
-        )
+    err = stack_error(
+        "eks",
+        [{"name": "l4", "machineType": "g6.xlarge", "maxNodes": 2, "zones": ["eu-west-1a"]}],
+        region="us-east-1",
     )
     assert [p for p, _ in err.problems] == ["gpu-platform:gpuPools[0].zones[0]"]
-    with pytest.raises(ConfigError) as missing:
-        stack(
-            "eks",
-            [{"name": "cb", "machineType": "p5.48xlarge", "maxNodes": 2, "capacityType": "CAPACITY_BLOCK"}],
-        )
-    assert [p for p, _ in missing.value.problems] == ["gpu-platform:gpuPools[0].reservation"]
-    err = deploy_error(
-        stack(
-            "eks", [{"name": "l4", "machineType": "g6.xlarge", "maxNodes": 2}], create=False, kubeconfig="x"
-        )
+    assert "'eu-west-1a' is not a zone of us-east-1" in err.problems[0][1]
+    missing = stack_error(
+        "eks",
+        [{"name": "cb", "machineType": "p5.48xlarge", "maxNodes": 2, "capacityType": "CAPACITY_BLOCK"}],
+    )
+    assert [p for p, _ in missing.problems] == ["gpu-platform:gpuPools[0].reservation"]
+    assert "Capacity Block ID" in missing.problems[0][1]
+    err = stack_error(
+        "eks", [{"name": "l4", "machineType": "g6.xlarge", "maxNodes": 2}], create=False, kubeconfig="x"
     )
     assert [p for p, _ in err.problems] == [
         "gpu-platform:cluster.existingNodeRoleArn",
@@ -409,30 +407,33 @@ def test_aks_stack_creates_cluster_and_pools_in_its_subnet() -> None:
 
 
 def test_aks_stack_errors_are_addressed_to_config_keys() -> None:
-    err = deploy_error(
-        stack(
-            "aks",
-            [
-                {
-                    "name": "a100-spot-1",
-                    "machineType": "Standard_NC24ads_A100_v4",
-                    "maxNodes": 1,
-                    "zones": ["eu-1"],
-                },
-                {
-                    "name": "a100spot1",
-                    "machineType": "Standard_NC24ads_A100_v4",
-                    "maxNodes": 1,
-                    "image": "AzureLinux",
-                },
-            ],
-        )
+    err = stack_error(
+        "aks",
+        [
+            {
+                "name": "a100-spot-1",
+                "machineType": "Standard_NC24ads_A100_v4",
+                "maxNodes": 1,
+                "zones": ["eu-1"],
+            },
+            {
+                "name": "a100spot1",
+                "machineType": "Standard_NC24ads_A100_v4",
+                "maxNodes": 1,
+                "image": "AzureLinux",
+            },
+        ],
     )
-    assert [p for p, _ in err.problems] == [
+    reasons = dict(err.problems)
+    assert sorted(reasons) == [
         "gpu-platform:gpuPools[0].zones[0]",
-        "gpu-platform:gpuPools[1].name",
         "gpu-platform:gpuPools[1].image",
+        "gpu-platform:gpuPools[1].name",
     ]
+    assert "AKS availability zones are numbers" in reasons["gpu-platform:gpuPools[0].zones[0]"]
+    assert "'a100spot1'" in reasons["gpu-platform:gpuPools[1].name"]
+    assert "a100-spot-1" in reasons["gpu-platform:gpuPools[1].name"]
+    assert "mixed OS versions" in reasons["gpu-platform:gpuPools[1].image"]
 
 
 def test_eks_capacity_block_from_stack_config_reaches_the_launch_template() -> None:

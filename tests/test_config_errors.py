@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.config import ConfigError, load_platform
+from gpu_platform.errors import ConfigError
+from gpu_platform.stack import load_platform
 
 BASE: dict[str, Any] = {
     "cloud": "gke",
@@ -50,99 +51,122 @@ def test_base_config_is_valid() -> None:
 
 
 @pytest.mark.parametrize(
-    ("path", "value", "expected"),
+    ("path", "value", "where", "words"),
     [
-        (
-            ["cloud"],
-            "azure",
-            "gpu-platform:cloud: 'azure' is not valid; valid: 'gke', 'eks', 'aks', 'existing'",
-        ),
+        (["cloud"], "azure", "cloud", ["'azure' is not valid", "gke, eks, aks, existing"]),
         (
             ["gpuPools", 0, "machineType"],
             "g2-standard-5",
-            "gpu-platform:gpuPools[0].machineType: 'g2-standard-5' is not a GKE GPU machine type; valid: g2-standard-4",
+            "gpuPools[0].machineType",
+            ["'g2-standard-5' is not a GKE GPU machine type", "g2-standard-8"],
+        ),
+        (
+            ["gpuPools", 0, "machineType"],
+            "x1-bogus",
+            "gpuPools[0].machineType",
+            ["'x1-bogus' is not a GKE GPU machine type", "valid: ", "g2-standard-4"],
         ),
         (
             ["gpuPools", 0, "sharing"],
             {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
-            "gpu-platform:gpuPools[0].sharing.mode: L4 24GB is not MIG-capable",
+            "gpuPools[0].sharing.mode",
+            ["L4 24GB is not MIG-capable"],
         ),
         (
-            ["gpuPools", 1, "sharing", "mig", "layout"],
-            ["3g.40gb", "2g.25gb"],
-            "gpu-platform:gpuPools[1].sharing.mig.layout[1]: '2g.25gb' is not a MIG profile of H100 80GB; valid: ",
+            ["gpuPools", 1, "sharing", "mig"],
+            {"profiles": ["3g.40gb", "2g.25gb"]},
+            "gpuPools[1].sharing.mig.profiles[1]",
+            ["'2g.25gb' is not a MIG profile of H100 80GB", "valid: ", "3g.40gb"],
         ),
         (
             ["gpuPools", 1, "sharing", "mig", "layout"],
             "2g.25gb",
-            "gpu-platform:gpuPools[1].sharing.mig.layout: '2g.25gb' is not a MIG layout of H100 80GB",
+            "gpuPools[1].sharing.mig.layout",
+            ["'2g.25gb' is not a MIG layout of H100 80GB", "all-1g.10gb"],
         ),
         (
+            ["gpuPools", 1, "sharing", "mig"],
+            {"profiles": ["4g.40gb", "2g.20gb", "2g.20gb"]},
+            "gpuPools[1].sharing.mig.profiles",
+            ["4g.40gb + 2g.20gb + 2g.20gb does not fit on one H100 80GB"],
+        ),
+        (
+            # The old spelling of an explicit list: refused with a pointer to the new key.
             ["gpuPools", 1, "sharing", "mig", "layout"],
-            ["4g.40gb", "2g.20gb", "2g.20gb"],
-            "gpu-platform:gpuPools[1].sharing.mig.layout: 4g.40gb + 2g.20gb + 2g.20gb does not fit on one H100 80GB",
+            ["3g.40gb", "2g.20gb", "2g.20gb"],
+            "gpuPools[1].sharing.mig.layout",
+            ["mig.profiles"],
+        ),
+        (
+            ["gpuPools", 1, "sharing", "mig"],
+            {"layout": "all-1g.10gb", "profiles": ["7g.80gb"]},
+            "gpuPools[1].sharing.mig.profiles",
+            ["not both"],
         ),
         (
             ["gpuPools", 1, "sharing", "mig"],
             {"layout": "all-balanced", "strategy": "single"},
-            "gpu-platform:gpuPools[1].sharing.mig.strategy: 'single' needs one profile on every GPU",
+            "gpuPools[1].sharing.mig.strategy",
+            ["'single' needs one profile on every GPU"],
         ),
         (
             ["gpuPools", 0, "sharing", "replicas"],
             1,
-            "gpu-platform:gpuPools[0].sharing.replicas: time-slicing needs replicas >= 2 (got 1)",
+            "gpuPools[0].sharing.replicas",
+            ["time-slicing needs replicas >= 2 (got 1)"],
         ),
-        (["gpuPools", 0, "minNodes"], 3, "gpu-platform:gpuPools[0].minNodes: 3 is more than maxNodes 2"),
-        (
-            ["gpuPools", 0, "maxNodes"],
-            -1,
-            "gpu-platform:gpuPools[0].maxNodes: Input should be greater than or equal to 0",
-        ),
-        (
-            ["gpuPools", 0, "minNodes"],
-            -2,
-            "gpu-platform:gpuPools[0].minNodes: Input should be greater than or equal to 0",
-        ),
-        (["gpuPools", 0, "gpuz"], 1, "gpu-platform:gpuPools[0].gpuz: unknown key"),
+        (["gpuPools", 0, "minNodes"], 3, "gpuPools[0].minNodes", ["3 is more than", "2"]),
+        (["gpuPools", 0, "maxNodes"], -1, "gpuPools[0].maxNodes", ["-1 is out of range"]),
+        (["gpuPools", 0, "minNodes"], -2, "gpuPools[0].minNodes", ["-2 is out of range"]),
+        # Strict kinds: no coercion of booleans to numbers or of numbers to text.
+        (["gpuPools", 0, "maxNodes"], True, "gpuPools[0].maxNodes", ["not a whole number"]),
+        (["gpuPools", 0, "cudaVersion"], 12.1, "gpuPools[0].cudaVersion", ["not text", "quote it"]),
+        (["gpuPools", 0, "gpuz"], 1, "gpuPools[0].gpuz", ["unknown key 'gpuz'", "did you mean 'gpu'"]),
         (
             ["gpuPools", 0, "sharing", "timeslicing"],
             True,
-            "gpu-platform:gpuPools[0].sharing.timeslicing: unknown key",
+            "gpuPools[0].sharing.timeslicing",
+            ["unknown key 'timeslicing'"],
         ),
-        (["extra"], 1, "gpu-platform:extra: unknown key"),
-        (["gpuPools", 1, "name"], "l4", "gpu-platform:gpuPools[1].name: 'l4' is used by more than one pool"),
+        (["extra"], 1, "extra", ["unknown key 'extra'"]),
+        (["gpuPools", 1, "name"], "l4", "gpuPools[1].name", ["'l4' is used by more than one pool"]),
         (
             ["gpuPools", 0, "isolationRequired"],
             True,
-            "gpu-platform:gpuPools[0].sharing.mode: time-slicing gives no memory or fault isolation",
+            "gpuPools[0].sharing.mode",
+            ["time-slicing gives no memory or fault isolation"],
         ),
-        (["gpuPools", 0, "capacityType"], "SPOT", "gpu-platform:gpuPools[0].capacityType: EKS only"),
-        (
-            ["gpuPools", 0, "cudaVersion"],
-            "12.7",
-            "gpu-platform:gpuPools[0].cudaVersion: '12.7' is not a CUDA release",
-        ),
+        (["gpuPools", 0, "capacityType"], "SPOT", "gpuPools[0].capacityType", ["EKS only"]),
+        (["gpuPools", 0, "cudaVersion"], "12.7", "gpuPools[0].cudaVersion", ["'12.7' is not a CUDA release"]),
         (
             ["gpuPools", 0, "taints"],
             [{"key": "nvidia.com/gpu", "value": "present", "effect": "PreferNoSchedule"}],
-            "gpu-platform:gpuPools[0].taints[0].effect: the nvidia.com/gpu taint is always NoSchedule",
+            "gpuPools[0].taints[0].effect",
+            ["the nvidia.com/gpu taint is always NoSchedule"],
         ),
         (
             ["gpuPools", 0, "labels"],
             {"gpu-platform.io/pool": "x"},
-            "gpu-platform:gpuPools[0].labels.gpu-platform.io/pool: set by the library",
+            "gpuPools[0].labels.gpu-platform.io/pool",
+            ["set by the library"],
         ),
         (
             ["gpuPools", 0, "image"],
             "WINDOWS_LTSC",
-            "gpu-platform:gpuPools[0].image: 'WINDOWS_LTSC' is not a GPU image",
+            "gpuPools[0].image",
+            ["'WINDOWS_LTSC' is not a GPU image"],
         ),
     ],
 )
-def test_invalid_config_names_the_key(path: list[str | int], value: Any, expected: str) -> None:
+def test_invalid_config_names_the_key(
+    path: list[str | int], value: Any, where: str, words: list[str]
+) -> None:
     message = error_of(with_change(path, value))
-    assert expected in message
     assert len(message.splitlines()) == 1, message
+    key, _, reason = message.partition(": ")
+    assert key == f"gpu-platform:{where}", message
+    for word in words:
+        assert word in reason, message
 
 
 def test_missing_required_key() -> None:
@@ -153,10 +177,14 @@ def test_missing_required_key() -> None:
 
 def test_every_problem_is_reported_at_once() -> None:
     cfg = with_change(["gpuPools", 0, "minNodes"], 5)
-    cfg["gpuPools"][1]["sharing"]["mig"]["layout"] = ["7g.80gb", "1g.10gb"]
+    cfg["gpuPools"][1]["sharing"]["mig"] = {"profiles": ["7g.80gb", "1g.10gb"]}
+    cfg["extra"] = 1
     lines = error_of(cfg).splitlines()
-    assert any(line.startswith("gpu-platform:gpuPools[0].minNodes") for line in lines)
-    assert any(line.startswith("gpu-platform:gpuPools[1].sharing.mig.layout") for line in lines)
+    assert sorted(line.partition(": ")[0] for line in lines) == [
+        "gpu-platform:extra",
+        "gpu-platform:gpuPools[0].minNodes",
+        "gpu-platform:gpuPools[1].sharing.mig.profiles",
+    ]
 
 
 def test_conflicting_mig_strategies_across_pools() -> None:

@@ -1,7 +1,7 @@
 """CUDA vs driver: a pool whose images need a newer driver than the one that will run there is refused.
 
 The same rule is enforced by the stack config (``load_platform``) and by the component's own args,
-for operator-installed drivers (chart default or ``driver_version``) and cloud-image drivers.
+for operator-installed drivers (chart default or ``driver.version``) and cloud-image drivers.
 """
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.config import ConfigError, load_platform
-from gpu_platform.operators.gpu_operator import plan_gpu_operator
-from gpu_platform.operators.gpu_operator_values import gke_driver_installer_spec, helm_values
+from gpu_platform.errors import ArgumentsError, ConfigError
+from gpu_platform.plans.gpu_operator import gke_driver_installer, helm_values, plan_gpu_operator
+from gpu_platform.stack import load_platform
 
 A100 = {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 2}
 
 
 def refused(args: dict[str, Any]) -> list[tuple[str, str]]:
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ArgumentsError) as err:
         plan_gpu_operator(args)  # type: ignore[arg-type]
     return err.value.problems
 
@@ -28,25 +28,25 @@ def refused(args: dict[str, Any]) -> list[tuple[str, str]]:
 
 def test_cuda_13_on_a_570_operator_driver_is_refused_naming_the_pool_key() -> None:
     problems = refused(
-        {"cloud": "aks", "driver_version": "570.124.06", "pools": [{**A100, "cuda_version": "13.0"}]}
+        {"cloud": "aks", "driver": {"version": "570.124.06"}, "pools": [{**A100, "cuda_version": "13.0"}]}
     )
     assert len(problems) == 1
     path, reason = problems[0]
     assert path == "pools[0].cuda_version"
     assert "CUDA 13.0 needs driver >= 580.65.06" in reason
-    assert "570.124.06 (GPU Operator driver)" in reason and "driver_version" in reason
+    assert "570.124.06 (GPU Operator driver)" in reason and "driver.version" in reason
 
 
 def test_stack_wide_cuda_version_is_named_when_the_pool_does_not_declare_one() -> None:
     problems = refused(
-        {"cloud": "aks", "driver_version": "570.124.06", "cuda_version": "13.0", "pools": [A100]}
+        {"cloud": "aks", "driver": {"version": "570.124.06"}, "cuda_version": "13.0", "pools": [A100]}
     )
     assert [p for p, _ in problems] == ["cuda_version"]
 
 
 def test_cuda_12_8_on_570_124_06_is_accepted() -> None:
     plan = plan_gpu_operator(
-        {"cloud": "aks", "driver_version": "570.124.06", "pools": [{**A100, "cuda_version": "12.8"}]}
+        {"cloud": "aks", "driver": {"version": "570.124.06"}, "pools": [{**A100, "cuda_version": "12.8"}]}
     )
     assert helm_values(plan)["driver"] == {"enabled": True, "version": "570.124.06"}
 
@@ -83,17 +83,31 @@ def test_eks_declared_older_image_driver_is_refused() -> None:
     problems = refused(
         {
             "cloud": "eks",
-            "host_driver_version": "570.124.06",
+            "driver": {"host_version": "570.124.06"},
             "pools": [{"name": "l4", "machine_type": "g6.xlarge", "max_nodes": 1, "cuda_version": "13.0"}],
         }
     )
     path, reason = problems[0]
     assert path == "pools[0].cuda_version"
-    assert "570.124.06 (cloud image driver)" in reason and "host_driver_version" in reason
+    assert "570.124.06 (cloud image driver)" in reason
+
+
+def test_component_cuda_error_names_the_component_argument_to_raise() -> None:
+    problems = refused(
+        {
+            "cloud": "eks",
+            "driver": {"host_version": "570.124.06"},
+            "pools": [{"name": "l4", "machine_type": "g6.xlarge", "max_nodes": 1, "cuda_version": "13.0"}],
+        }
+    )
+    reason = problems[0][1]
+    assert "driver.host_version" in reason and "hostVersion" not in reason
 
 
 def test_aks_managed_driver_is_too_old_for_cuda_12_8() -> None:
-    problems = refused({"cloud": "aks", "driver_owner": "cloud", "pools": [{**A100, "cuda_version": "12.8"}]})
+    problems = refused(
+        {"cloud": "aks", "driver": {"owner": "cloud"}, "pools": [{**A100, "cuda_version": "12.8"}]}
+    )
     assert problems[0][0] == "pools[0].cuda_version"
     assert "550.144.03 (cloud image driver)" in problems[0][1]
 
@@ -101,10 +115,16 @@ def test_aks_managed_driver_is_too_old_for_cuda_12_8() -> None:
 def test_gke_google_installer_default_vs_declared_version() -> None:
     l4 = {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1, "cuda_version": "12.8"}
     assert refused({"cloud": "gke", "pools": [l4]})[0][0] == "pools[0].cuda_version"
-    # Declaring the version makes it true: Google's installer is told to install exactly that driver.
-    plan = plan_gpu_operator({"cloud": "gke", "host_driver_version": "570.172.08", "pools": [l4]})
-    installer = gke_driver_installer_spec(plan.pools, plan.host_driver_version)["template"]["spec"]
-    assert installer["initContainers"][0]["command"][-1] == "--version=570.172.08"
+    # hostVersion is only the input of the CUDA check: it installs nothing, the COS default stays.
+    plan = plan_gpu_operator({"cloud": "gke", "driver": {"host_version": "570.172.08"}, "pools": [l4]})
+    assert plan.gke_installer_version is None
+    script = gke_driver_installer(plan.gke_installer_version)["spec"]["template"]["spec"]["initContainers"][0]
+    assert "/cos-gpu-installer install ||" in script["command"][-1]
+    # An explicit installer version is its own key, and pins what Google's installer installs.
+    pinned = {"host_version": "570.172.08", "installer_version": "570.172.08"}
+    plan = plan_gpu_operator({"cloud": "gke", "driver": pinned, "pools": [l4]})
+    script = gke_driver_installer(plan.gke_installer_version)["spec"]["template"]["spec"]["initContainers"][0]
+    assert "/cos-gpu-installer install --version=570.172.08 ||" in script["command"][-1]
 
 
 # --- the stack config refuses the same ---------------------------------------------------------------
@@ -131,6 +151,7 @@ def test_stack_config_refuses_cuda_13_on_570() -> None:
         load_platform(stack("pool", "13.0", "570.124.06"))
     assert [p for p, _ in err.value.problems] == ["gpu-platform:gpuPools[0].cudaVersion"]
     assert "580.65.06" in err.value.problems[0][1]
+    assert "gpuOperator.driver.version" in err.value.problems[0][1]
 
 
 @pytest.mark.parametrize(
@@ -151,7 +172,7 @@ def test_stack_and_component_agree(cuda_at: str, cuda: str, driver: str, ok: boo
         with pytest.raises(ConfigError) as err:
             load_platform(raw)
         assert all("cudaVersion" in p for p, _ in err.value.problems)
-    args: dict[str, Any] = {"cloud": "aks", "driver_version": driver, "pools": [{**A100}]}
+    args: dict[str, Any] = {"cloud": "aks", "driver": {"version": driver}, "pools": [{**A100}]}
     if cuda_at == "pool":
         args["pools"][0]["cuda_version"] = cuda
     else:

@@ -6,8 +6,8 @@ import re
 
 import yaml
 
-from gpu_platform.config import load_platform
 from gpu_platform.sharing import advertised_resources
+from gpu_platform.stack import load_platform
 from tests.conftest import REPO
 
 

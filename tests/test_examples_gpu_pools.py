@@ -85,5 +85,5 @@ def test_example_is_a_standalone_project(example: str) -> None:
     assert "runtime:" in (d / "Pulumi.yaml").read_text()
     assert "-e ../.." in (d / "requirements.txt").read_text()
     main_py = (d / "__main__.py").read_text()
-    assert "from gpu_platform." in main_py and "gpu_platform.program" not in main_py
+    assert "from gpu_platform import" in main_py and "gpu_platform.stack" not in main_py
     assert (d / "README.md").exists()

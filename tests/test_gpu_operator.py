@@ -12,29 +12,29 @@ from typing import Any
 
 import jsonschema
 import kubernetes_validate
+import pulumi
 import pytest
 import yaml
 
-from gpu_platform.config import ConfigError, load_platform
-from gpu_platform.operators.gpu_operator import (
-    GpuOperator,
-    gpu_operator_args_from_spec,
-    plan_gpu_operator,
-)
-from gpu_platform.operators.gpu_operator_values import (
+from gpu_platform.errors import ArgumentsError
+from gpu_platform.operators.gpu_operator import GpuOperator
+from gpu_platform.plans.gpu_operator import (
     CONFIG_DIGEST_ENV,
     DEVICE_PLUGIN_CONFIG_MAP,
     MIG_PARTED_CONFIG_MAP,
     config_digest,
     device_plugin_config_data,
-    gke_driver_installer_spec,
+    gke_driver_installer,
     gke_resource_quota_spec,
     helm_values,
     mig_parted_config_data,
+    plan_gpu_operator,
 )
 from gpu_platform.pools import AKS_SPOT_TAINT, GPU_TAINT
+from gpu_platform.stack import addons, load_platform
 from gpu_platform.versions import (
     GKE_COS_DRIVER_INSTALLER_IMAGE,
+    GKE_DRIVER_INSTALLER_PAUSE_IMAGE,
     GKE_PARTITION_GPU_IMAGE,
     GPU_OPERATOR,
 )
@@ -144,9 +144,9 @@ def test_gke_ubuntu_auto_uses_the_operator_driver_manager() -> None:
 @pytest.mark.parametrize(("image", "owner"), [("COS_CONTAINERD", "operator"), ("UBUNTU_CONTAINERD", "cloud")])
 def test_gke_unsupported_driver_paths_are_refused(image: str, owner: str) -> None:
     pool = {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1, "image": image}
-    with pytest.raises(ConfigError) as err:
-        plan_gpu_operator({"cloud": "gke", "pools": [pool], "driver_owner": owner})
-    assert [p for p, _ in err.value.problems] == ["driver_owner"]
+    with pytest.raises(ArgumentsError) as err:
+        plan_gpu_operator({"cloud": "gke", "pools": [pool], "driver": {"owner": owner}})
+    assert [p for p, _ in err.value.problems] == ["driver.owner"]
     assert image in err.value.problems[0][1]
 
 
@@ -204,7 +204,7 @@ def test_eks_bottlerocket_cannot_take_operator_time_slicing() -> None:
         "image": "BOTTLEROCKET_x86_64_NVIDIA",
         "sharing": {"mode": "time-slicing", "replicas": 4},
     }
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ArgumentsError) as err:
         plan_gpu_operator({"cloud": "eks", "pools": [pool]})
     assert [p for p, _ in err.value.problems] == ["pools[0].sharing.mode"]
 
@@ -214,7 +214,7 @@ def test_eks_mixed_images_are_refused() -> None:
         {"name": "a", "machine_type": "g6.xlarge", "max_nodes": 1},
         {"name": "b", "machine_type": "g6.xlarge", "max_nodes": 1, "image": "BOTTLEROCKET_x86_64_NVIDIA"},
     ]
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ArgumentsError) as err:
         plan_gpu_operator({"cloud": "eks", "pools": pools})
     assert [p for p, _ in err.value.problems] == ["pools"]
 
@@ -243,7 +243,7 @@ def test_aks_default_operator_driver_tolerates_spot() -> None:
 
 def test_aks_managed_driver_uses_the_aks_runtime() -> None:
     pool = {"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 2}
-    assert values_of(cloud="aks", pools=[pool], driver_owner="cloud") == {
+    assert values_of(cloud="aks", pools=[pool], driver={"owner": "cloud"}) == {
         **common([GPU_TOL]),
         "driver": {"enabled": False},
         "toolkit": {"enabled": False},
@@ -268,8 +268,7 @@ def test_existing_cluster_operator_owned_without_csp_reboot() -> None:
         {
             "cloud": "existing",
             "pools": [EXISTING_A100],
-            "driver_owner": "operator",
-            "driver_version": "580.105.08",
+            "driver": {"owner": "operator", "version": "580.105.08"},
         }
     )
     values = helm_values(plan)
@@ -286,16 +285,17 @@ def test_existing_cluster_operator_owned_without_csp_reboot() -> None:
 
 def test_existing_cluster_preinstalled_driver() -> None:
     values = values_of(
-        cloud="existing", pools=[EXISTING_A100], driver_owner="cloud", host_driver_version="580.95.05"
+        cloud="existing", pools=[EXISTING_A100], driver={"owner": "cloud", "host_version": "580.95.05"}
     )
     assert values["driver"] == {"enabled": False}
     assert values["toolkit"] == {"enabled": False}
 
 
 def test_existing_cluster_must_declare_the_owner() -> None:
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ArgumentsError) as err:
         plan_gpu_operator({"cloud": "existing", "pools": [EXISTING_A100]})
-    assert [p for p, _ in err.value.problems] == ["driver_owner"]
+    assert [p for p, _ in err.value.problems] == ["driver.owner"]
+    assert "existing cluster" in err.value.problems[0][1]
 
 
 def test_cloud_partitioned_pools_get_no_mig_manager() -> None:
@@ -314,7 +314,8 @@ def test_cloud_partitioned_pools_get_no_mig_manager() -> None:
         "max_nodes": 1,
         "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
     }
-    values = values_of(cloud="aks", pools=[aks])
+    # AKS partitions GPUs only with the driver it installs itself (the same check as the node pool's).
+    values = values_of(cloud="aks", pools=[aks], driver={"owner": "cloud"})
     # AKS partitions the GPUs; the operator's device plugin serves them with the pool's strategy.
     assert values["migManager"] == {"enabled": False}
     assert values["mig"] == {"strategy": "mixed"}
@@ -339,9 +340,24 @@ def test_one_mig_strategy_for_the_operator_device_plugin() -> None:
             "sharing": {"mode": "mig", "mig": {"layout": "all-balanced"}},
         },
     ]
-    with pytest.raises(ConfigError) as err:
-        plan_gpu_operator({"cloud": "aks", "pools": pools})
-    assert [p for p, _ in err.value.problems] == ["pools[1].sharing.mig.strategy"]
+    with pytest.raises(ArgumentsError) as err:
+        plan_gpu_operator({"cloud": "aks", "pools": pools, "driver": {"owner": "cloud"}})
+    # all-balanced needs 'mixed', so the cluster's strategy is mixed and the 'single' pool is the conflict.
+    assert [p for p, _ in err.value.problems] == ["pools[0].sharing.mig.strategy"]
+    assert "'single' conflicts with 'mixed'" in err.value.problems[0][1]
+
+
+def test_aks_cloud_mig_needs_the_aks_installed_driver() -> None:
+    pool = {
+        "name": "nd",
+        "machine_type": "Standard_ND96asr_v4",
+        "max_nodes": 1,
+        "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
+    }
+    with pytest.raises(ArgumentsError) as err:
+        plan_gpu_operator({"cloud": "aks", "pools": [pool]})
+    assert [p for p, _ in err.value.problems] == ["driver.owner"]
+    assert "gpu_instance_profile" in err.value.problems[0][1] and "'cloud'" in err.value.problems[0][1]
 
 
 def test_typed_values_win_over_the_escape_hatch() -> None:
@@ -357,13 +373,15 @@ def test_typed_values_win_over_the_escape_hatch() -> None:
 def test_service_monitor_only_when_asked() -> None:
     pool = {"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1}
     assert values_of(cloud="aks", pools=[pool])["dcgmExporter"]["serviceMonitor"] == {"enabled": False}
-    asked = values_of(cloud="aks", pools=[pool], dcgm_service_monitor=True)
+    asked = values_of(cloud="aks", pools=[pool], dcgm_exporter={"service_monitor": True})
     assert asked["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": True}}
-    with pytest.raises(ConfigError) as err:
+    off = values_of(cloud="aks", pools=[pool], dcgm_exporter={"enabled": False})
+    assert off["dcgmExporter"] == {"enabled": False, "serviceMonitor": {"enabled": False}}
+    with pytest.raises(ArgumentsError) as err:
         plan_gpu_operator(
-            {"cloud": "aks", "pools": [pool], "dcgm_exporter": False, "dcgm_service_monitor": True}
+            {"cloud": "aks", "pools": [pool], "dcgm_exporter": {"enabled": False, "service_monitor": True}}
         )
-    assert [p for p, _ in err.value.problems] == ["dcgm_service_monitor"]
+    assert [p for p, _ in err.value.problems] == ["dcgm_exporter.service_monitor"]
 
 
 @pytest.mark.parametrize(
@@ -371,14 +389,16 @@ def test_service_monitor_only_when_asked() -> None:
     [
         ({"cloud": "gcp"}, "cloud"),
         ({"version": "26.7"}, "version"),
-        ({"driver_owner": "nvidia"}, "driver_owner"),
-        ({"driver_version": "r570"}, "driver_version"),
+        ({"driver": {"owner": "nvidia"}}, "driver.owner"),
+        ({"driver": {"version": "r570"}}, "driver.version"),
+        ({"driver_owner": "cloud"}, "driver_owner"),
+        ({"dcgm_exporter": True}, "dcgm_exporter"),
         ({"pools": []}, "pools"),
     ],
 )
 def test_bad_args_name_the_argument(args: dict[str, Any], path: str) -> None:
     base = {"cloud": "aks", "pools": [{"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1}]}
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ArgumentsError) as err:
         plan_gpu_operator({**base, **args})  # type: ignore[typeddict-item]
     assert [p for p, _ in err.value.problems] == [path]
 
@@ -396,7 +416,7 @@ FREE_FORM: frozenset[tuple[str, ...]] = frozenset(
 """Maps the chart documents as free-form (``{}`` with user keys below); nothing below is checked."""
 
 SCENARIOS: dict[str, dict[str, Any]] = {
-    "gke-mixed": {"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE], "dcgm_service_monitor": True},
+    "gke-mixed": {"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE], "dcgm_exporter": {"service_monitor": True}},
     "gke-ubuntu": {
         "cloud": "gke",
         "pools": [
@@ -438,10 +458,10 @@ SCENARIOS: dict[str, dict[str, Any]] = {
     },
     "aks-cloud": {
         "cloud": "aks",
-        "driver_owner": "cloud",
+        "driver": {"owner": "cloud"},
         "pools": [{"name": "t", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1}],
     },
-    "existing": {"cloud": "existing", "driver_owner": "operator", "pools": [EXISTING_A100]},
+    "existing": {"cloud": "existing", "driver": {"owner": "operator"}, "pools": [EXISTING_A100]},
 }
 
 
@@ -610,8 +630,8 @@ def test_version_override_and_no_gke_objects_elsewhere(run_component: Any) -> No
 
 def test_invalid_args_register_nothing(run_component: Any) -> None:
     def program() -> None:
-        with pytest.raises(ConfigError):
-            GpuOperator("op", {"cloud": "gke", "pools": [L4_TS], "driver_owner": "operator"})
+        with pytest.raises(ArgumentsError):
+            GpuOperator("op", {"cloud": "gke", "pools": [L4_TS], "driver": {"owner": "operator"}})
 
     assert run_component(program).resources == []
 
@@ -644,19 +664,24 @@ def test_gke_google_installer_daemonset(run_component: Any) -> None:
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
         "nodeSelectorTerms"
     ]
+    # As upstream ships it: GKE-installed drivers and confidential nodes are left alone.
     assert terms == [
         {
             "matchExpressions": [
                 {"key": "cloud.google.com/gke-accelerator", "operator": "Exists"},
                 {"key": "cloud.google.com/gke-gpu-driver-version", "operator": "DoesNotExist"},
-                {"key": "cloud.google.com/gke-os-distribution", "operator": "In", "values": ["cos"]},
+                {"key": "cloud.google.com/gke-confidential-nodes-instance-type", "operator": "DoesNotExist"},
             ]
         }
     ]
-    assert pod["tolerations"] == [GPU_TOL]
+    assert pod["tolerations"] == [{"operator": "Exists"}]  # tolerate everything, like upstream
     installer, partition = pod["initContainers"]
     assert installer["image"] == GKE_COS_DRIVER_INSTALLER_IMAGE and installer["imagePullPolicy"] == "Never"
-    assert "command" not in installer  # Google's default driver for the node's COS release
+    script = installer["command"][-1]
+    # The "already installed" guard, then Google's default driver for the node's COS release.
+    assert "if lsmod | grep nvidia; then" in script and "/cos-gpu-installer install || exit 1" in script
+    assert pod["containers"][0]["image"] == GKE_DRIVER_INSTALLER_PAUSE_IMAGE
+    assert ds.inputs["metadata"]["name"] == "gpu-platform-nvidia-driver-installer"
     assert {"name": "NVIDIA_INSTALL_DIR_HOST", "value": GKE_DIR} in installer["env"]
     assert partition["image"] == GKE_PARTITION_GPU_IMAGE
     mounts = {v["name"]: v["hostPath"]["path"] for v in pod["volumes"]}
@@ -666,12 +691,43 @@ def test_gke_google_installer_daemonset(run_component: Any) -> None:
     kubernetes_validate.validate(manifest, "1.33", strict=True)
 
 
-def test_gke_installer_installs_the_declared_host_driver() -> None:
-    plan = plan_gpu_operator({"cloud": "gke", "pools": [L4_TS], "host_driver_version": "570.172.08"})
-    spec = gke_driver_installer_spec(plan.pools, plan.host_driver_version)
-    installer = spec["template"]["spec"]["initContainers"][0]
-    assert installer["command"] == ["/cos-gpu-installer", "install", "--version=570.172.08"]
+def test_gke_installer_version_is_its_own_key() -> None:
+    driver = {"host_version": "570.172.08", "installer_version": "570.172.08"}
+    plan = plan_gpu_operator({"cloud": "gke", "pools": [L4_TS], "driver": driver})
+    installer = gke_driver_installer(plan.gke_installer_version)["spec"]["template"]["spec"][
+        "initContainers"
+    ][0]
+    assert installer["command"][:2] == ["bash", "-c"]
+    assert "/cos-gpu-installer install --version=570.172.08 || exit 1" in installer["command"][-1]
     assert str(plan.driver.driver_version) == "570.172.08"
+    # hostVersion alone feeds the CUDA check and installs nothing.
+    plan = plan_gpu_operator({"cloud": "gke", "pools": [L4_TS], "driver": {"host_version": "570.172.08"}})
+    assert plan.gke_installer_version is None
+
+
+def test_installer_version_is_refused_where_google_does_not_install() -> None:
+    with pytest.raises(ArgumentsError) as err:
+        plan_gpu_operator(
+            {
+                "cloud": "aks",
+                "pools": [{"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 2}],
+                "driver": {"installer_version": "570.172.08"},
+            }
+        )
+    assert [p for p, _ in err.value.problems] == ["driver.installer_version"]
+
+
+def test_packaged_gke_installer_is_the_pinned_upstream_manifest() -> None:
+    from hashlib import sha256
+    from importlib import resources
+
+    from gpu_platform.versions import GKE_COS_INSTALLER
+
+    data = resources.files("gpu_platform").joinpath("data", GKE_COS_INSTALLER.file).read_bytes()
+    assert sha256(data).hexdigest() == GKE_COS_INSTALLER.sha256
+    text = data.decode()
+    for image in (GKE_COS_DRIVER_INSTALLER_IMAGE, GKE_PARTITION_GPU_IMAGE, GKE_DRIVER_INSTALLER_PAUSE_IMAGE):
+        assert f'image: "{image}"' in text
 
 
 def test_gke_quota_counts_max_nodes() -> None:
@@ -679,7 +735,7 @@ def test_gke_quota_counts_max_nodes() -> None:
     assert gke_resource_quota_spec(plan.pools)["hard"] == {"pods": "300"}
 
 
-def test_args_from_spec_match_the_stack_config() -> None:
+def test_stack_config_and_component_args_give_the_same_operator(run_component: Any) -> None:
     raw = {
         "cloud": "aks",
         "cluster": {"name": "c"},
@@ -690,7 +746,7 @@ def test_args_from_spec_match_the_stack_config() -> None:
                 "machineType": "Standard_ND96isr_H100_v5",
                 "maxNodes": 2,
                 "spot": True,
-                "sharing": {"mode": "mig", "mig": {"layout": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
+                "sharing": {"mode": "mig", "mig": {"profiles": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
             }
         ],
         "gpuOperator": {
@@ -700,14 +756,40 @@ def test_args_from_spec_match_the_stack_config() -> None:
         },
         "kueue": {"enabled": False},
     }
-    args = gpu_operator_args_from_spec(load_platform(raw))
-    assert args["driver_version"] == "580.105.08" and args["cuda_version"] == "12.8"
-    assert args["pools"][0]["sharing"]["mig"]["profiles"] == ["3g.40gb", "2g.20gb", "2g.20gb"]
-    plan = plan_gpu_operator(args)
+    spec = load_platform(raw)
+    built: dict[str, Any] = {}
+    registered = run_component(
+        lambda: built.__setitem__("op", addons.gpu_operator(spec, pulumi.ResourceOptions()))
+    )
+    plan = built["op"].plan
+    assert plan.pools[0].cuda_version == "12.8"  # the stack's cudaVersion reaches the pool's CUDA check
     values = helm_values(plan)
+    assert registered.one(RELEASE).inputs["values"] == values
     assert values["driver"] == {"enabled": True, "version": "580.105.08"}
     assert values["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
     assert values["gfd"] == {"enabled": False}
     assert values["daemonsets"]["tolerations"] == [GPU_TOL, SPOT_TOL]
     mig = yaml.safe_load(mig_parted_config_data(plan)["config.yaml"])
     assert mig["mig-configs"]["custom-h100"][0]["mig-devices"] == {"2g.20gb": 2, "3g.40gb": 1}
+    # The same settings given to the component as arguments make the same chart values and ConfigMaps.
+    component = plan_gpu_operator(
+        {
+            "cloud": "aks",
+            "cuda_version": "12.8",
+            "pools": [
+                {
+                    "name": "h100",
+                    "machine_type": "Standard_ND96isr_H100_v5",
+                    "max_nodes": 2,
+                    "spot": True,
+                    "sharing": {"mode": "mig", "mig": {"profiles": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
+                }
+            ],
+            "driver": {"version": "580.105.08"},
+            "dcgm_exporter": {"service_monitor": True},
+            "values": {"gfd": {"enabled": False}},
+        }
+    )
+    assert helm_values(component) == values
+    assert mig_parted_config_data(component) == mig_parted_config_data(plan)
+    assert component.pools == plan.pools and component.driver == plan.driver

@@ -15,13 +15,13 @@ import pytest
 import yaml
 
 from gpu_platform.catalog import GPUS, MIG_TABLES
-from gpu_platform.operators.gpu_operator import plan_gpu_operator
-from gpu_platform.operators.gpu_operator_values import (
+from gpu_platform.plans.gpu_operator import (
     MIG_PARTED_KEY,
     OperatorPlan,
     device_plugin_config_data,
     helm_values,
     mig_parted_config_data,
+    plan_gpu_operator,
 )
 from gpu_platform.scheduling import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, pool_labels
 from gpu_platform.sharing import advertised_resources

@@ -1,8 +1,8 @@
 """No configuration produces a GPU pool without ``nvidia.com/gpu=present:NoSchedule``, on any cloud.
 
 Every route a user has to taints is tried (no taints, other taints, the GPU key with another value or
-a weaker effect, every sharing mode, spot, stack config); each either fails with ``ConfigError`` or
-yields pools that carry the taint in the cloud's own shape.
+a weaker effect, every sharing mode, spot, stack config); each either fails with ``ArgumentsError``
+(``ConfigError`` for the stack file) or yields pools that carry the taint in the cloud's own shape.
 """
 
 from __future__ import annotations
@@ -15,11 +15,14 @@ from typing import Any
 import pytest
 
 from gpu_platform import scheduling
-from gpu_platform.config import ConfigError, load_platform
-from gpu_platform.nodepools.aks import AksGpuNodePool, AksGpuNodePoolArgs
-from gpu_platform.nodepools.eks import EksGpuNodePool, EksGpuNodePoolArgs
-from gpu_platform.nodepools.gke import GkeGpuNodePool, GkeGpuNodePoolArgs
+from gpu_platform.args import AksGpuNodePoolArgs, EksGpuNodePoolArgs, GkeGpuNodePoolArgs
+from gpu_platform.errors import ArgumentsError
+from gpu_platform.nodepools.aks import AksGpuNodePool
+from gpu_platform.nodepools.eks import EksGpuNodePool
+from gpu_platform.nodepools.gke import GkeGpuNodePool
 from gpu_platform.plan import Plan, run_program
+from gpu_platform.stack import load_platform
+from gpu_platform.stack.infrastructure import deploy_infrastructure
 
 GPU = ("nvidia.com/gpu", "present", "NoSchedule")
 EFFECT = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
@@ -97,22 +100,28 @@ def test_every_route_keeps_the_gpu_taint(cloud: str, route: str) -> None:
     pool = {"name": "gpu", "max_nodes": 2, **machine, **copy.deepcopy(ROUTES[route])}
     args = {**cluster, "pool": pool}
     if cloud == "aks" and route == "cloud-mig":
-        args["driver_owner"] = "cloud"
+        args["driver"] = {"owner": "cloud"}
+    built: list[Any] = []
     try:
-        plan = run_program(lambda: component("gpu", args))
-    except ConfigError:
-        return  # refused before anything was built: no untainted pool either
+        plan = run_program(lambda: built.append(component("gpu", args)))
+    except ArgumentsError as err:
+        # Refused before anything was built (no untainted pool either), for the setting the route changed.
+        assert ROUTES[route], "the defaults must build"
+        assert all(path.startswith(f"pool.{next(iter(ROUTES[route]))}") for path, _ in err.problems), err
+        return
     taints = gpu_pool_taints(plan)
     assert len(taints) == 1, plan.resources
     assert GPU in taints[0], taints[0]
     assert taints[0][0] == GPU, "the GPU taint comes first"
     assert not [t for t in taints[0] if t[0] == GPU[0] and t != GPU], "no second, weaker nvidia.com/gpu taint"
+    # The component's plan (plain values, readable by other programs) says what the cloud received.
+    assert [(t.key, t.value, t.effect) for t in built[0].plan.taints] == taints[0]
 
 
 def test_weakening_the_gpu_taint_is_an_error_not_a_silent_drop() -> None:
     component, cluster, machine = BASE["gke"]
     pool = {"name": "gpu", "max_nodes": 1, **machine, **ROUTES["gpu-key-no-execute"]}
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ArgumentsError) as err:
         run_program(lambda: component("gpu", {**cluster, "pool": pool}))
     assert err.value.problems == [
         (
@@ -159,8 +168,6 @@ STACK_POOLS: dict[str, dict[str, Any]] = {
 
 @pytest.mark.parametrize("cloud", sorted(STACK_POOLS))
 def test_stack_config_pools_keep_the_gpu_taint(cloud: str) -> None:
-    from gpu_platform.clouds import deploy_infrastructure
-
     raw = {
         "cloud": cloud,
         "cluster": {

@@ -12,10 +12,12 @@ from typing import Any
 import pulumi
 import pytest
 
-from gpu_platform.config import ConfigError, load_platform
-from gpu_platform.inference import GpuInferenceService, resolve_pool, whole_units
+from gpu_platform.errors import ArgumentsError, ConfigError
+from gpu_platform.inference import GpuInferenceService
 from gpu_platform.plan import Plan
 from gpu_platform.plan.recorder import run_under_mocks, start_mock_runtime
+from gpu_platform.plans.inference import plan_gpu_inference_service
+from gpu_platform.stack import load_platform
 
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
 
@@ -192,8 +194,8 @@ def test_kueue_queue_and_priority_labels(run_component: Callable[..., Plan]) -> 
     assert p["model"]["resources"]["requests"] == {"nvidia.com/gpu": 1, "cpu": "4", "memory": "16Gi"}
 
 
-def refused(run_component: Callable[..., Plan], cloud: str, pool: dict, **kw: Any) -> ConfigError:
-    with pytest.raises(ConfigError) as exc:
+def refused(run_component: Callable[..., Plan], cloud: str, pool: dict, **kw: Any) -> ArgumentsError:
+    with pytest.raises(ArgumentsError) as exc:
         build(run_component, cloud, pool, **kw)
     return exc.value
 
@@ -219,7 +221,7 @@ def test_refusals_name_the_argument(run_component: Callable[..., Plan]) -> None:
         "sharing": {**L4_TIME_SLICED["sharing"], "fail_requests_greater_than_one": True},
     }
     err = refused(run_component, "gke", strict, gpus=2)
-    assert err.problems[0][0] == "gpus" and "failRequestsGreaterThanOne" in err.problems[0][1]
+    assert err.problems[0][0] == "gpus" and "fail_requests_greater_than_one" in err.problems[0][1]
     mps = {**L4_TIME_SLICED, "machine_type": "g2-standard-48", "sharing": {"mode": "mps", "replicas": 2}}
     err = refused(run_component, "gke", mps, gpus=2)
     assert err.problems[0][0] == "gpus" and "MPS" in err.problems[0][1]
@@ -240,20 +242,22 @@ def test_refusals_name_the_argument(run_component: Callable[..., Plan]) -> None:
     )
     assert {p for p, _ in err.problems} == {"max_replicas", "cpu", "deployment_mode"}
     err = refused(run_component, "gke", {**L4_TIME_SLICED, "machine_type": "g2-huge"})
-    assert err.problems[0][0] == "pool.machineType"
+    assert err.problems[0][0] == "pool.machine_type" and "'g2-huge'" in err.problems[0][1]
 
 
-def test_gpus_known_only_at_deploy_time_are_checked_too(run_component: Callable[..., Plan]) -> None:
-    resources = predictor(
-        build(run_component, "gke", L4_TIME_SLICED, gpus=lambda: pulumi.Output.from_input(2))
+def test_gpus_must_be_known_at_plan_time(run_component: Callable[..., Plan]) -> None:
+    # The request decides what the predictor asks for and where it fits: an Output is refused up front
+    # (nothing registered) instead of being checked later inside an apply.
+    err = refused(run_component, "gke", L4_TIME_SLICED, gpus=lambda: pulumi.Output.from_input(2))
+    assert [p for p, _ in err.problems] == ["gpus"]
+    assert "plan time" in err.problems[0][1] and "Output" in err.problems[0][1]
+    # A whole number written as a float is accepted and requested as an integer.
+    plan = plan_gpu_inference_service(
+        "svc", {"pool": L4_TIME_SLICED, "cloud": "gke", "model_format": "huggingface", "gpus": 3.0}
     )
-    assert resources["model"]["resources"]["limits"]["nvidia.com/gpu"] == 2
-    # An Output is checked inside its apply by the same function (called directly here: a failing
-    # apply under mocks leaves unretrieved futures that only add noise to the test log).
-    pool = resolve_pool("gke", L4_TIME_SLICED)
-    with pytest.raises(ConfigError, match=r"^gpus: 0\.5 is not a whole number of GPUs >= 1"):
-        whole_units(0.5, pool, "nvidia.com/gpu")
-    assert whole_units(3.0, pool, "nvidia.com/gpu") == 3
+    assert (plan.request.resource, plan.request.units) == ("nvidia.com/gpu", 3)
+    assert isinstance(plan.request.units, int)
+    assert plan.spec["predictor"]["model"]["resources"]["limits"]["nvidia.com/gpu"] == 3
 
 
 def test_nothing_is_registered_when_refused() -> None:
@@ -264,7 +268,7 @@ def test_nothing_is_registered_when_refused() -> None:
             "bad", {"pool": L4_TIME_SLICED, "cloud": "gke", "model_format": "huggingface", "gpus": 0.5}
         )
 
-    with pytest.raises(ConfigError):
+    with pytest.raises(ArgumentsError):
         run_under_mocks(program)
     assert monitor.registrations == []
 
@@ -299,4 +303,7 @@ def test_stack_config_refuses_fractional_or_zero_gpus_naming_the_key(gpus: float
 
 def test_stack_config_accepts_one_replica() -> None:
     spec = load_platform(stack(1))
-    assert spec.config.kserve.services[0].gpus == 1
+    assert spec.kserve is not None
+    [(service, request)] = spec.kserve.services
+    assert service["gpus"] == 1
+    assert (request.pool.name, request.resource, request.units) == ("l4", "nvidia.com/gpu", 1)

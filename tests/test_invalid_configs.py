@@ -87,7 +87,7 @@ def test_invalid_config_is_refused_naming_the_key(
     project = tmp_path / "project"
     project.mkdir()
     (project / "Pulumi.yaml").write_text("name: invalid-config\nruntime: python\nmain: __main__.py\n")
-    (project / "__main__.py").write_text("from gpu_platform.program import main\n\nmain()\n")
+    (project / "__main__.py").write_text("from gpu_platform.stack import main\n\nmain()\n")
     shutil.copy(path, project / f"Pulumi.{path.stem}.yaml")
     out = tmp_path / "plan"
 

@@ -13,10 +13,12 @@ import pytest
 import yaml
 
 from gpu_platform import versions
-from gpu_platform.config import ConfigError, load_platform
-from gpu_platform.operators.cert_manager import CertManager, cert_manager_values
-from gpu_platform.operators.kserve import KServe, deploy_kserve, kserve_values, runtime_values
+from gpu_platform.errors import ArgumentsError
+from gpu_platform.operators.cert_manager import CertManager
+from gpu_platform.operators.kserve import KServe
 from gpu_platform.plan import Plan
+from gpu_platform.plans.kserve import cert_manager_values, kserve_values, runtime_values
+from gpu_platform.stack import addons, load_platform
 from tests.conftest import upstream
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -154,13 +156,25 @@ def test_runtimes_can_be_left_out(run_component: Callable[..., Plan]) -> None:
 
 
 def test_bad_deployment_mode_is_refused_naming_the_argument(run_component: Callable[..., Plan]) -> None:
-    with pytest.raises(ConfigError) as exc:
-        run_component(lambda: KServe("kserve", {"deployment_mode": "RawDeployment"}))
-    assert exc.value.problems[0][0] == "deployment_mode"
-    assert "deprecated name of 'Standard'" in exc.value.problems[0][1]
-    with pytest.raises(ConfigError) as exc:
-        run_component(lambda: KServe("kserve", {"deployment_mode": "Knative", "ingress_class_name": "nginx"}))
-    assert exc.value.problems[0][0] == "ingress_class_name"
+    errors: list[ArgumentsError] = []
+
+    def program() -> None:
+        for args in (
+            {"deployment_mode": "RawDeployment"},
+            {"deployment_mode": "Knative", "ingress_class_name": "nginx"},
+        ):
+            with pytest.raises(ArgumentsError) as exc:
+                KServe("kserve", args)  # type: ignore[arg-type]
+            errors.append(exc.value)
+
+    plan = run_component(program)
+    assert plan.resources == []
+    [(path, reason)] = errors[0].problems
+    assert path == "deployment_mode"
+    assert "deprecated name of 'Standard'" in reason
+    [(path, reason)] = errors[1].problems
+    assert path == "ingress_class_name"
+    assert "Standard mode only" in reason
 
 
 def platform(services: list[dict[str, Any]], **kserve: Any) -> Any:
@@ -185,7 +199,7 @@ def platform(services: list[dict[str, Any]], **kserve: Any) -> Any:
                     "cpusPerNode": 26,
                     "memoryGibPerNode": 234,
                     "maxNodes": 1,
-                    "sharing": {"mode": "mig", "mig": {"layout": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
+                    "sharing": {"mode": "mig", "mig": {"profiles": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
                 },
             ],
             "gpuOperator": {"driver": {"owner": "operator"}},
@@ -199,7 +213,7 @@ def platform(services: list[dict[str, Any]], **kserve: Any) -> Any:
     )
 
 
-def test_deploy_kserve_orders_services_and_creates_only_missing_namespaces(
+def test_stack_kserve_orders_services_and_creates_only_missing_namespaces(
     run_component: Callable[..., Plan],
 ) -> None:
     spec = platform(
@@ -233,7 +247,7 @@ def test_deploy_kserve_orders_services_and_creates_only_missing_namespaces(
 
     def program() -> None:
         operator = k8s.core.v1.ConfigMap("gpu-operator-stand-in", metadata={"name": "x"})
-        outputs.update(deploy_kserve(spec, pulumi.ResourceOptions(), depends_on=[operator]))
+        outputs.update(addons.kserve(spec, pulumi.ResourceOptions(), depends_on=[operator]))
 
     plan = run_component(program)
     # ml is a Kueue team namespace and default always exists: only llm is created here, once.

@@ -5,21 +5,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pulumi
 import pytest
 import yaml
 
 from gpu_platform import versions
-from gpu_platform.config import ConfigError, load_platform
-from gpu_platform.operators import kueue_objects as ko
-from gpu_platform.operators.kueue import (
-    Kueue,
-    KueueArgs,
-    helm_values,
-    kueue_args_from_spec,
-    kueue_config_from_args,
-)
+from gpu_platform.args import KueueArgs
+from gpu_platform.errors import ArgumentsError
+from gpu_platform.operators.kueue import Kueue
 from gpu_platform.plan import Plan, run_program
-from gpu_platform.plan.recorder import run_under_mocks, start_mock_runtime
+from gpu_platform.plan.recorder import close_mock_runtime, run_under_mocks, start_mock_runtime
+from gpu_platform.plans.kueue import helm_values, kueue_plan, plan_kueue
+from gpu_platform.resolve.kueue import KNOWN_FRAMEWORKS
+from gpu_platform.stack import addons, load_platform
 from tests.conftest import REPO, upstream
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -122,7 +120,7 @@ def test_known_frameworks_are_the_charts_integrations() -> None:
     text = upstream("kueue", "values.yaml").read_text()
     block = text.split("frameworks:", 1)[1].split("externalFrameworks", 1)[0]
     names = re.findall(r'^\s*#?\s*- "([^"]+)"', block, flags=re.M)
-    assert sorted(names) == sorted(ko.KNOWN_FRAMEWORKS)
+    assert sorted(names) == sorted(KNOWN_FRAMEWORKS)
 
 
 def test_every_custom_resource_depends_on_the_release(plan: Plan) -> None:
@@ -190,56 +188,88 @@ def test_outputs_name_the_queues() -> None:
 
 def test_invalid_args_raise_before_anything_is_registered() -> None:
     bad: KueueArgs = {**ARGS, "cluster_queues": [{"name": "x", "pools": ["h200"]}], "teams": []}
+    # h100 lacks gpus_per_node; the queue naming it reports nothing more about the broken pool.
+    bad_pool: KueueArgs = {
+        **ARGS,
+        "pools": [{"name": "h100", "max_nodes": 2, "gpu": "h100-80gb"}, ARGS["pools"][1]],
+    }
     monitor = start_mock_runtime("test", "test", {}, [])
-    with pytest.raises(ConfigError) as err:
-        run_under_mocks(lambda: Kueue("kueue", bad))
-    assert "cluster_queues[0].pools[0]: 'h200' is not a GPU pool; valid: h100, l4" in str(err.value)
-    assert monitor.registrations == []
-    bad_pool: KueueArgs = {**ARGS, "pools": [{"name": "h100", "max_nodes": 2, "gpu": "h100-80gb"}]}
-    with pytest.raises(ConfigError, match=r"pools\[0\]\.gpusPerNode"):
-        run_under_mocks(lambda: Kueue("kueue", bad_pool))
+    try:
+        with pytest.raises(ArgumentsError) as err:
+            run_under_mocks(lambda: Kueue("kueue", bad))
+        assert err.value.problems == [
+            ("cluster_queues[0].pools[0]", "'h200' is not a GPU pool; valid: h100, l4")
+        ]
+        with pytest.raises(ArgumentsError) as err:
+            run_under_mocks(lambda: Kueue("kueue", bad_pool))
+        assert [path for path, _ in err.value.problems] == ["pools[0].gpus_per_node"]
+        assert monitor.registrations == []
+    finally:
+        close_mock_runtime()
+    with pytest.raises(ArgumentsError) as err:
+        plan_kueue({**ARGS, "cluster_queues": [{"name": "x", "queueing_strategy": "LIFO"}], "teams": []})  # type: ignore[typeddict-item]
+    [(path, reason)] = err.value.problems
+    assert path == "cluster_queues[0].queueing_strategy"
+    assert "'LIFO'" in reason and "StrictFIFO" in reason
 
-    with pytest.raises(ConfigError, match=r"cluster_queues\[0\]\.queueing_strategy"):
-        kueue_config_from_args({"cluster_queues": [{"name": "x", "queueing_strategy": "LIFO"}]})
+
+def test_typed_values_win_over_the_escape_hatch(plan: Plan) -> None:
+    extra = {"controllerManager": {"replicas": 2, "manager": {"image": {"tag": "latest"}}}}
+    planned = plan_kueue({**ARGS, "values": extra})
+    for values in (planned.values, helm_values(planned.spec)):
+        assert values["controllerManager"]["replicas"] == 2
+        assert values["controllerManager"]["manager"]["image"]["tag"] == versions.KUEUE_IMAGE_TAG
+    # Without the escape hatch the release carries exactly the typed values.
+    assert plan.one(RELEASE, "kueue-helm").inputs["values"] == plan_kueue(ARGS).values
 
 
-def test_typed_values_win_over_the_escape_hatch() -> None:
-    cfg = kueue_config_from_args({})
-    values = helm_values(cfg, {"controllerManager": {"replicas": 2, "manager": {"image": {"tag": "latest"}}}})
-    assert values["controllerManager"]["replicas"] == 2
-    assert values["controllerManager"]["manager"]["image"]["tag"] == versions.KUEUE_IMAGE_TAG
-
-
-def test_args_from_the_stack_config_reproduce_the_config() -> None:
+def _fixture_stack_config() -> dict[str, Any]:
     stack = yaml.safe_load(
         (REPO / "tests" / "fixtures" / "existing-minimal" / "Pulumi.test.yaml").read_text()
     )
     raw = {k.split(":", 1)[1]: v for k, v in stack["config"].items() if k.startswith("gpu-platform:")}
     raw["cluster"] = {"name": "onprem", "kubeconfig": "apiVersion: v1"}
-    raw["kueue"] = {
-        "waitForPodsReady": {"timeout": "20m", "requeuingStrategy": {"backoffLimitCount": None}},
+    return raw
+
+
+def test_the_stack_config_and_the_component_args_give_the_same_plan() -> None:
+    raw = _fixture_stack_config()
+    kueue = {
+        "waitForPodsReady": {"timeout": "20m", "requeuingStrategy": {"backoffLimitCount": -1}},
         "teams": [{"name": "ml", "clusterQueue": "gpu"}],
     }
-    spec = load_platform(raw)
-    args = kueue_args_from_spec(spec)
-    assert args["cloud"] == "existing" and args["namespace"] == versions.KUEUE.namespace
-    assert kueue_config_from_args(args) == spec.config.kueue
-    plan = run(args)
+    spec = load_platform({**raw, "kueue": kueue})
+    assert spec.kueue is not None
+    # The same settings given to the component (snake_case), over the same pools.
+    args: KueueArgs = {
+        "cloud": "existing",
+        "pools": raw["gpuPools"],
+        "wait_for_pods_ready": {"timeout": "20m", "requeuing_strategy": {"backoff_limit_count": -1}},
+        "teams": [{"name": "ml", "cluster_queue": "gpu"}],
+    }
+    component = plan_kueue(args)
+    assert component.spec == spec.kueue
+    stack = kueue_plan(spec.pools, spec.kueue, versions.KUEUE.namespace)
+    assert component.objects == stack.objects
+    assert component.values == stack.values
+    assert component.namespace == stack.namespace == versions.KUEUE.namespace
+
+    plan = run_program(lambda: addons.kueue(spec, pulumi.ResourceOptions()))
     cq = plan.one(KUEUE_TYPE + "ClusterQueue", "kueue-cq-gpu").inputs["spec"]
     # a100-80gb x 4 per node x 2 nodes, 64 vCPU and 512 GiB per node in the fixture.
     quota = {r["name"]: r["nominalQuota"] for r in cq["resourceGroups"][0]["flavors"][0]["resources"]}
     assert quota == {"cpu": 128, "memory": "1024Gi", "nvidia.com/gpu": 8}
     conf = yaml.safe_load(plan.one(RELEASE).inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])
     assert conf["waitForPodsReady"]["timeout"] == "20m"
+    # backoffLimitCount -1: requeue forever, which Kueue spells by leaving the field out.
     assert "backoffLimitCount" not in conf["waitForPodsReady"]["requeuingStrategy"]
 
 
 def test_stack_program_installs_kueue_from_config(plan_stack: Any) -> None:
-    fixture = REPO / "tests" / "fixtures" / "existing-minimal"
-    stack = yaml.safe_load((fixture / "Pulumi.test.yaml").read_text())["config"]
-    config = {**stack, "gpu-platform:kueue": {"teams": [{"name": "ml", "clusterQueue": "gpu"}]}}
-    config["gpu-platform:cluster"] = {"name": "onprem", "kubeconfig": "apiVersion: v1"}
-    plan = plan_stack("test", fixture, config)
+    # The repository's stack program (stacks/__main__.py) with the existing-minimal fixture's config.
+    config = {f"gpu-platform:{k}": v for k, v in _fixture_stack_config().items()}
+    config["gpu-platform:kueue"] = {"teams": [{"name": "ml", "clusterQueue": "gpu"}]}
+    plan = plan_stack("test", REPO, config)
     release = plan.one(RELEASE, "kueue-helm")
     provider = plan.one("pulumi:providers:kubernetes")
     assert release.provider.startswith(provider.urn)

@@ -22,11 +22,10 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from gpu_platform.config.kueue import KueueConfig
-from gpu_platform.config.stack import resolve_pools
-from gpu_platform.operators import kueue_objects as ko
 from gpu_platform.operators.kueue import Kueue
 from gpu_platform.plan import run_program
+from gpu_platform.plans.kueue import KueueObjects, plan_kueue
+from gpu_platform.resolve.kueue import MAX_TOTAL_FLAVORS
 from tests.conftest import upstream
 
 CRD_FILES = {
@@ -178,7 +177,7 @@ def webhook_problems(cq: dict[str, Any]) -> Iterator[str]:
                 if "lendingLimit" in r and _quantity(r["lendingLimit"]) > nominal:
                     yield f"{flavor['name']}/{r['name']}: lendingLimit must be <= nominalQuota"
     total = sum(len(g["flavors"]) for g in spec.get("resourceGroups", []))
-    if total > ko.MAX_TOTAL_FLAVORS:
+    if total > MAX_TOTAL_FLAVORS:
         yield f"{total} flavors"
 
 
@@ -199,29 +198,28 @@ H100 = {"gpu": "h100-80gb", "gpus_per_node": 8, "cpus_per_node": 208, "memory_gi
 L4 = {"gpu": "l4", "gpus_per_node": 1, "cpus_per_node": 8, "memory_gib_per_node": 32}
 
 
-def _mixed_scenario() -> ko.KueueObjects:
-    pools = resolve_pools(
-        "existing",
-        [
-            {"name": "h100", "max_nodes": 2, **H100},
-            {
-                "name": "h100-mig",
-                "max_nodes": 2,
-                **H100,
-                "sharing": {"mode": "mig", "mig": {"layout": "all-balanced"}},
-            },
-            {"name": "l4-ts", "max_nodes": 3, **L4, "sharing": {"mode": "time-slicing", "replicas": 4}},
-            {
-                "name": "l4-shared",
-                "max_nodes": 3,
-                **L4,
-                "sharing": {"mode": "mps", "replicas": 2, "rename_by_default": True},
-                "taints": [{"key": "dedicated", "value": "inference", "effect": "NoExecute"}],
-            },
-        ],
-    )
-    cfg = KueueConfig.model_validate(
+def _mixed_scenario() -> KueueObjects:
+    # plan_kueue runs every check (ArgumentsError on any problem) before building the objects.
+    plan = plan_kueue(
         {
+            "cloud": "existing",
+            "pools": [
+                {"name": "h100", "max_nodes": 2, **H100},
+                {
+                    "name": "h100-mig",
+                    "max_nodes": 2,
+                    **H100,
+                    "sharing": {"mode": "mig", "mig": {"layout": "all-balanced"}},
+                },
+                {"name": "l4-ts", "max_nodes": 3, **L4, "sharing": {"mode": "time-slicing", "replicas": 4}},
+                {
+                    "name": "l4-shared",
+                    "max_nodes": 3,
+                    **L4,
+                    "sharing": {"mode": "mps", "replicas": 2, "rename_by_default": True},
+                    "taints": [{"key": "dedicated", "value": "inference", "effect": "NoExecute"}],
+                },
+            ],
             "cluster_queues": [
                 {
                     "name": "training",
@@ -256,11 +254,10 @@ def _mixed_scenario() -> ko.KueueObjects:
             ],
         }
     )
-    assert ko.problems(pools, cfg) == []
-    return ko.build(pools, cfg)
+    return plan.objects
 
 
-def _cloud_scenarios() -> list[ko.KueueObjects]:
+def _cloud_scenarios() -> list[KueueObjects]:
     out = []
     for cloud, pool in (
         ("gke", {"name": "a3", "machine_type": "a3-highgpu-8g", "max_nodes": 4, "spot": True}),
@@ -285,10 +282,10 @@ def _cloud_scenarios() -> list[ko.KueueObjects]:
             },
         ),
     ):
-        pools = resolve_pools(cloud, [pool])
-        cfg = KueueConfig.model_validate({"teams": [{"name": "ml", "cluster_queue": "gpu"}]})
-        assert ko.problems(pools, cfg) == []
-        out.append(ko.build(pools, cfg))
+        plan = plan_kueue(
+            {"cloud": cloud, "pools": [pool], "teams": [{"name": "ml", "cluster_queue": "gpu"}]}  # type: ignore[typeddict-item]
+        )
+        out.append(plan.objects)
     return out
 
 

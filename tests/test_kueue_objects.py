@@ -10,17 +10,26 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.config import ConfigError, load_platform
-from gpu_platform.config.kueue import KueueConfig
-from gpu_platform.config.stack import resolve_pools
-from gpu_platform.operators import kueue_objects as ko
-from gpu_platform.pools import GpuPool
+from gpu_platform.errors import ArgumentsError, ConfigError
+from gpu_platform.plans import kueue as ko
+from gpu_platform.resolve.kueue import KueueSpec
+from gpu_platform.stack import load_platform
 
 H100_NODE = {"gpu": "h100-80gb", "gpus_per_node": 8, "cpus_per_node": 208, "memory_gib_per_node": 1872}
 
 
-def pools(*specs: dict[str, Any], cloud: str = "existing") -> list[GpuPool]:
-    return resolve_pools(cloud, [dict(s) for s in specs])
+def plan(*pools: dict[str, Any], cloud: str = "existing", **kueue: Any) -> ko.KueuePlan:
+    """The Kueue plan for these pools and settings; every check runs (an ``ArgumentsError`` fails the test)."""
+    return ko.plan_kueue({"cloud": cloud, "pools": [dict(p) for p in pools], **kueue})  # type: ignore[typeddict-item]
+
+
+def build(*pools: dict[str, Any], cloud: str = "existing", **kueue: Any) -> ko.KueueObjects:
+    return plan(*pools, cloud=cloud, **kueue).objects
+
+
+def settings(**kueue: Any) -> KueueSpec:
+    """Kueue settings resolved over one plain H100 pool."""
+    return plan({"name": "a", "max_nodes": 1, **H100_NODE}, **kueue).spec
 
 
 def queue(objects: ko.KueueObjects, name: str) -> dict[str, Any]:
@@ -34,17 +43,11 @@ def quotas(cq: dict[str, Any], flavor: str) -> dict[str, Any]:
     return {r["name"]: r["nominalQuota"] for r in f["resources"]}
 
 
-def build(ps: list[GpuPool], **kueue: Any) -> ko.KueueObjects:
-    cfg = KueueConfig.model_validate(kueue)
-    assert ko.problems(ps, cfg) == []
-    return ko.build(ps, cfg)
-
-
 # --- quotas == physical capacity ---------------------------------------------------------------
 
 
 def test_plain_pool_quota_is_nodes_times_gpus_cpu_and_memory() -> None:
-    objs = build(pools({"name": "h100", "max_nodes": 2, **H100_NODE}))
+    objs = build({"name": "h100", "max_nodes": 2, **H100_NODE})
     assert quotas(queue(objs, "gpu"), "h100") == {
         "cpu": 2 * 208,
         "memory": f"{2 * 1872}Gi",
@@ -54,7 +57,7 @@ def test_plain_pool_quota_is_nodes_times_gpus_cpu_and_memory() -> None:
 
 def test_cloud_pool_takes_cpu_and_memory_from_the_machine_type() -> None:
     # GKE a3-highgpu-8g: 8 x H100 80GB, 208 vCPU, 1872 GiB (Google's machine table).
-    objs = build(pools({"name": "a3", "machine_type": "a3-highgpu-8g", "max_nodes": 4}, cloud="gke"))
+    objs = build({"name": "a3", "machine_type": "a3-highgpu-8g", "max_nodes": 4}, cloud="gke")
     assert quotas(queue(objs, "gpu"), "a3") == {
         "cpu": 4 * 208,
         "memory": f"{4 * 1872}Gi",
@@ -65,16 +68,16 @@ def test_cloud_pool_takes_cpu_and_memory_from_the_machine_type() -> None:
 def test_time_sliced_pool_quota_counts_replicas() -> None:
     # 3 nodes x 1 L4 x 4 replicas = 12 schedulable nvidia.com/gpu.
     ts = {"name": "l4", "gpu": "l4", "gpus_per_node": 1, "cpus_per_node": 8, "memory_gib_per_node": 32}
-    objs = build(pools({**ts, "max_nodes": 3, "sharing": {"mode": "time-slicing", "replicas": 4}}))
+    objs = build({**ts, "max_nodes": 3, "sharing": {"mode": "time-slicing", "replicas": 4}})
     assert quotas(queue(objs, "gpu"), "l4") == {"cpu": 24, "memory": "96Gi", "nvidia.com/gpu": 12}
     renamed = {"mode": "time-slicing", "replicas": 4, "rename_by_default": True}
-    objs = build(pools({**ts, "max_nodes": 3, "sharing": renamed}))
+    objs = build({**ts, "max_nodes": 3, "sharing": renamed})
     assert quotas(queue(objs, "gpu"), "l4") == {"cpu": 24, "memory": "96Gi", "nvidia.com/gpu.shared": 12}
 
 
 def test_mig_mixed_pool_quota_per_profile() -> None:
     one_g = {"mode": "mig", "mig": {"layout": "all-1g.10gb"}}
-    objs = build(pools({"name": "mig", "max_nodes": 2, **H100_NODE, "sharing": one_g}))
+    objs = build({"name": "mig", "max_nodes": 2, **H100_NODE, "sharing": one_g})
     # 2 nodes x 8 H100 x 7 instances of 1g.10gb.
     assert quotas(queue(objs, "gpu"), "mig") == {
         "cpu": 416,
@@ -82,7 +85,7 @@ def test_mig_mixed_pool_quota_per_profile() -> None:
         "nvidia.com/mig-1g.10gb": 112,
     }
     balanced = {"mode": "mig", "mig": {"layout": "all-balanced", "strategy": "mixed"}}
-    objs = build(pools({"name": "mig", "max_nodes": 2, **H100_NODE, "sharing": balanced}))
+    objs = build({"name": "mig", "max_nodes": 2, **H100_NODE, "sharing": balanced})
     # all-balanced on H100: 2 x 1g.10gb + 1 x 2g.20gb + 1 x 3g.40gb per GPU; 16 GPUs.
     assert quotas(queue(objs, "gpu"), "mig") == {
         "cpu": 416,
@@ -95,22 +98,20 @@ def test_mig_mixed_pool_quota_per_profile() -> None:
 
 def test_mig_single_pool_quota_is_instances_as_nvidia_gpu() -> None:
     single = {"mode": "mig", "mig": {"layout": "all-3g.40gb", "strategy": "single"}}
-    objs = build(pools({"name": "mig", "max_nodes": 3, **H100_NODE, "sharing": single}))
+    objs = build({"name": "mig", "max_nodes": 3, **H100_NODE, "sharing": single})
     # Single strategy: each of the 2 instances per GPU is advertised as nvidia.com/gpu; 3 x 8 x 2.
     assert quotas(queue(objs, "gpu"), "mig") == {"cpu": 624, "memory": "5616Gi", "nvidia.com/gpu": 48}
 
 
 def test_mixed_pools_share_one_group_and_list_zero_for_what_they_lack() -> None:
     objs = build(
-        pools(
-            {"name": "h100", "max_nodes": 2, **H100_NODE},
-            {
-                "name": "mig",
-                "max_nodes": 1,
-                **H100_NODE,
-                "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
-            },
-        )
+        {"name": "h100", "max_nodes": 2, **H100_NODE},
+        {
+            "name": "mig",
+            "max_nodes": 1,
+            **H100_NODE,
+            "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
+        },
     )
     cq = queue(objs, "gpu")
     (group,) = cq["spec"]["resourceGroups"]
@@ -141,8 +142,8 @@ def _flatten(value: Any, path: str = "") -> dict[str, Any]:
     return {path: value}
 
 
-def _everything(objs: ko.KueueObjects, cfg: KueueConfig) -> dict[str, Any]:
-    docs = [*objs.custom_resources(), *objs.namespaces, ko.manager_configuration(cfg)]
+def _everything(p: ko.KueuePlan) -> dict[str, Any]:
+    docs = [*p.objects.custom_resources(), *p.objects.namespaces, ko.manager_configuration(p.spec)]
     return _flatten({f"{d['kind']}/{d.get('metadata', {}).get('name', '')}": d for d in docs})
 
 
@@ -158,13 +159,14 @@ def test_raising_max_nodes_changes_only_that_pools_quota() -> None:
     mig = {"name": "mig", **H100_NODE, "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}}}
 
     def snapshot(h100_max: int) -> dict[str, Any]:
-        ps = pools(
-            {"name": "h100", "max_nodes": h100_max, **H100_NODE},
-            {**mig, "max_nodes": 1},
-            {**l4, "max_nodes": 2},
+        return _everything(
+            plan(
+                {"name": "h100", "max_nodes": h100_max, **H100_NODE},
+                {**mig, "max_nodes": 1},
+                {**l4, "max_nodes": 2},
+                **spec,
+            )
         )
-        cfg = KueueConfig.model_validate(spec)
-        return _everything(ko.build(ps, cfg), cfg)
 
     before, after = snapshot(2), snapshot(3)
     assert before.keys() == after.keys()
@@ -181,9 +183,9 @@ def test_raising_max_nodes_changes_only_that_pools_quota() -> None:
 
 
 def _two_team_cohort(**limits: Any) -> ko.KueueObjects:
-    ps = pools({"name": "a", "max_nodes": 2, **H100_NODE}, {"name": "b", "max_nodes": 1, **H100_NODE})
     return build(
-        ps,
+        {"name": "a", "max_nodes": 2, **H100_NODE},
+        {"name": "b", "max_nodes": 1, **H100_NODE},
         cluster_queues=[
             {"name": "team-a", "pools": ["a"], "cohort": "ml", **limits},
             {"name": "team-b", "pools": ["b"], "cohort": "ml", **limits},
@@ -223,7 +225,7 @@ def test_borrowing_and_lending_limits_are_percent_of_pool_capacity() -> None:
 
 
 def test_queue_without_cohort_has_no_cohort_or_limits() -> None:
-    objs = build(pools({"name": "a", "max_nodes": 1, **H100_NODE}), cluster_queues=[{"name": "solo"}])
+    objs = build({"name": "a", "max_nodes": 1, **H100_NODE}, cluster_queues=[{"name": "solo"}])
     spec = queue(objs, "solo")["spec"]
     assert "cohortName" not in spec
     assert all(
@@ -237,7 +239,7 @@ def test_queue_without_cohort_has_no_cohort_or_limits() -> None:
 
 
 def test_flavor_selects_the_pool_and_tolerates_every_taint() -> None:
-    ps = pools(
+    (flavor,) = build(
         {
             "name": "spot-a100",
             "machine_type": "Standard_NC24ads_A100_v4",
@@ -246,8 +248,7 @@ def test_flavor_selects_the_pool_and_tolerates_every_taint() -> None:
             "taints": [{"key": "team", "value": "ml", "effect": "NoSchedule"}],
         },
         cloud="aks",
-    )
-    (flavor,) = build(ps).flavors
+    ).flavors
     assert flavor["metadata"]["name"] == "spot-a100"
     assert flavor["spec"]["nodeLabels"] == {
         "gpu-platform.io/pool": "spot-a100",
@@ -267,7 +268,7 @@ def test_flavor_selects_the_pool_and_tolerates_every_taint() -> None:
 
 def test_team_namespace_carries_the_label_its_queue_selects() -> None:
     objs = build(
-        pools({"name": "a", "max_nodes": 1, **H100_NODE}),
+        {"name": "a", "max_nodes": 1, **H100_NODE},
         teams=[{"name": "vision", "cluster_queue": "gpu", "queue_name": "train"}],
     )
     (ns,) = objs.namespaces
@@ -280,7 +281,7 @@ def test_team_namespace_carries_the_label_its_queue_selects() -> None:
 
 
 def test_default_priority_classes() -> None:
-    objs = build(pools({"name": "a", "max_nodes": 1, **H100_NODE}))
+    objs = build({"name": "a", "max_nodes": 1, **H100_NODE})
     values = {pc["metadata"]["name"]: pc["value"] for pc in objs.priority_classes}
     assert values == {"inference-high": 1000, "training": 500, "batch-low": 100}
     assert all("spec" not in pc for pc in objs.priority_classes)
@@ -290,7 +291,7 @@ def test_default_priority_classes() -> None:
 
 
 def test_configuration_enables_gang_admission_by_default() -> None:
-    conf = ko.manager_configuration(KueueConfig())
+    conf = ko.manager_configuration(settings())
     assert conf["apiVersion"] == "config.kueue.x-k8s.io/v1beta2"
     assert conf["waitForPodsReady"] == {
         "timeout": "10m",
@@ -309,42 +310,46 @@ def test_configuration_enables_gang_admission_by_default() -> None:
 
 
 def test_configuration_without_gang_admission_or_backoff_limit() -> None:
-    off = ko.manager_configuration(KueueConfig.model_validate({"wait_for_pods_ready": {"enabled": False}}))
+    off = ko.manager_configuration(settings(wait_for_pods_ready={"enabled": False}))
     assert "waitForPodsReady" not in off
-    forever = KueueConfig.model_validate(
-        {"wait_for_pods_ready": {"requeuing_strategy": {"backoff_limit_count": None}}}
-    )
-    assert (
-        "backoffLimitCount" not in ko.manager_configuration(forever)["waitForPodsReady"]["requeuingStrategy"]
-    )
+    # -1 requeues forever: Kueue's Configuration expresses that by leaving backoffLimitCount out.
+    forever = settings(wait_for_pods_ready={"requeuing_strategy": {"backoff_limit_count": -1}})
+    strategy = ko.manager_configuration(forever)["waitForPodsReady"]["requeuingStrategy"]
+    assert strategy == {"timestamp": "Eviction", "backoffBaseSeconds": 60, "backoffMaxSeconds": 3600}
+    # Zero is a real limit (deactivate at the first eviction), not "unset".
+    never = settings(wait_for_pods_ready={"requeuing_strategy": {"backoff_limit_count": 0}})
+    assert ko.manager_configuration(never)["waitForPodsReady"]["requeuingStrategy"]["backoffLimitCount"] == 0
 
 
 # --- problems -----------------------------------------------------------------------------------
 
 
-def _problems(ps: list[GpuPool], **kueue: Any) -> dict[str, str]:
-    from gpu_platform.config.errors import format_path
-
-    return {format_path(loc): reason for loc, reason in ko.problems(ps, KueueConfig.model_validate(kueue))}
+def _problems(*pools: dict[str, Any], **kueue: Any) -> dict[str, str]:
+    """``path -> reason`` of every problem ``plan_kueue`` reports (it must report some)."""
+    with pytest.raises(ArgumentsError) as err:
+        plan(*pools, **kueue)
+    return dict(err.value.problems)
 
 
 def test_a_pool_is_the_quota_of_one_queue_only() -> None:
-    ps = pools({"name": "a", "max_nodes": 1, **H100_NODE})
-    found = _problems(ps, cluster_queues=[{"name": "x", "pools": ["a"]}, {"name": "y", "pools": ["a"]}])
+    found = _problems(
+        {"name": "a", "max_nodes": 1, **H100_NODE},
+        cluster_queues=[{"name": "x", "pools": ["a"]}, {"name": "y", "pools": ["a"]}],
+    )
     assert "cluster_queues[1].pools[0]" in found
     assert "already the quota of ClusterQueue 'x'" in found["cluster_queues[1].pools[0]"]
 
 
 def test_more_than_eight_tolerations_is_refused_naming_the_taints() -> None:
     taints = [{"key": f"t{i}", "value": "x"} for i in range(8)]
-    found = _problems(pools({"name": "a", "max_nodes": 1, **H100_NODE, "taints": taints}))
+    found = _problems({"name": "a", "max_nodes": 1, **H100_NODE, "taints": taints})
     assert "at most 8" in found["pools[0].taints"]
 
 
 def test_namespace_shared_by_teams_of_different_queues_is_refused() -> None:
-    ps = pools({"name": "a", "max_nodes": 1, **H100_NODE}, {"name": "b", "max_nodes": 1, **H100_NODE})
     found = _problems(
-        ps,
+        {"name": "a", "max_nodes": 1, **H100_NODE},
+        {"name": "b", "max_nodes": 1, **H100_NODE},
         cluster_queues=[{"name": "x", "pools": ["a"]}, {"name": "y", "pools": ["b"]}],
         teams=[
             {"name": "t1", "namespace": "shared", "cluster_queue": "x"},
@@ -354,18 +359,48 @@ def test_namespace_shared_by_teams_of_different_queues_is_refused() -> None:
     assert "already belongs to ClusterQueue 'x'" in found["teams[1].cluster_queue"]
 
 
-def test_queue_limits_are_checked_on_the_generated_object() -> None:
-    flavors = [
-        {"name": f"f{i}", "resources": [{"name": f"r{j}", "nominalQuota": 1} for j in range(9)]}
-        for i in range(60)
+def _limit_pools(n: int) -> list[dict[str, Any]]:
+    """``n`` pools advertising 7 distinct GPU resources between them (9 covered resources with cpu and
+    memory): a plain pool, a renamed time-sliced one, five MIG pools of one profile each, then plain."""
+    sharing: list[dict[str, Any]] = [
+        {},
+        {"mode": "time-slicing", "replicas": 2, "rename_by_default": True},
+        *({"mode": "mig", "mig": {"layout": f"all-{prof}"}} for prof in ("1g.10gb", "1g.20gb", "2g.20gb")),
+        *({"mode": "mig", "mig": {"layout": f"all-{prof}"}} for prof in ("3g.40gb", "7g.80gb")),
     ]
-    obj = {
-        "spec": {"resourceGroups": [{"coveredResources": [f"r{j}" for j in range(9)], "flavors": flavors}]}
+    return [
+        {"name": f"p{i}", "max_nodes": 1, **H100_NODE, "sharing": sharing[i] if i < len(sharing) else {}}
+        for i in range(n)
+    ]
+
+
+def test_queue_limits_are_checked_on_the_queue_that_would_be_generated() -> None:
+    # 60 flavors x 9 covered resources = 540 quotas > Kueue's 512 per resource group.
+    found = _problems(*_limit_pools(60), cluster_queues=[{"name": "big"}])
+    assert list(found) == ["cluster_queues[0].pools"]
+    assert "60 pools x 9 resources = 540 quotas" in found["cluster_queues[0].pools"]
+    assert "512" in found["cluster_queues[0].pools"]
+    # 56 x 9 = 504 fits: the same queue is generated, in one resource group.
+    objs = build(*_limit_pools(56), cluster_queues=[{"name": "big"}])
+    (group,) = queue(objs, "big")["spec"]["resourceGroups"]
+    assert len(group["coveredResources"]) == 9 and len(group["flavors"]) == 56
+    # More than 64 flavors in one queue is refused on its own; the default queue (no cluster_queues
+    # given) is reported under cluster_queues, where splitting the pools is configured.
+    many = _problems(*({"name": f"p{i}", "max_nodes": 1, **H100_NODE} for i in range(65)))
+    assert list(many) == ["cluster_queues.pools"]
+    assert "65 pools" in many["cluster_queues.pools"] and "64 flavors" in many["cluster_queues.pools"]
+
+
+def test_requeue_backoff_limit_below_forever_is_refused() -> None:
+    found = _problems(
+        {"name": "a", "max_nodes": 1, **H100_NODE},
+        wait_for_pods_ready={"requeuing_strategy": {"backoff_limit_count": -2, "backoff_base_seconds": 0}},
+    )
+    assert set(found) == {
+        "wait_for_pods_ready.requeuing_strategy.backoff_limit_count",
+        "wait_for_pods_ready.requeuing_strategy.backoff_base_seconds",
     }
-    (problem,) = ko.queue_limit_problems(obj)
-    assert problem[0] == "pools" and "540 quotas" in problem[1]
-    many = {"spec": {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": []}] * 17}}
-    assert ("resourceGroups", "17 resource groups; Kueue allows 16") in ko.queue_limit_problems(many)
+    assert "-1 (forever)" in found["wait_for_pods_ready.requeuing_strategy.backoff_limit_count"]
 
 
 def test_stack_config_reports_kueue_problems_under_its_keys() -> None:
@@ -396,18 +431,19 @@ def test_stack_config_reports_kueue_problems_under_its_keys() -> None:
     }
     with pytest.raises(ConfigError) as err:
         load_platform(raw)
-    paths = {path for path, _ in err.value.problems}
-    assert {
+    found = {path: reason for path, reason in err.value.problems if path.startswith("gpu-platform:kueue.")}
+    assert set(found) == {
         "gpu-platform:kueue.clusterQueues[1].pools",
         "gpu-platform:kueue.clusterQueues[1].preemption.borrowWithinCohort",
         "gpu-platform:kueue.integrations[1]",
-    } <= paths
+    }
+    assert "already the quota of ClusterQueue 'x'" in found["gpu-platform:kueue.clusterQueues[1].pools"]
+    assert "'pod'" in found["gpu-platform:kueue.integrations[1]"]
 
 
 def test_names_kueue_would_reject_are_reported() -> None:
-    ps = pools({"name": "a", "max_nodes": 1, **H100_NODE})
     found = _problems(
-        ps,
+        {"name": "a", "max_nodes": 1, **H100_NODE},
         cluster_queues=[{"name": "x", "pools": ["a", "a"], "cohort": "Not_A_Name"}],
         teams=[{"name": "t", "cluster_queue": "x", "queue_name": "Bad Queue"}],
         integrations=["batch/job", "kubeflow.org/unknownjob"],

@@ -162,7 +162,8 @@ def test_invalid_layouts_are_refused(gpu: str, profiles: list[str]) -> None:
 def test_unknown_profile_names_the_valid_ones() -> None:
     with pytest.raises(MigLayoutError) as err:
         resolve_layout(MIG_TABLES["h100-80gb"], ["3g.40gb", "2g.25gb"])
-    assert "[1]: '2g.25gb' is not a MIG profile of H100 80GB" in str(err.value)
+    assert "'2g.25gb' is not a MIG profile of H100 80GB" in str(err.value)
+    assert err.value.index == 1
     assert "2g.20gb" in str(err.value)
 
 

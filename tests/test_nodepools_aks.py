@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.config import ConfigError
+from gpu_platform.errors import ArgumentsError
 from gpu_platform.nodepools.aks import AksGpuNodePool
 from gpu_platform.plan import Plan, run_program
+from gpu_platform.resolve.pools import resolve_pools
 from gpu_platform.scheduling import pool_tolerations
 
 AGENTPOOL = "azure-native:containerservice:AgentPool"
@@ -73,8 +74,6 @@ def test_count_is_left_to_the_autoscaler_and_fixed_fields_replace(t4_spot: Plan)
 def test_workloads_tolerate_every_taint_the_spot_pool_declares(t4_spot: Plan) -> None:
     comp = t4_spot.one("gpu-platform:index:AksGpuNodePool")
     assert t4_spot.one(AGENTPOOL).parent == comp.urn
-    from gpu_platform.config.stack import resolve_pools
-
     [pool] = resolve_pools(
         "aks", [{"name": "t4-spot", "machine_type": "Standard_NC8as_T4_v3", "max_nodes": 4, "spot": True}]
     )
@@ -101,7 +100,9 @@ def test_regular_pool_has_no_spot_settings_and_default_spot_price() -> None:
 
 
 def test_cloud_driver_installs_with_aks() -> None:
-    plan = build({"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1}, driver_owner="cloud")
+    plan = build(
+        {"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1}, driver={"owner": "cloud"}
+    )
     assert plan.one(AGENTPOOL).inputs["gpuProfile"] == {"driver": "Install"}
 
 
@@ -116,7 +117,7 @@ def test_aks_mig_instance_profile_from_compute_slices(layout: str, profile: str)
             "max_nodes": 1,
             "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": layout}},
         },
-        driver_owner="cloud",
+        driver={"owner": "cloud"},
     )
     i = plan.one(AGENTPOOL).inputs
     assert i["gpuInstanceProfile"] == profile
@@ -135,7 +136,7 @@ def test_aks_mig_instance_profile_from_compute_slices(layout: str, profile: str)
                 "max_nodes": 1,
                 "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.10gb"}},
             },
-            {"driver_owner": "cloud"},
+            {"driver": {"owner": "cloud"}},
             "pool.sharing.mig.layout",
         ),
         # AKS partitions with its own driver; with "auto" the operator would own it.
@@ -147,7 +148,7 @@ def test_aks_mig_instance_profile_from_compute_slices(layout: str, profile: str)
                 "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
             },
             {},
-            "driver_owner",
+            "driver.owner",
         ),
         (
             {"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1, "zones": ["westeurope-1"]},
@@ -162,17 +163,17 @@ def test_aks_mig_instance_profile_from_compute_slices(layout: str, profile: str)
         (
             {"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1, "capacity_type": "SPOT"},
             {},
-            "pool.capacityType",
+            "pool.capacity_type",
         ),
     ],
 )
 def test_invalid_pools_fail_before_registering(
     pool: dict[str, Any], extra: dict[str, Any], path: str
 ) -> None:
-    errors: list[ConfigError] = []
+    errors: list[ArgumentsError] = []
 
     def program() -> None:
-        with pytest.raises(ConfigError) as err:
+        with pytest.raises(ArgumentsError) as err:
             AksGpuNodePool("x", {"resource_group_name": "rg", "cluster_name": "c", "pool": pool, **extra})
         errors.append(err.value)
 
@@ -183,7 +184,7 @@ def test_invalid_pools_fail_before_registering(
 
 def test_aks_mig_profiles_match_the_documented_a100_40gb_mapping() -> None:
     from gpu_platform.catalog.mig import MIG_TABLES
-    from gpu_platform.nodepools.aks import aks_mig_profiles
+    from gpu_platform.resolve.cloud_pools import aks_mig_profiles
 
     # learn.microsoft.com azure/aks/gpu-multi-instance (GPU_PLATFORM_FACTS.md 1.3).
     assert aks_mig_profiles(MIG_TABLES["a100-40gb"]) == {

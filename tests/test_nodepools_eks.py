@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.config import ConfigError
+from gpu_platform.errors import ArgumentsError
 from gpu_platform.nodepools.eks import EksGpuNodePool
 from gpu_platform.plan import Plan, run_program
 
@@ -134,8 +134,13 @@ def test_efa_exposes_every_interface_in_one_placement_group() -> None:
 
 def test_capacity_block_uses_the_reservation_in_the_launch_template() -> None:
     plan = build(
-        {"name": "h200", "machine_type": "p5e.48xlarge", "max_nodes": 2, "capacity_type": "CAPACITY_BLOCK"},
-        capacity_reservation_id="cr-0123456789abcdef0",
+        {
+            "name": "h200",
+            "machine_type": "p5e.48xlarge",
+            "max_nodes": 2,
+            "capacity_type": "CAPACITY_BLOCK",
+            "reservation": "cr-0123456789abcdef0",
+        }
     )
     assert plan.one(NODEGROUP).inputs["capacityType"] == "CAPACITY_BLOCK"
     lt = plan.one(LAUNCH_TEMPLATE).inputs
@@ -150,8 +155,8 @@ def test_capacity_block_uses_the_reservation_in_the_launch_template() -> None:
     [
         (
             {"name": "x", "machine_type": "g6.xlarge", "max_nodes": 1},
-            {"driver_owner": "operator"},
-            "driver_owner",
+            {"driver": {"owner": "operator"}},
+            "driver.owner",
         ),
         ({"name": "x", "machine_type": "p5.48xlarge", "max_nodes": 1, "efa": True}, {}, "security_group_ids"),
         ({"name": "x", "machine_type": "g6.xlarge", "max_nodes": 1, "efa": True}, {}, "pool.efa"),
@@ -159,7 +164,18 @@ def test_capacity_block_uses_the_reservation_in_the_launch_template() -> None:
         (
             {"name": "x", "machine_type": "p5.48xlarge", "max_nodes": 1, "capacity_type": "CAPACITY_BLOCK"},
             {},
-            "capacity_reservation_id",
+            "pool.reservation",
+        ),
+        (
+            # A reservation on EKS is a Capacity Block ID: it needs capacity_type CAPACITY_BLOCK.
+            {
+                "name": "x",
+                "machine_type": "p5.48xlarge",
+                "max_nodes": 1,
+                "reservation": "cr-0123456789abcdef0",
+            },
+            {},
+            "pool.reservation",
         ),
         (
             {"name": "x", "machine_type": "g6.xlarge", "max_nodes": 1, "image": "AL2_x86_64_GPU"},
@@ -171,10 +187,10 @@ def test_capacity_block_uses_the_reservation_in_the_launch_template() -> None:
 def test_invalid_pools_fail_before_registering(
     pool: dict[str, Any], extra: dict[str, Any], path: str
 ) -> None:
-    errors: list[ConfigError] = []
+    errors: list[ArgumentsError] = []
 
     def program() -> None:
-        with pytest.raises(ConfigError) as err:
+        with pytest.raises(ArgumentsError) as err:
             EksGpuNodePool(
                 "x", {"cluster_name": "c", "node_role_arn": "r", "subnet_ids": ["s"], "pool": pool, **extra}
             )
@@ -183,6 +199,31 @@ def test_invalid_pools_fail_before_registering(
     plan = run_program(program)
     assert plan.resources == []
     assert [p for p, _ in errors[0].problems] == [path]
+
+
+def test_the_old_capacity_reservation_argument_is_refused_pointing_at_the_pool() -> None:
+    # The Capacity Block ID moved to pool.reservation: the old top-level argument is refused, not
+    # silently ignored, and the pool without its reservation is reported in the same error.
+    with pytest.raises(ArgumentsError) as err:
+        EksGpuNodePool(
+            "x",
+            {  # type: ignore[typeddict-unknown-key]
+                "cluster_name": "c",
+                "node_role_arn": "r",
+                "subnet_ids": ["s"],
+                "pool": {
+                    "name": "x",
+                    "machine_type": "p5.48xlarge",
+                    "max_nodes": 1,
+                    "capacity_type": "CAPACITY_BLOCK",
+                },
+                "capacity_reservation_id": "cr-0123456789abcdef0",
+            },
+        )
+    found = dict(err.value.problems)
+    assert set(found) == {"capacity_reservation_id", "pool.reservation"}
+    assert found["capacity_reservation_id"].startswith("unknown key 'capacity_reservation_id'")
+    assert "Capacity Block ID" in found["pool.reservation"]
 
 
 def test_user_taints_follow_the_gpu_taint_in_eks_shape() -> None:

@@ -6,11 +6,12 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.config import ConfigError
-from gpu_platform.config.stack import resolve_pools
 from gpu_platform.driver import plan_driver
+from gpu_platform.errors import ArgumentsError
 from gpu_platform.nodepools.gke import GkeGpuNodePool
 from gpu_platform.plan import Plan, run_program
+from gpu_platform.plans.nodepools import plan_gke_node_pool
+from gpu_platform.resolve.pools import resolve_pools
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.versions import GPU_OPERATOR
 
@@ -111,7 +112,24 @@ def test_labels_are_the_scheduling_labels_the_operator_selects_on(l4_spot: Plan)
         ],
     )
     plan = plan_driver("gke", None, "auto", GPU_OPERATOR.version)
-    assert l4_spot.one(NODEPOOL).inputs["nodeConfig"]["labels"] == pool_labels(pool, plan)
+    labels = pool_labels(pool, plan)
+    assert l4_spot.one(NODEPOOL).inputs["nodeConfig"]["labels"] == labels
+    # The component's plan carries the same labels as plain values, known before anything is created.
+    planned = plan_gke_node_pool(
+        {
+            "cluster": "gpu",
+            "location": "us-central1",
+            "pool": {
+                "name": "l4-spot",
+                "machine_type": "g2-standard-8",
+                "max_nodes": 3,
+                "spot": True,
+                "sharing": {"mode": "time-slicing", "replicas": 4},
+            },
+        }
+    )
+    assert planned.labels == labels
+    assert planned.driver == plan
 
 
 def test_component_is_parent_with_the_right_type(l4_spot: Plan) -> None:
@@ -192,7 +210,7 @@ def test_operator_owned_driver_on_ubuntu() -> None:
             "max_nodes": 2,
             "image": "UBUNTU_CONTAINERD",
         },
-        driver_owner="operator",
+        driver={"owner": "operator"},
     )
     cfg = node_pool(plan)["nodeConfig"]
     assert cfg["imageType"] == "UBUNTU_CONTAINERD"
@@ -206,10 +224,11 @@ def test_operator_owned_driver_on_ubuntu() -> None:
 
 
 def test_operator_owned_driver_on_cos_is_refused() -> None:
-    with pytest.raises(ConfigError) as err:
-        build({"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1}, driver_owner="operator")
-    assert err.value.problems[0][0] == "driver_owner"
-    assert "UBUNTU_CONTAINERD" in err.value.problems[0][1]
+    with pytest.raises(ArgumentsError) as err:
+        build({"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1}, driver={"owner": "operator"})
+    [(path, reason)] = err.value.problems
+    assert path == "driver.owner"
+    assert "UBUNTU_CONTAINERD" in reason
 
 
 def test_specific_reservation_and_on_demand() -> None:
@@ -266,7 +285,7 @@ def test_workload_identity_can_be_turned_off_for_clusters_without_it() -> None:
 
 
 def test_errors_name_the_argument_and_register_nothing() -> None:
-    seen: list[ConfigError] = []
+    seen: list[ArgumentsError] = []
 
     def program() -> None:
         for pool in (
@@ -278,14 +297,15 @@ def test_errors_name_the_argument_and_register_nothing() -> None:
                 "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb.me"}},
             },
         ):
-            with pytest.raises(ConfigError) as err:
+            with pytest.raises(ArgumentsError) as err:
                 GkeGpuNodePool("x", {"cluster": "c", "location": "l", "pool": pool})
             seen.append(err.value)
 
     plan = run_program(program)
     assert plan.resources == []
-    assert seen[0].problems[0][0] == "pool.machineType"
-    assert "g2-standard-8" in seen[0].problems[0][1]
+    [(path, reason)] = seen[0].problems
+    assert path == "pool.machine_type"
+    assert "p5.48xlarge" in reason and "g2-standard-8" in reason
     assert seen[1].problems == [
         ("pool.sharing.mig.layout", "GKE gpu_partition_size takes plain <n>g.<m>gb profiles, not '+me' ones")
     ]

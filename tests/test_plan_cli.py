@@ -80,7 +80,7 @@ def test_invalid_config_exits_2_and_writes_nothing(
     out = tmp_path / "out"
     assert main(["plan", "--project", str(project), "--stack", "test", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "gpu-platform:gpuPools[0].maxNodes: Input should be greater than or equal to 0" in err
+    assert "gpu-platform:gpuPools[0].maxNodes: -1 is out of range" in err
     assert not (out / "plan.json").exists()
 
 
@@ -88,14 +88,14 @@ def test_schema_command_prints_the_config_schema(capsys: pytest.CaptureFixture[s
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
     assert set(schema["properties"]) >= {"cloud", "cluster", "gpuPools", "gpuOperator", "kueue", "kserve"}
-    pool = schema["$defs"]["GpuPoolConfig"]
+    pool = schema["$defs"]["GpuPoolArgs"]
     assert pool["additionalProperties"] is False
     assert "machineType" in pool["properties"] and "maxNodes" in pool["required"]
 
 
 def test_import_loads_no_cloud_sdk() -> None:
     code = (
-        "import sys, gpu_platform, gpu_platform.program, gpu_platform.config;"
+        "import sys, gpu_platform, gpu_platform.stack.program, gpu_platform.stack;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('pulumi_aws','pulumi_gcp','pulumi_azure_native')))"
     )

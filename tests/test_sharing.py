@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from gpu_platform.config.stack import resolve_pools
+from gpu_platform.errors import ArgumentsError
+from gpu_platform.resolve.pools import resolve_pools
 from gpu_platform.sharing import (
     advertised_resources,
     cluster_mig_strategy,
@@ -70,7 +71,7 @@ def pool(cloud: str, **kw):
             "aks",
             {
                 "machine_type": "Standard_NC40ads_H100_v5",
-                "sharing": {"mode": "mig", "mig": {"layout": ["3g.47gb", "2g.24gb", "2g.24gb"]}},
+                "sharing": {"mode": "mig", "mig": {"profiles": ["3g.47gb", "2g.24gb", "2g.24gb"]}},
             },
             {"nvidia.com/mig-3g.47gb": 1, "nvidia.com/mig-2g.24gb": 2},
         ),
@@ -128,7 +129,7 @@ def test_mig_parted_config_per_gpu_with_device_filters() -> None:
     h100 = pool(
         "eks",
         machine_type="p5.48xlarge",
-        sharing={"mode": "mig", "mig": {"layout": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
+        sharing={"mode": "mig", "mig": {"profiles": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
     )
     a100 = resolve_pools(
         "eks",
@@ -168,3 +169,15 @@ def test_cluster_mig_strategy() -> None:
     )
     assert cluster_mig_strategy([single]) == "single"
     assert cluster_mig_strategy([mixed]) == "mixed"
+
+
+def test_a_list_of_profiles_under_layout_is_refused_pointing_at_profiles() -> None:
+    with pytest.raises(ArgumentsError) as err:
+        pool(
+            "eks",
+            machine_type="p5.48xlarge",
+            sharing={"mode": "mig", "mig": {"layout": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
+        )
+    [(path, reason)] = err.value.problems
+    assert path == "pools[0].sharing.mig.layout"
+    assert "mig.profiles" in reason

@@ -1,11 +1,97 @@
 """gpu-platform: Pulumi components that turn a managed Kubernetes cluster into a GPU platform.
 
-Importing the package loads no cloud SDK: each cloud's module imports ``pulumi_gcp``,
-``pulumi_aws`` or ``pulumi_azure_native`` submodules only when one of its components is built.
+The public face: every component and its arguments type. Importing the package loads no cloud SDK;
+each component module is imported on first use, and its cloud SDK only when it creates resources.
+
+    from gpu_platform import GkeCluster, GkeGpuNodePool, GpuOperator
 """
 
-from gpu_platform.config import ConfigError, PlatformSpec, load_platform
-from gpu_platform.pools import GPU_TAINT, GpuPool
-from gpu_platform.sharing import advertised_resources
+from importlib import import_module
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["GPU_TAINT", "ConfigError", "GpuPool", "PlatformSpec", "advertised_resources", "load_platform"]
+from gpu_platform.args import (
+    AksClusterArgs,
+    AksGpuNodePoolArgs,
+    CertManagerArgs,
+    EksClusterArgs,
+    EksGpuNodePoolArgs,
+    GkeClusterArgs,
+    GkeGpuNodePoolArgs,
+    GpuInferenceServiceArgs,
+    GpuOperatorArgs,
+    GpuPoolArgs,
+    KServeArgs,
+    KueueArgs,
+)
+from gpu_platform.errors import ArgumentsError, ConfigError
+
+if TYPE_CHECKING:
+    from gpu_platform.clusters.aks import AksCluster
+    from gpu_platform.clusters.eks import EksCluster
+    from gpu_platform.clusters.gke import GkeCluster
+    from gpu_platform.inference import GpuInferenceService
+    from gpu_platform.nodepools.aks import AksGpuNodePool
+    from gpu_platform.nodepools.eks import EksGpuNodePool
+    from gpu_platform.nodepools.gke import GkeGpuNodePool
+    from gpu_platform.operators.cert_manager import CertManager
+    from gpu_platform.operators.gpu_operator import GpuOperator
+    from gpu_platform.operators.kserve import KServe
+    from gpu_platform.operators.kueue import Kueue
+
+try:
+    __version__ = _version("gpu-platform")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0.0.0+unknown"
+
+_COMPONENTS = {
+    "GkeCluster": "gpu_platform.clusters.gke",
+    "EksCluster": "gpu_platform.clusters.eks",
+    "AksCluster": "gpu_platform.clusters.aks",
+    "GkeGpuNodePool": "gpu_platform.nodepools.gke",
+    "EksGpuNodePool": "gpu_platform.nodepools.eks",
+    "AksGpuNodePool": "gpu_platform.nodepools.aks",
+    "GpuOperator": "gpu_platform.operators.gpu_operator",
+    "Kueue": "gpu_platform.operators.kueue",
+    "CertManager": "gpu_platform.operators.cert_manager",
+    "KServe": "gpu_platform.operators.kserve",
+    "GpuInferenceService": "gpu_platform.inference",
+}
+"""Component class -> module, imported on first attribute access."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _COMPONENTS:
+        return getattr(import_module(_COMPONENTS[name]), name)
+    raise AttributeError(f"module 'gpu_platform' has no attribute {name!r}")
+
+
+__all__ = [
+    "AksCluster",
+    "AksClusterArgs",
+    "AksGpuNodePool",
+    "AksGpuNodePoolArgs",
+    "ArgumentsError",
+    "CertManager",
+    "CertManagerArgs",
+    "ConfigError",
+    "EksCluster",
+    "EksClusterArgs",
+    "EksGpuNodePool",
+    "EksGpuNodePoolArgs",
+    "GkeCluster",
+    "GkeClusterArgs",
+    "GkeGpuNodePool",
+    "GkeGpuNodePoolArgs",
+    "GpuInferenceService",
+    "GpuInferenceServiceArgs",
+    "GpuOperator",
+    "GpuOperatorArgs",
+    "GpuPoolArgs",
+    "KServe",
+    "KServeArgs",
+    "Kueue",
+    "KueueArgs",
+    "__version__",
+]

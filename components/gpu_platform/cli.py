@@ -11,7 +11,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
-    from gpu_platform.config import ConfigError
+    from gpu_platform.errors import ConfigError
     from gpu_platform.plan import plan_document, render_tree, run_plan, write_plan
 
     project = Path(args.project or REPO_ROOT)
@@ -43,7 +43,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(_: argparse.Namespace) -> int:
-    from gpu_platform.config import json_schema
+    from gpu_platform.stack.schema import json_schema
 
     print(json.dumps(json_schema(), indent=2, sort_keys=True))
     return 0

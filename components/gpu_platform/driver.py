@@ -53,6 +53,70 @@ def operator_driver_version(operator_version: str, override: str | None) -> Driv
     return DriverVersion.parse(GPU_OPERATOR_DEFAULT_DRIVER[operator_version])
 
 
+def _gke(image: str | None, owner: str, op: DriverVersion, host: DriverVersion | None) -> DriverPlan:
+    image = image or DEFAULT_IMAGE["gke"]
+    if owner == "operator" or (owner == "auto" and image == "UBUNTU_CONTAINERD"):
+        # NVIDIA's GKE path B: the operator's driver manager, supported on Ubuntu images only.
+        if image != "UBUNTU_CONTAINERD":
+            raise DriverPlanError(
+                "the GPU Operator can install the driver on GKE only on UBUNTU_CONTAINERD images; "
+                f"'{image}' needs owner 'cloud' (Google's installer)"
+            )
+        return DriverPlan("operator", "operator", "operator", op, gke_driver_version="INSTALLATION_DISABLED")
+    if image == "UBUNTU_CONTAINERD":
+        # Google's Ubuntu installer manifest depends on GPU model and node version; only the COS
+        # installer is deployed by the library.
+        raise DriverPlanError(
+            "owner 'cloud' on GKE uses Google's COS driver installer; UBUNTU_CONTAINERD nodes need "
+            "owner 'operator' (or 'auto'): NVIDIA's driver manager path for Ubuntu"
+        )
+    # NVIDIA's GKE path A: GKE's own install disabled, Google's COS installer DaemonSet puts the
+    # driver under /home/kubernetes/bin/nvidia; the operator only adds toolkit/plugin/DCGM.
+    floor = host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["gke"])
+    return DriverPlan(
+        "cloud",
+        "operator",
+        "operator",
+        floor,
+        gke_driver_version="INSTALLATION_DISABLED",
+        gke_google_installer=True,
+    )
+
+
+def _eks(image: str | None, owner: str, op: DriverVersion, host: DriverVersion | None) -> DriverPlan:
+    image = image or DEFAULT_IMAGE["eks"]
+    if owner == "operator":
+        raise DriverPlanError(
+            f"EKS {image} nodes ship the NVIDIA driver and container toolkit; the operator cannot "
+            "replace a host driver. Use owner 'cloud' (or 'auto')"
+        )
+    plugin = "cloud" if image.startswith("BOTTLEROCKET") else "operator"
+    return DriverPlan("cloud", "cloud", plugin, host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["eks"]))
+
+
+def _aks(image: str | None, owner: str, op: DriverVersion, host: DriverVersion | None) -> DriverPlan:
+    if owner == "cloud":
+        floor = host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["aks"])
+        return DriverPlan("cloud", "cloud", "operator", floor, aks_gpu_driver="Install")
+    return DriverPlan("operator", "operator", "operator", op, aks_gpu_driver="None")
+
+
+def _existing(image: str | None, owner: str, op: DriverVersion, host: DriverVersion | None) -> DriverPlan:
+    # Nothing is known about the nodes' images: the owner must be declared.
+    if owner == "auto":
+        raise DriverPlanError(
+            "an existing cluster must declare who owns the driver: 'operator' or 'cloud' (preinstalled)"
+        )
+    if owner == "cloud":
+        if host is None:
+            raise DriverPlanError("owner 'cloud' on an existing cluster needs {{driver.host_version}}")
+        return DriverPlan("cloud", "cloud", "operator", host)
+    return DriverPlan("operator", "operator", "operator", op)
+
+
+_CLOUDS = {"gke": _gke, "eks": _eks, "aks": _aks, "existing": _existing}
+
+
 def plan_driver(
     cloud: str,
     image: str | None,
@@ -64,61 +128,4 @@ def plan_driver(
     """The one decision table for driver ownership per cloud and node image."""
     op_version = operator_driver_version(operator_version, driver_version)
     host = DriverVersion.parse(host_version) if host_version else None
-    if cloud == "gke":
-        image = image or DEFAULT_IMAGE["gke"]
-        if owner == "operator" or (owner == "auto" and image == "UBUNTU_CONTAINERD"):
-            # NVIDIA's GKE path B: the operator's driver manager, supported on Ubuntu images only.
-            if image != "UBUNTU_CONTAINERD":
-                raise DriverPlanError(
-                    "the GPU Operator can install the driver on GKE only on UBUNTU_CONTAINERD images; "
-                    f"'{image}' needs owner 'cloud' (Google's installer)"
-                )
-            return DriverPlan(
-                "operator", "operator", "operator", op_version, gke_driver_version="INSTALLATION_DISABLED"
-            )
-        if image == "UBUNTU_CONTAINERD":
-            # Google's Ubuntu installer manifest depends on GPU model and node version; only the COS
-            # installer is deployed by the library.
-            raise DriverPlanError(
-                "owner 'cloud' on GKE uses Google's COS driver installer; UBUNTU_CONTAINERD nodes need "
-                "owner 'operator' (or 'auto'): NVIDIA's driver manager path for Ubuntu"
-            )
-        # NVIDIA's GKE path A: GKE's own install disabled, Google's COS installer DaemonSet puts the
-        # driver under /home/kubernetes/bin/nvidia; the operator only adds toolkit/plugin/DCGM.
-        return DriverPlan(
-            "cloud",
-            "operator",
-            "operator",
-            host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["gke"]),
-            gke_driver_version="INSTALLATION_DISABLED",
-            gke_google_installer=True,
-        )
-    if cloud == "eks":
-        image = image or DEFAULT_IMAGE["eks"]
-        if owner == "operator":
-            raise DriverPlanError(
-                f"EKS {image} nodes ship the NVIDIA driver and container toolkit; the operator cannot "
-                "replace a host driver. Use owner 'cloud' (or 'auto')"
-            )
-        plugin = "cloud" if image.startswith("BOTTLEROCKET") else "operator"
-        return DriverPlan("cloud", "cloud", plugin, host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["eks"]))
-    if cloud == "aks":
-        if owner == "cloud":
-            return DriverPlan(
-                "cloud",
-                "cloud",
-                "operator",
-                host or DriverVersion.parse(CLOUD_IMAGE_DRIVER["aks"]),
-                aks_gpu_driver="Install",
-            )
-        return DriverPlan("operator", "operator", "operator", op_version, aks_gpu_driver="None")
-    # existing clusters: the owner must be declared.
-    if owner == "auto":
-        raise DriverPlanError(
-            "an existing cluster must declare who owns the driver: 'operator' or 'cloud' (preinstalled)"
-        )
-    if owner == "cloud":
-        if host is None:
-            raise DriverPlanError("owner 'cloud' on an existing cluster needs driver.hostVersion")
-        return DriverPlan("cloud", "cloud", "operator", host)
-    return DriverPlan("operator", "operator", "operator", op_version)
+    return _CLOUDS[cloud](image, owner, op_version, host)

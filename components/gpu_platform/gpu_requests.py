@@ -64,7 +64,7 @@ def gpu_units_problems(gpus: Any, pool: GpuPool, resource: str | None) -> list[t
         why = {
             "mps": "MPS replicas (the device plugin allows one per container)",
             "cloud": "GKE shared GPUs (GKE allows one per container)",
-            "strict": "time-slicing replicas (the pool sets failRequestsGreaterThanOne)",
+            "strict": "time-slicing replicas (the pool sets {{fail_requests_greater_than_one}})",
         }
         kind = "mps" if s.mode == "mps" else "cloud" if s.managed_by == "cloud" else "strict"
         if kind != "strict" or s.fail_requests_greater_than_one:

@@ -68,6 +68,9 @@ class GpuPool:
     user_labels: dict[str, str] = field(default_factory=dict)
     user_taints: tuple[Taint, ...] = ()
     cuda_version: str | None = None
+    """CUDA ``major.minor`` of the pool's images (its own or the stack's), for the driver check."""
+    cuda_declared: bool = False
+    """The pool declares ``cuda_version`` itself (problems are filed there, not at the stack's)."""
     isolation_required: bool = False
     reservation: str | None = None
     efa: bool = False

@@ -6,6 +6,8 @@ same functions, so selectors and tolerations always match what the nodes carry.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gpu_platform.driver import DriverPlan
 from gpu_platform.pools import AKS_SPOT_TAINT, GPU_TAINT, GpuPool, Taint
 from gpu_platform.sharing import device_plugin_config_key
@@ -78,3 +80,20 @@ def pool_tolerations(pool: GpuPool) -> list[dict[str, str]]:
     out += [toleration(t) for t in pool.user_taints if t.key != GPU_TAINT.key]
     out += [toleration(t) for t in cloud_added_taints(pool)]
     return out
+
+
+def operand_runs(pool: GpuPool, driver: DriverPlan, deploy_label: str) -> bool:
+    """Whether a GPU Operator operand runs on the pool's nodes, read from the labels the pool carries."""
+    return pool_labels(pool, driver).get(deploy_label) != "false"
+
+
+def device_plugin_pools(pools: Sequence[GpuPool], driver: DriverPlan) -> list[GpuPool]:
+    """Pools served by the GPU Operator's device plugin (not Bottlerocket's, not GKE's shared one)."""
+    if driver.device_plugin != "operator":
+        return []
+    return [p for p in pools if operand_runs(p, driver, DEPLOY_DEVICE_PLUGIN_LABEL)]
+
+
+def mig_manager_pools(pools: Sequence[GpuPool], driver: DriverPlan) -> list[GpuPool]:
+    """MIG-capable pools the operator's MIG manager looks after (never cloud-partitioned ones)."""
+    return [p for p in pools if p.gpu.mig_capable and operand_runs(p, driver, DEPLOY_MIG_MANAGER_LABEL)]

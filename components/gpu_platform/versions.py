@@ -58,12 +58,37 @@ ALL_CHARTS: tuple[ChartPin, ...] = (GPU_OPERATOR, KUEUE, CERT_MANAGER, KSERVE_CR
 KUEUE_IMAGE_REPOSITORY = "registry.k8s.io/kueue/kueue"
 KUEUE_IMAGE_TAG = "v0.19.2"
 
+
+@dataclass(frozen=True)
+class UpstreamFile:
+    """A manifest shipped with the package byte for byte as upstream has it at a pinned commit."""
+
+    repo: str
+    commit: str
+    path: str
+    file: str
+    """Name under ``gpu_platform/data/``."""
+    sha256: str
+
+
 # Google's COS driver installer (NVIDIA's GKE path A): GoogleCloudPlatform/container-engine-accelerators
-# ``nvidia-driver-installer/cos/daemonset-preloaded.yaml`` (apps/v1 revision). The installer image is
-# preloaded on COS GPU nodes (pull policy Never); partition-gpus applies GKE's gpu_partition_size.
+# ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``. The installer image is preloaded on COS GPU
+# nodes (pull policy Never); partition-gpus applies GKE's gpu_partition_size. The manifest is used as it is
+# (``plans.gpu_operator.gke_driver_installer``); the image constants below are what it pins, and a test
+# checks that they agree.
+GKE_COS_INSTALLER = UpstreamFile(
+    repo="GoogleCloudPlatform/container-engine-accelerators",
+    commit="992db81257553607f1477945f1b3219632991829",
+    path="nvidia-driver-installer/cos/daemonset-preloaded.yaml",
+    file="gke-cos-daemonset-preloaded.yaml",
+    sha256="41c303c5f1c1279eae47f5e183591b12e2cc4176523ad5764ab1081c1b9d27ee",
+)
 GKE_COS_DRIVER_INSTALLER_IMAGE = "cos-nvidia-installer:fixed"
-GKE_PARTITION_GPU_IMAGE = "gcr.io/gke-release/nvidia-partition-gpu@sha256:c54fd003948fac687c2a93a55ea6e4d47ffbd641278a9191e75e822fe72471c2"
-GKE_DRIVER_INSTALLER_PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
+GKE_PARTITION_GPU_IMAGE = "gcr.io/gke-release/nvidia-partition-gpu@sha256:de12f85ebfb4fb6c1893cd30c23aab662a72fa0448f97ef74fccb82d7522ef17"
+"""Multi-arch image with H200 support (upstream 4da5c076, 2025-04)."""
+GKE_DRIVER_INSTALLER_PAUSE_IMAGE = (
+    "gke.gcr.io/pause:3.8@sha256:880e63f94b145e46f1b1082bb71b85e21f16b99b180b9996407d61240ceb9830"
+)
 
 # KServe's ClusterServingRuntimes (kserve-huggingfaceserver, ...) ship in their own chart since v0.17;
 # operators.kserve installs it after kserve-resources, whose webhooks validate them.

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import pulumi
 
-from gpu_platform.args import GpuPoolArgs
-from gpu_platform.clusters.aks import AksCluster
-from gpu_platform.nodepools.aks import AksGpuNodePool
-from gpu_platform.scheduling import pool_tolerations
+from gpu_platform import AksCluster, AksGpuNodePool, GpuPoolArgs
 
 config = pulumi.Config()
 location = pulumi.Config("azure-native").require("location")
@@ -30,7 +27,7 @@ cluster = AksCluster(
 
 POOLS: list[GpuPoolArgs] = [
     # Spot T4s: AKS adds kubernetes.azure.com/scalesetpriority=spot:NoSchedule; the pool declares it
-    # and pool_tolerations() includes it.
+    # and the pool's tolerations include it.
     {
         "name": "t4-spot",
         "machine_type": "Standard_NC8as_T4_v3",
@@ -56,7 +53,7 @@ pools = [
             "cluster_name": cluster.cluster_name,
             "vnet_subnet_id": cluster.node_subnet_id,
             "pool": pool,
-            "driver_owner": DRIVER_OWNER,
+            "driver": {"owner": DRIVER_OWNER},
         },
     )
     for pool in POOLS
@@ -64,5 +61,5 @@ pools = [
 
 pulumi.export("clusterName", cluster.cluster_name)
 pulumi.export("kubeconfig", cluster.kubeconfig)
-pulumi.export("gpuPoolLabels", {p.pool.name: p.labels for p in pools})
-pulumi.export("gpuPoolTolerations", {p.pool.name: pool_tolerations(p.pool) for p in pools})
+pulumi.export("gpuPoolLabels", {p.plan.pool.name: p.labels for p in pools})
+pulumi.export("gpuPoolTolerations", {p.plan.pool.name: p.plan.tolerations for p in pools})

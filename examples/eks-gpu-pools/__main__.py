@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import pulumi
 
-from gpu_platform.args import GpuPoolArgs
-from gpu_platform.clusters.eks import EksCluster
-from gpu_platform.nodepools.eks import EksGpuNodePool
-from gpu_platform.scheduling import pool_tolerations
+from gpu_platform import EksCluster, EksGpuNodePool, GpuPoolArgs
 
 config = pulumi.Config()
 region = pulumi.Config("aws").require("region")
@@ -37,7 +34,7 @@ L4_SPOT: GpuPoolArgs = {
     "sharing": {"mode": "time-slicing", "replicas": 2},
 }
 # Multi-node training: every EFA interface of the p5 through the launch template, one zone, a
-# cluster placement group. On-demand here; CAPACITY_BLOCK takes capacity_reservation_id as well.
+# cluster placement group. On-demand here; CAPACITY_BLOCK takes the Capacity Block ID as pool.reservation.
 H100_EFA: GpuPoolArgs = {
     "name": "h100-efa",
     "machine_type": "p5.48xlarge",
@@ -50,7 +47,7 @@ H100_EFA: GpuPoolArgs = {
 common = {
     "cluster_name": cluster.cluster_name,
     "node_role_arn": cluster.node_role_arn,
-    "driver_owner": DRIVER_OWNER,
+    "driver": {"owner": DRIVER_OWNER},
 }
 if version:
     common["kubernetes_version"] = version
@@ -68,5 +65,5 @@ h100 = EksGpuNodePool(
 pulumi.export("clusterName", cluster.cluster_name)
 pulumi.export("kubeconfig", cluster.kubeconfig)
 pulumi.export("oidcProviderArn", cluster.oidc_provider_arn)
-pulumi.export("gpuPoolLabels", {p.pool.name: p.labels for p in (l4, h100)})
-pulumi.export("gpuPoolTolerations", {p.pool.name: pool_tolerations(p.pool) for p in (l4, h100)})
+pulumi.export("gpuPoolLabels", {p.plan.pool.name: p.labels for p in (l4, h100)})
+pulumi.export("gpuPoolTolerations", {p.plan.pool.name: p.plan.tolerations for p in (l4, h100)})

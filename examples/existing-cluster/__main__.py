@@ -6,6 +6,6 @@ Label and taint the nodes as ``gpu-platform plan`` shows under each pool (``gpu-
 and ``nvidia.com/gpu=present:NoSchedule``): on an existing cluster the library cannot set them.
 """
 
-from gpu_platform.program import main
+from gpu_platform.stack import main
 
 main()

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import pulumi
 
-from gpu_platform.args import GpuPoolArgs
-from gpu_platform.clusters.gke import GkeCluster
-from gpu_platform.nodepools.gke import GkeGpuNodePool
-from gpu_platform.scheduling import pool_tolerations
+from gpu_platform import GkeCluster, GkeGpuNodePool, GpuPoolArgs
 
 config = pulumi.Config()
 gcp = pulumi.Config("gcp")
@@ -72,7 +69,7 @@ pools = [
             "project": project,
             "service_account": cluster.node_service_account_email,
             "pool": pool,
-            "driver_owner": DRIVER_OWNER,
+            "driver": {"owner": DRIVER_OWNER},
         },
     )
     for pool in POOLS
@@ -82,5 +79,5 @@ pools = [
 # pools and driver owner, then Kueue and KServe.
 pulumi.export("clusterName", cluster.cluster_name)
 pulumi.export("kubeconfig", cluster.kubeconfig)
-pulumi.export("gpuPoolLabels", {p.pool.name: p.labels for p in pools})
-pulumi.export("gpuPoolTolerations", {p.pool.name: pool_tolerations(p.pool) for p in pools})
+pulumi.export("gpuPoolLabels", {p.plan.pool.name: p.labels for p in pools})
+pulumi.export("gpuPoolTolerations", {p.plan.pool.name: p.plan.tolerations for p in pools})

@@ -11,11 +11,14 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpu_platform.args import GpuPoolArgs
-from gpu_platform.inference import GpuInferenceService
-from gpu_platform.operators.cert_manager import CertManager
-from gpu_platform.operators.gpu_operator import GpuOperator, GpuOperatorArgs, plan_gpu_operator
-from gpu_platform.operators.kserve import KServe
+from gpu_platform import (
+    CertManager,
+    GpuInferenceService,
+    GpuOperator,
+    GpuOperatorArgs,
+    GpuPoolArgs,
+    KServe,
+)
 from gpu_platform.scheduling import pool_labels, pool_taints
 from gpu_platform.sharing import advertised_resources
 
@@ -48,11 +51,12 @@ MODELS = {
 OPERATOR: GpuOperatorArgs = {
     "cloud": "existing",
     "pools": [POOL],
-    "driver_owner": config.get("driverOwner") or "operator",
+    # driverOwner "cloud": hostDriverVersion is the version preinstalled on the node, checked against
+    # the images' CUDA.
+    "driver": {"owner": config.get("driverOwner") or "operator"},
 }
 if config.get("hostDriverVersion"):
-    # driverOwner "cloud": the version preinstalled on the node, checked against the images' CUDA.
-    OPERATOR["host_driver_version"] = config.require("hostDriverVersion")
+    OPERATOR["driver"] = {**OPERATOR["driver"], "host_version": config.require("hostDriverVersion")}
 operator = GpuOperator("gpu-operator", OPERATOR, opts=k8s_opts)
 cert_manager = CertManager("cert-manager", opts=k8s_opts)
 kserve = KServe(
@@ -82,7 +86,7 @@ for name, (uri, profile, cpu, memory) in MODELS.items():
     )
     services[name] = {"resource": svc.gpu_resource, "units": svc.gpu_units}
 
-plan = plan_gpu_operator(OPERATOR)
+plan = operator.plan  # plain values, known before anything is created
 pool = plan.pools[0]
 pulumi.export("inferenceServices", services)
 pulumi.export("sliceCapacity", advertised_resources(pool))

@@ -12,12 +12,15 @@ import math
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpu_platform.args import GpuPoolArgs
+from gpu_platform import (
+    CertManager,
+    GpuInferenceService,
+    GpuOperator,
+    GpuOperatorArgs,
+    GpuPoolArgs,
+    KServe,
+)
 from gpu_platform.catalog.gpus import GPUS
-from gpu_platform.inference import GpuInferenceService
-from gpu_platform.operators.cert_manager import CertManager
-from gpu_platform.operators.gpu_operator import GpuOperator, GpuOperatorArgs, plan_gpu_operator
-from gpu_platform.operators.kserve import KServe
 from gpu_platform.scheduling import pool_labels, pool_taints
 
 config = pulumi.Config()
@@ -57,11 +60,12 @@ assert len(MODELS) < REPLICAS
 OPERATOR: GpuOperatorArgs = {
     "cloud": "existing",
     "pools": [POOL],
-    "driver_owner": config.get("driverOwner") or "operator",
+    # driverOwner "cloud": hostDriverVersion is the version preinstalled on the node, checked against
+    # the images' CUDA.
+    "driver": {"owner": config.get("driverOwner") or "operator"},
 }
 if config.get("hostDriverVersion"):
-    # driverOwner "cloud": the version preinstalled on the node, checked against the images' CUDA.
-    OPERATOR["host_driver_version"] = config.require("hostDriverVersion")
+    OPERATOR["driver"] = {**OPERATOR["driver"], "host_version": config.require("hostDriverVersion")}
 operator = GpuOperator("gpu-operator", OPERATOR, opts=k8s_opts)
 cert_manager = CertManager("cert-manager", opts=k8s_opts)
 kserve = KServe(
@@ -90,7 +94,7 @@ for name, uri in MODELS.items():
     )
     services[name] = {"resource": svc.gpu_resource, "units": svc.gpu_units}
 
-plan = plan_gpu_operator(OPERATOR)
+plan = operator.plan  # plain values, known before anything is created
 pool = plan.pools[0]
 pulumi.export("inferenceServices", services)
 pulumi.export("gpuMemoryPerModelGb", round(GPUS["l4"].memory_gb * GPU_MEMORY_FRACTION, 1))

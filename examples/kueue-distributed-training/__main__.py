@@ -12,8 +12,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform.operators.kueue import Kueue
-from gpu_platform.operators.kueue_objects import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
+from gpu_platform import Kueue
+from gpu_platform.plans.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 
 NODES = 2
 GPUS_PER_NODE = 8

@@ -44,15 +44,15 @@ def _gke() -> list[MachineType]:
     for size, n in {"4": 1, "8": 1, "12": 1, "16": 1, "32": 1, "24": 2, "48": 4, "96": 8}.items():
         v = int(size)
         out.append(MachineType("gke", f"g2-standard-{size}", "l4", n, v, 4 * v, "nvidia-l4"))
-    for size in (1, 2, 4, 8):
+    for gpus in (1, 2, 4, 8):
         out.append(
             MachineType(
-                "gke", f"a2-highgpu-{size}g", "a100-40gb", size, 12 * size, 85 * size, "nvidia-tesla-a100"
+                "gke", f"a2-highgpu-{gpus}g", "a100-40gb", gpus, 12 * gpus, 85 * gpus, "nvidia-tesla-a100"
             )
         )
         out.append(
             MachineType(
-                "gke", f"a2-ultragpu-{size}g", "a100-80gb", size, 12 * size, 170 * size, "nvidia-a100-80gb"
+                "gke", f"a2-ultragpu-{gpus}g", "a100-80gb", gpus, 12 * gpus, 170 * gpus, "nvidia-a100-80gb"
             )
         )
     out.append(MachineType("gke", "a2-megagpu-16g", "a100-40gb", 16, 96, 1360, "nvidia-tesla-a100"))

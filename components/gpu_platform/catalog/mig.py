@@ -138,7 +138,12 @@ MIG_TABLES: dict[str, MigTable] = {
 
 
 class MigLayoutError(ValueError):
-    """A layout that is unknown or cannot be placed on the GPU's slices."""
+    """A layout that is unknown or cannot be placed on the GPU's slices; ``index`` is the offending
+    profile's position in an explicit list, when one is to blame."""
+
+    def __init__(self, message: str, index: int | None = None):
+        super().__init__(message)
+        self.index = index
 
 
 def place_profiles(table: MigTable, profiles: list[str]) -> list[tuple[str, int]] | None:
@@ -201,7 +206,7 @@ def resolve_layout(table: MigTable, layout: str | list[str]) -> tuple[str, ...]:
             raise MigLayoutError(
                 f"'{layout}' is not a MIG layout of {table.display}; valid: "
                 + ", ".join(layouts)
-                + ", or a list of profiles"
+                + ", or give the profiles as a list ({{mig.profiles}})"
             )
         return layouts[layout]
     if not layout:
@@ -209,8 +214,8 @@ def resolve_layout(table: MigTable, layout: str | list[str]) -> tuple[str, ...]:
     for i, name in enumerate(layout):
         if name not in table.profiles:
             raise MigLayoutError(
-                f"[{i}]: '{name}' is not a MIG profile of {table.display}; valid: "
-                + ", ".join(table.profiles)
+                f"'{name}' is not a MIG profile of {table.display}; valid: " + ", ".join(table.profiles),
+                index=i,
             )
     if place_profiles(table, list(layout)) is None:
         raise MigLayoutError(

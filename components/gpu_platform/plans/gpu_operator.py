@@ -1,4 +1,4 @@
-"""GPU Operator Helm values and the objects around the release, as pure functions of one plan.
+"""The GPU Operator plan: Helm values and the objects around the release, as pure functions of one plan.
 
 Sources: GPU_PLATFORM_FACTS.md sections 2.1 (per-cloud values), 2.2 (device-plugin configs),
 2.3 (MIG) and pitfalls 3, 7 and 8. Every values key set here exists in the chart's ``values.yaml``
@@ -10,32 +10,33 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 import yaml
 
+from gpu_platform import scheduling, versions
+from gpu_platform.args.operators import GpuOperatorArgs
+from gpu_platform.args.validate import check_arguments
+from gpu_platform.catalog.drivers import GPU_OPERATOR_DEFAULT_DRIVER
 from gpu_platform.driver import GKE_DRIVER_DIR, DriverPlan
-from gpu_platform.operators.helm import deep_merge
+from gpu_platform.errors import Problems
+from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
-from gpu_platform.scheduling import (
-    DEPLOY_DEVICE_PLUGIN_LABEL,
-    DEPLOY_MIG_MANAGER_LABEL,
-    pool_labels,
-    pool_tolerations,
-)
+from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
+from gpu_platform.resolve.driver import DriverLocations, resolve_driver
+from gpu_platform.resolve.pools import check_cuda_default
+from gpu_platform.scheduling import pool_tolerations
 from gpu_platform.sharing import (
     cluster_mig_strategy,
     device_plugin_config,
     device_plugin_config_key,
     mig_parted_config,
 )
-from gpu_platform.versions import (
-    GKE_COS_DRIVER_INSTALLER_IMAGE,
-    GKE_DRIVER_INSTALLER_PAUSE_IMAGE,
-    GKE_PARTITION_GPU_IMAGE,
-)
+from gpu_platform.versions import GPU_OPERATOR
 
 DEVICE_PLUGIN_CONFIG_MAP = "gpu-platform-device-plugin-config"
 """ConfigMap with one named device-plugin config per shared pool (``devicePlugin.config.name``)."""
@@ -90,21 +91,14 @@ class OperatorPlan:
     namespace: str
     dcgm_exporter: bool = True
     service_monitor: bool = False
-    host_driver_version: str | None = None
+    gke_installer_version: str | None = None
     """Declared cloud driver; on GKE it is the version Google's COS installer installs."""
     user_values: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _operand_runs(pool: GpuPool, driver: DriverPlan, deploy_label: str) -> bool:
-    """Whether an operand runs on the pool's nodes, read from the labels the pool carries."""
-    return pool_labels(pool, driver).get(deploy_label) != "false"
-
-
 def device_plugin_pools(plan: OperatorPlan) -> list[GpuPool]:
     """Pools served by the operator's device plugin (not Bottlerocket's, not GKE's shared one)."""
-    if plan.driver.device_plugin != "operator":
-        return []
-    return [p for p in plan.pools if _operand_runs(p, plan.driver, DEPLOY_DEVICE_PLUGIN_LABEL)]
+    return scheduling.device_plugin_pools(plan.pools, plan.driver)
 
 
 def operator_mig_strategy(plan: OperatorPlan) -> str:
@@ -115,9 +109,7 @@ def operator_mig_strategy(plan: OperatorPlan) -> str:
 def mig_manager_enabled(plan: OperatorPlan) -> bool:
     """On when a MIG-capable pool is the MIG manager's (so unlabelled nodes are held at all-disabled);
     never needed for cloud-partitioned pools, which carry ``nvidia.com/gpu.deploy.mig-manager=false``."""
-    return any(
-        p.gpu.mig_capable and _operand_runs(p, plan.driver, DEPLOY_MIG_MANAGER_LABEL) for p in plan.pools
-    )
+    return bool(scheduling.mig_manager_pools(plan.pools, plan.driver))
 
 
 def device_plugin_config_data(plan: OperatorPlan) -> dict[str, str]:
@@ -232,87 +224,103 @@ def gke_resource_quota_spec(pools: Sequence[GpuPool]) -> dict[str, Any]:
     }
 
 
-def gke_driver_installer_spec(pools: Sequence[GpuPool], driver_version: str | None) -> dict[str, Any]:
-    """Google's COS driver installer DaemonSet spec (container-engine-accelerators
-    ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``), limited to COS GPU nodes whose driver
-    GKE does not install, tolerating the same taints as the operator's operands.
+def gke_driver_installer(installer_version: str | None = None) -> dict[str, Any]:
+    """Google's COS driver installer DaemonSet exactly as upstream ships it (``versions.GKE_COS_INSTALLER``:
+    the ``lsmod`` already-installed guard, the confidential-node exclusion, tolerate everything, pinned
+    partition and pause images), renamed so GKE's addon manager never reconciles over it.
 
-    With ``driver_version`` it installs that version (``cos-gpu-installer install --version``, which
-    must be a COS-qualified driver); without, Google's default for the node's COS release.
+    ``installer_version`` (``gpuOperator.driver.installerVersion``) pins ``cos-gpu-installer install
+    --version``; it must be a driver version that COS release supports. Default: the COS default.
     """
-    labels = {"k8s-app": GKE_INSTALLER_NAME, "name": GKE_INSTALLER_NAME}
-    host_dir = GKE_DRIVER_DIR
-    installer: dict[str, Any] = {
-        "name": "nvidia-driver-installer",
-        "image": GKE_COS_DRIVER_INSTALLER_IMAGE,
-        "imagePullPolicy": "Never",
-        "resources": {"requests": {"cpu": "150m"}},
-        "securityContext": {"privileged": True},
-        "env": [
-            _env("NVIDIA_INSTALL_DIR_HOST", host_dir),
-            _env("NVIDIA_INSTALL_DIR_CONTAINER", "/usr/local/nvidia"),
-            _env("VULKAN_ICD_DIR_HOST", f"{host_dir}/vulkan/icd.d"),
-            _env("VULKAN_ICD_DIR_CONTAINER", "/etc/vulkan/icd.d"),
-            _env("ROOT_MOUNT_DIR", "/root"),
-            _env("COS_TOOLS_DIR_HOST", "/var/lib/cos-tools"),
-            _env("COS_TOOLS_DIR_CONTAINER", "/build/cos-tools"),
-        ],
-        "volumeMounts": [
-            {"name": "nvidia-install-dir-host", "mountPath": "/usr/local/nvidia"},
-            {"name": "vulkan-icd-mount", "mountPath": "/etc/vulkan/icd.d"},
-            {"name": "dev", "mountPath": "/dev"},
-            {"name": "root-mount", "mountPath": "/root"},
-            {"name": "cos-tools", "mountPath": "/build/cos-tools"},
-        ],
-    }
-    if driver_version:
-        installer["command"] = ["/cos-gpu-installer", "install", f"--version={driver_version}"]
-    partition = {
-        "name": "partition-gpus",
-        "image": GKE_PARTITION_GPU_IMAGE,
-        "env": [_env("LD_LIBRARY_PATH", "/usr/local/nvidia/lib64")],
-        "resources": {"requests": {"cpu": "150m"}},
-        "securityContext": {"privileged": True},
-        "volumeMounts": [
-            {"name": "nvidia-install-dir-host", "mountPath": "/usr/local/nvidia"},
-            {"name": "dev", "mountPath": "/dev"},
-            {"name": "nvidia-config", "mountPath": "/etc/nvidia"},
-        ],
-    }
-    node_match = [
-        {"key": "cloud.google.com/gke-accelerator", "operator": "Exists"},
-        # GKE-installed drivers label their nodes; the preloaded installer image exists only on COS.
-        {"key": "cloud.google.com/gke-gpu-driver-version", "operator": "DoesNotExist"},
-        {"key": "cloud.google.com/gke-os-distribution", "operator": "In", "values": ["cos"]},
-    ]
-    host_paths = {
-        "dev": "/dev",
-        "vulkan-icd-mount": f"{host_dir}/vulkan/icd.d",
-        "nvidia-install-dir-host": host_dir,
-        "root-mount": "/",
-        "cos-tools": "/var/lib/cos-tools",
-        "nvidia-config": "/etc/nvidia",
-    }
-    return {
-        "selector": {"matchLabels": {"k8s-app": GKE_INSTALLER_NAME}},
-        "updateStrategy": {"type": "RollingUpdate"},
-        "template": {
-            "metadata": {"labels": labels},
-            "spec": {
-                "priorityClassName": "system-node-critical",
-                "affinity": {
-                    "nodeAffinity": {
-                        "requiredDuringSchedulingIgnoredDuringExecution": {
-                            "nodeSelectorTerms": [{"matchExpressions": node_match}]
-                        }
-                    }
-                },
-                "tolerations": operand_tolerations(pools),
-                "hostNetwork": True,
-                "hostPID": True,
-                "volumes": [{"name": n, "hostPath": {"path": p}} for n, p in host_paths.items()],
-                "initContainers": [installer, partition],
-                "containers": [{"name": "pause", "image": GKE_DRIVER_INSTALLER_PAUSE_IMAGE}],
-            },
-        },
-    }
+    manifest = resources.files("gpu_platform").joinpath("data", versions.GKE_COS_INSTALLER.file).read_text()
+    obj: dict[str, Any] = yaml.safe_load(manifest)
+    labels = {"k8s-app": GKE_INSTALLER_NAME}
+    obj["metadata"] = {**obj["metadata"], "name": GKE_INSTALLER_NAME, "labels": labels}
+    spec = obj["spec"]
+    spec["selector"] = {"matchLabels": dict(labels)}
+    spec["template"]["metadata"]["labels"] = {"name": GKE_INSTALLER_NAME, **labels}
+    if installer_version:
+        installer = spec["template"]["spec"]["initContainers"][0]
+        script = installer["command"][-1]
+        assert "/cos-gpu-installer install ||" in script, "upstream installer command changed"
+        installer["command"][-1] = script.replace(
+            "/cos-gpu-installer install ||", f"/cos-gpu-installer install --version={installer_version} ||"
+        )
+    return obj
+
+
+# --- Plan -----------------------------------------------------------------------------------------
+
+CHART_VERSION = re.compile(r"^v\d+\.\d+\.\d+$")
+
+
+def check_operator_settings(settings: Mapping[str, Any], p: Problems) -> None:
+    """The operator's own settings (shared by the stack file's ``gpuOperator`` and ``GpuOperatorArgs``)."""
+    version = settings.get("version", GPU_OPERATOR.version)
+    if not CHART_VERSION.match(version):
+        p.add(("version",), f"{version!r} is not a chart version like {GPU_OPERATOR.version}")
+    elif version not in GPU_OPERATOR_DEFAULT_DRIVER and not settings.get("driver", {}).get("version"):
+        known = ", ".join(GPU_OPERATOR_DEFAULT_DRIVER)
+        p.add(
+            ("version",),
+            f"the default driver of GPU Operator {version} is not in the catalog; set driver.version (known: {known})",
+        )
+    dcgm = settings.get("dcgm_exporter", {})
+    if dcgm.get("service_monitor") and dcgm.get("enabled") is False:
+        p.add(
+            ("dcgm_exporter", "service_monitor"),
+            "needs {{dcgm_exporter.enabled}} (the ServiceMonitor scrapes it)",
+        )
+
+
+def gpu_operator_plan(
+    cloud: str, pools: Sequence[GpuPool], driver: DriverPlan, settings: Mapping[str, Any], namespace: str
+) -> OperatorPlan:
+    """The plan from resolved pools and driver (the stack layer's path; checks have run)."""
+    dcgm = settings.get("dcgm_exporter", {})
+    return OperatorPlan(
+        cloud=cloud,
+        pools=tuple(pools),
+        driver=driver,
+        version=settings.get("version", GPU_OPERATOR.version),
+        namespace=namespace,
+        dcgm_exporter=dcgm.get("enabled", True),
+        service_monitor=dcgm.get("service_monitor", False),
+        gke_installer_version=settings.get("driver", {}).get("installer_version"),
+        user_values=dict(settings.get("values", {})),
+    )
+
+
+def plan_gpu_operator(args: GpuOperatorArgs) -> OperatorPlan:
+    """``GpuOperator``'s arguments checked and resolved like the stack file; ``ArgumentsError`` lists every
+    problem with its argument path."""
+    p = Problems()
+    checked = check_arguments(GpuOperatorArgs, args, p)
+    if checked is None:
+        p.raise_for_arguments()
+    assert checked is not None
+    check_operator_settings(checked, p)
+    check_cuda_default(checked.get("cuda_version"), p.at("cuda_version"))
+    if not checked["pools"]:
+        p.add(("pools",), "at least one GPU pool is required")
+    cloud = checked["cloud"]
+    resolved = resolve_cluster_pools(
+        cloud, checked["pools"], checked.get("cuda_version"), lambda i: p.at("pools", i)
+    )
+    driver = None
+    if not p and len(resolved.pools) == len(checked["pools"]):
+        where = DriverLocations(
+            p.at("driver"), lambda i: p.at("pools", i), p.at("pools"), p.at("cuda_version")
+        )
+        driver = resolve_driver(
+            cloud,
+            resolved.pools,
+            checked.get("driver", {}),
+            checked.get("version", GPU_OPERATOR.version),
+            where,
+        )
+    p.raise_for_arguments()
+    assert driver is not None
+    return gpu_operator_plan(
+        cloud, resolved.pools, driver, checked, checked.get("namespace", GPU_OPERATOR.namespace)
+    )

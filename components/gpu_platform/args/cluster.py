@@ -1,0 +1,157 @@
+"""Cluster arguments: the untainted system pool and each cloud's cluster component.
+
+No ``from __future__ import annotations``: Pulumi's component analyzer needs real annotations.
+"""
+
+import enum
+from collections.abc import Sequence
+from typing import NotRequired
+
+from pulumi import Input
+from pydantic import with_config
+from typing_extensions import TypedDict
+
+from gpu_platform.args.validate import ARGS_CONFIG
+
+SYSTEM_MACHINE_TYPE = {"gke": "e2-standard-4", "eks": "m6i.large", "aks": "Standard_D4s_v5"}
+"""Default system-pool machine per cloud: 4 vCPU / 16 GiB class, enough for the operators."""
+DEFAULT_SYSTEM_MIN_NODES = 1
+DEFAULT_SYSTEM_MAX_NODES = 3
+DEFAULT_VPC_CIDR = "10.0.0.0/16"
+"""Network of a new cluster; nodes, services (and on GKE pods) are carved out of it."""
+DEFAULT_AKS_OS_SKU = "Ubuntu"
+
+
+class ReleaseChannel(enum.StrEnum):
+    """GKE release channels."""
+
+    RAPID = "RAPID"
+    REGULAR = "REGULAR"
+    STABLE = "STABLE"
+
+
+DEFAULT_RELEASE_CHANNEL = ReleaseChannel.REGULAR.value
+
+
+@with_config(ARGS_CONFIG)
+class SystemPoolArgs(TypedDict):
+    """The untainted pool for operators (GPU Operator, Kueue, KServe controllers) and ordinary pods."""
+
+    machine_type: NotRequired[str]
+    """A CPU machine type; default per cloud ``SYSTEM_MACHINE_TYPE`` (``e2-standard-4``, ``m6i.large``,
+    ``Standard_D4s_v5``). GPU machine types are refused: that pool is not tainted."""
+    min_nodes: NotRequired[int]
+    """At least 1; default ``DEFAULT_SYSTEM_MIN_NODES`` (1)."""
+    max_nodes: NotRequired[int]
+    """Default ``DEFAULT_SYSTEM_MAX_NODES`` (3)."""
+
+
+class GkeClusterArgs(TypedDict):
+    """A GKE Standard cluster for GPU pools (``GkeCluster``)."""
+
+    location: str
+    """Region (regional cluster, recommended) or zone."""
+    project: NotRequired[Input[str]]
+    """Google Cloud project; default: the provider's project."""
+    cluster_name: NotRequired[str]
+    """Default: the component name."""
+    kubernetes_version: NotRequired[Input[str]]
+    """Minimum control-plane version; the release channel upgrades from there."""
+    release_channel: NotRequired[ReleaseChannel]
+    """``RAPID``, ``REGULAR`` (default) or ``STABLE``."""
+    network_cidr: NotRequired[str]
+    """A /16 or larger; default ``DEFAULT_VPC_CIDR``: nodes get the first /20, services the second, pods
+    the upper half."""
+    master_authorized_cidrs: NotRequired[Sequence[str]]
+    """CIDRs allowed to reach the public control-plane endpoint; default: any (authenticated) client."""
+    system_pool: NotRequired[SystemPoolArgs]
+    """The untainted pool for operators."""
+    deletion_protection: NotRequired[bool]
+    """Default true (GKE's own default): set false before ``pulumi destroy``."""
+
+
+class EksClusterArgs(TypedDict):
+    """An EKS cluster with its VPC for GPU node groups (``EksCluster``)."""
+
+    kubernetes_version: NotRequired[Input[str]]
+    """Control-plane version; default: EKS's default."""
+    region: NotRequired[str]
+    """Passed to ``aws eks get-token`` in the kubeconfig; default: the caller's AWS configuration."""
+    vpc_cidr: NotRequired[str]
+    """A /16 or larger; default ``DEFAULT_VPC_CIDR``: one private /19 per zone for nodes, one public /22
+    per zone for NAT and load balancers."""
+    availability_zones: NotRequired[Sequence[str]]
+    """Two to seven zones; default: the region's first available zones (up to three)."""
+    public_access_cidrs: NotRequired[Sequence[str]]
+    """CIDRs allowed to reach the public API endpoint; default: any (authenticated) client."""
+    system_pool: NotRequired[SystemPoolArgs]
+    """The untainted node group for operators."""
+
+
+class AksClusterArgs(TypedDict):
+    """An AKS cluster with its VNet for GPU agent pools (``AksCluster``)."""
+
+    location: NotRequired[Input[str]]
+    """Azure region; default: the resource group's / provider's location."""
+    resource_group_name: NotRequired[Input[str]]
+    """Existing resource group; default: create ``<name>-rg``."""
+    kubernetes_version: NotRequired[Input[str]]
+    """Control-plane version; default: AKS's default."""
+    vnet_cidr: NotRequired[str]
+    """A /20 or larger; default ``DEFAULT_VPC_CIDR``; nodes use its first /20 (pods use an overlay)."""
+    os_sku: NotRequired[str]
+    """System pool OS, ``Ubuntu`` (default), ``Ubuntu2204`` or ``AzureLinux``. Keep it the GPU pools' OS:
+    the GPU Operator does not support mixed OS versions in one AKS cluster."""
+    admin_group_object_ids: NotRequired[Sequence[str]]
+    """Entra ID groups that get cluster-admin. Local accounts are disabled, so the deployer must be in one
+    of them (or hold an Azure RBAC cluster role) for the Kubernetes provider to work."""
+    authorized_ip_ranges: NotRequired[Sequence[str]]
+    """CIDRs allowed to reach the API server; default: any (authenticated) client."""
+    system_pool: NotRequired[SystemPoolArgs]
+    """The untainted pool for operators."""
+
+
+@with_config(ARGS_CONFIG)
+class StackReferenceArgs(TypedDict):
+    """Another stack's output holding a kubeconfig."""
+
+    stack: str
+    """Fully qualified stack name (``org/infra/prod``)."""
+    output: NotRequired[str]
+    """Output name; default ``kubeconfig``."""
+
+
+DEFAULT_KUBECONFIG_OUTPUT = "kubeconfig"
+
+
+@with_config(ARGS_CONFIG)
+class ClusterConfigArgs(TypedDict):
+    """The stack file's ``cluster``: create one, attach GPU pools to one by name, or use an existing one."""
+
+    name: str
+    """Cluster name: lowercase letters, digits and dashes, at most 40."""
+    create: NotRequired[bool]
+    """``true`` (default): create the cluster. ``false``: attach the GPU pools to a cluster made elsewhere."""
+    region: NotRequired[str]
+    """GKE location (required on GKE), AWS region or Azure location."""
+    project: NotRequired[str]
+    """GKE: the Google Cloud project; default: the provider's."""
+    resource_group: NotRequired[str]
+    """AKS: the resource group (required when attaching); default: a new ``<name>-rg``."""
+    kubernetes_version: NotRequired[str]
+    """``major.minor`` (``"1.33"``, quoted) or a full version; default: the cloud's default."""
+    vpc_cidr: NotRequired[str]
+    """Network of a new cluster; default ``DEFAULT_VPC_CIDR``. GKE and EKS need a /16 or larger, AKS a /20."""
+    zones: NotRequired[Sequence[str]]
+    """EKS: zones of the VPC and control plane (two to six); default: the pools' zones, else the region's
+    first three. Keeping them fixed keeps the network stable when pools move between zones."""
+    system_pool: NotRequired[SystemPoolArgs]
+    """The untainted pool for operators and ordinary pods."""
+    kubeconfig: NotRequired[str]
+    """Existing or attached clusters: the kubeconfig, as a ``secure:`` value."""
+    kubeconfig_stack_reference: NotRequired[StackReferenceArgs]
+    """Existing or attached clusters: read the kubeconfig from another stack's output instead."""
+    existing_node_role_arn: NotRequired[str]
+    """EKS attach mode: IAM role of the GPU node groups (required there)."""
+    existing_subnet_ids: NotRequired[Sequence[str]]
+    """EKS attach mode: private subnets of the GPU node groups (required there)."""

@@ -1,0 +1,54 @@
+"""Settings shared by several components and the stack file: the cloud and the driver.
+
+No ``from __future__ import annotations``: Pulumi's component analyzer needs real annotations.
+"""
+
+import enum
+from typing import NotRequired
+
+from pydantic import with_config
+from typing_extensions import TypedDict
+
+from gpu_platform.args.validate import ARGS_CONFIG
+
+
+class Cloud(enum.StrEnum):
+    """Where the cluster runs."""
+
+    GKE = "gke"
+    EKS = "eks"
+    AKS = "aks"
+    EXISTING = "existing"
+    """A cluster made elsewhere: only the add-ons are installed; the pools' facts are declared."""
+
+
+class DriverOwner(enum.StrEnum):
+    """Who installs the NVIDIA driver on the GPU nodes (see docs/pitfalls.md, "drivers twice")."""
+
+    AUTO = "auto"
+    """Each cloud's documented path: GKE COS: Google's installer; GKE Ubuntu: the operator; EKS: the
+    NVIDIA AMI; AKS: the operator with AKS's own install skipped."""
+    OPERATOR = "operator"
+    """The GPU Operator's driver containers."""
+    CLOUD = "cloud"
+    """The node image or the cloud's installer."""
+
+
+DEFAULT_DRIVER_OWNER = DriverOwner.AUTO.value
+
+
+@with_config(ARGS_CONFIG)
+class DriverArgs(TypedDict):
+    """The NVIDIA driver: who installs it and which version runs, decided once for pools and operator."""
+
+    owner: NotRequired[DriverOwner]
+    """``auto`` (default), ``operator`` or ``cloud``. Existing clusters must say ``operator`` or ``cloud``."""
+    version: NotRequired[str]
+    """Operator-installed driver version (``"580.105.08"``); default: the operator chart's default driver."""
+    host_version: NotRequired[str]
+    """Cloud-installed driver version on the nodes, used only by the CUDA check; default: the catalog's
+    conservative floor for the cloud image. It installs nothing."""
+    installer_version: NotRequired[str]
+    """GKE with Google's COS installer only: the driver version ``cos-gpu-installer`` installs (it must be
+    one the node's COS release supports); default: the COS release's default driver. Set ``host_version``
+    to the same value for the CUDA check."""

@@ -1,0 +1,87 @@
+"""Inference services on GPU pools: one KServe InferenceService per service.
+
+No ``from __future__ import annotations``: Pulumi's component analyzer needs real annotations.
+"""
+
+from collections.abc import Sequence
+from typing import NotRequired
+
+from pulumi import Input
+from pydantic import with_config
+from typing_extensions import TypedDict
+
+from gpu_platform.args.common import Cloud
+from gpu_platform.args.operators import DeploymentMode
+from gpu_platform.args.pool import GpuPoolArgs
+from gpu_platform.args.validate import ARGS_CONFIG
+
+DEFAULT_SERVICE_NAMESPACE = "default"
+DEFAULT_SERVICE_GPUS = 1
+DEFAULT_SERVICE_CPU = "2"
+DEFAULT_SERVICE_MEMORY = "8Gi"
+DEFAULT_MIN_REPLICAS = 1
+
+
+@with_config(ARGS_CONFIG)
+class InferenceServiceSettings(TypedDict):
+    """What a service asks of its pool; shared by the stack file and ``GpuInferenceServiceArgs``.
+    Known at plan time: they are checked against what the pool's nodes advertise."""
+
+    namespace: NotRequired[str]
+    """Namespace; default ``DEFAULT_SERVICE_NAMESPACE``. Created unless it is a team's or a system one."""
+    gpus: NotRequired[float]
+    """Units of the pool's GPU resource per replica (a whole GPU, a time-slicing/MPS replica or a MIG
+    slice); default 1. Whole numbers >= 1 only: Kubernetes refuses fractions of extended resources."""
+    mig_profile: NotRequired[str]
+    """MIG pools advertising several profiles (``mixed``): the slice to request (``3g.40gb``)."""
+    min_replicas: NotRequired[int]
+    """Default 1. ``Standard`` mode does not scale up from 0 on traffic."""
+    max_replicas: NotRequired[int]
+    """Default ``min_replicas`` (at least 1)."""
+    queue: NotRequired[str]
+    """Kueue LocalQueue of the namespace (label ``kueue.x-k8s.io/queue-name``)."""
+    priority_class: NotRequired[str]
+    """Kueue WorkloadPriorityClass (label ``kueue.x-k8s.io/priority-class``)."""
+    cpu: NotRequired[str]
+    """CPU per replica, request == limit; default ``DEFAULT_SERVICE_CPU``."""
+    memory: NotRequired[str]
+    """Memory per replica, request == limit; default ``DEFAULT_SERVICE_MEMORY``."""
+
+
+@with_config(ARGS_CONFIG)
+class InferenceServiceConfigArgs(InferenceServiceSettings):
+    """A ``kserve.services`` entry of the stack file."""
+
+    name: str
+    """InferenceService name, a DNS-1035 label."""
+    pool: str
+    """Name of the GPU pool the predictor runs on."""
+    model_format: str
+    """KServe model format (``huggingface``, ``pytorch``, ``onnx``, ``triton`` ...)."""
+    storage_uri: NotRequired[str]
+    """Model location (``hf://org/model``, ``gs://...``, ``s3://...``, ``pvc://...``)."""
+    runtime: NotRequired[str]
+    """ServingRuntime / ClusterServingRuntime name; default: KServe picks one for the model format."""
+    args: NotRequired[Sequence[str]]
+    """Model server arguments (e.g. vLLM's ``--gpu-memory-utilization=0.3`` on a time-sliced GPU)."""
+
+
+class GpuInferenceServiceArgs(InferenceServiceSettings):
+    """An InferenceService placed on one GPU pool (``GpuInferenceService``)."""
+
+    pool: GpuPoolArgs
+    """The GPU pool the predictor runs on, described as for the node pool."""
+    cloud: Cloud
+    """Cloud of the pool: ``gke``, ``eks``, ``aks`` or ``existing``."""
+    model_format: Input[str]
+    """KServe model format (``huggingface``, ``pytorch``, ``onnx``, ``triton`` ...)."""
+    name: NotRequired[str]
+    """InferenceService name (default: the component's name), a DNS-1035 label."""
+    storage_uri: NotRequired[Input[str]]
+    """Model location (``hf://org/model``, ``gs://...``, ``s3://...``, ``pvc://...``)."""
+    runtime: NotRequired[Input[str]]
+    """ServingRuntime / ClusterServingRuntime name; default: KServe picks one for the model format."""
+    args: NotRequired[Input[Sequence[Input[str]]]]
+    """Model server arguments."""
+    deployment_mode: NotRequired[DeploymentMode]
+    """``Standard`` (default) or ``Knative``; set as annotation ``serving.kserve.io/deploymentMode``."""

@@ -1,0 +1,196 @@
+"""Kueue settings: cluster queues over the GPU pools, team queues, priorities and gang admission.
+
+One definition for the stack file (``kueue``) and ``KueueArgs``. No ``from __future__ import
+annotations``: Pulumi's component analyzer needs real annotations.
+"""
+
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Any, NotRequired
+
+from pydantic import with_config
+from typing_extensions import TypedDict
+
+from gpu_platform.args.common import Cloud
+from gpu_platform.args.pool import GpuPoolArgs
+from gpu_platform.args.validate import ARGS_CONFIG
+
+
+class RequeueTimestamp(enum.StrEnum):
+    EVICTION = "Eviction"
+    CREATION = "Creation"
+
+
+class QueueingStrategy(enum.StrEnum):
+    BEST_EFFORT_FIFO = "BestEffortFIFO"
+    STRICT_FIFO = "StrictFIFO"
+
+
+class ReclaimWithinCohort(enum.StrEnum):
+    NEVER = "Never"
+    LOWER_PRIORITY = "LowerPriority"
+    ANY = "Any"
+
+
+class BorrowWithinCohort(enum.StrEnum):
+    NEVER = "Never"
+    LOWER_PRIORITY = "LowerPriority"
+
+
+class WithinClusterQueue(enum.StrEnum):
+    NEVER = "Never"
+    LOWER_PRIORITY = "LowerPriority"
+    LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
+
+
+DEFAULT_INTEGRATIONS = (
+    "batch/job",
+    "pod",
+    "deployment",
+    "jobset.x-k8s.io/jobset",
+    "kubeflow.org/pytorchjob",
+    "ray.io/rayjob",
+    "ray.io/raycluster",
+)
+"""Kueue ``integrations.frameworks`` when none are given."""
+DEFAULT_CLUSTER_QUEUE = "gpu"
+"""The ClusterQueue created over every pool when none are configured."""
+DEFAULT_LOCAL_QUEUE = "default"
+"""A team's LocalQueue name when not given."""
+DEFAULT_WAIT_TIMEOUT = "10m"
+DEFAULT_BLOCK_ADMISSION = True
+DEFAULT_REQUEUE_TIMESTAMP = RequeueTimestamp.EVICTION.value
+DEFAULT_BACKOFF_LIMIT_COUNT = 5
+"""Requeues before a workload is deactivated (Kueue's default); ``-1`` requeues forever."""
+DEFAULT_BACKOFF_BASE_SECONDS = 60
+DEFAULT_BACKOFF_MAX_SECONDS = 3600
+DEFAULT_QUEUEING_STRATEGY = QueueingStrategy.BEST_EFFORT_FIFO.value
+DEFAULT_RECLAIM_WITHIN_COHORT = ReclaimWithinCohort.ANY.value
+DEFAULT_BORROW_WITHIN_COHORT = BorrowWithinCohort.NEVER.value
+DEFAULT_WITHIN_CLUSTER_QUEUE = WithinClusterQueue.LOWER_PRIORITY.value
+DEFAULT_PRIORITY_CLASSES: tuple[tuple[str, int, str], ...] = (
+    ("inference-high", 1000, "Online inference; preempts training."),
+    ("training", 500, "Scheduled training jobs."),
+    ("batch-low", 100, "Best-effort batch; preempted first."),
+)
+"""``(name, value, description)`` of the WorkloadPriorityClasses created when none are given."""
+
+
+@with_config(ARGS_CONFIG)
+class RequeuingStrategyArgs(TypedDict):
+    """When and how often an evicted workload is requeued."""
+
+    timestamp: NotRequired[RequeueTimestamp]
+    """``Eviction`` (default) or ``Creation``: when the requeue backoff starts counting."""
+    backoff_limit_count: NotRequired[int]
+    """Requeues before the workload is deactivated; default ``DEFAULT_BACKOFF_LIMIT_COUNT`` (5); ``-1``
+    requeues forever."""
+    backoff_base_seconds: NotRequired[int]
+    """Default 60."""
+    backoff_max_seconds: NotRequired[int]
+    """Default 3600."""
+
+
+@with_config(ARGS_CONFIG)
+class WaitForPodsReadyArgs(TypedDict):
+    """Gang admission (Kueue ``waitForPodsReady``): a workload keeps its quota only if all of its pods
+    become ready in time."""
+
+    enabled: NotRequired[bool]
+    """Default true."""
+    timeout: NotRequired[str]
+    """Time an admitted workload has until all its pods are ready, like ``10m``; default
+    ``DEFAULT_WAIT_TIMEOUT``. Cover node scale-up, driver install and image pulls."""
+    block_admission: NotRequired[bool]
+    """Admit one workload at a time until its pods are ready, so two gangs never deadlock; default
+    ``DEFAULT_BLOCK_ADMISSION``."""
+    requeuing_strategy: NotRequired[RequeuingStrategyArgs]
+    """Requeue backoff of evicted workloads."""
+
+
+@with_config(ARGS_CONFIG)
+class PreemptionArgs(TypedDict):
+    """ClusterQueue preemption policy."""
+
+    reclaim_within_cohort: NotRequired[ReclaimWithinCohort]
+    """``Never``, ``LowerPriority`` or ``Any`` (default)."""
+    borrow_within_cohort: NotRequired[BorrowWithinCohort]
+    """``Never`` (default) or ``LowerPriority``; must be ``Never`` when ``reclaim_within_cohort`` is."""
+    within_cluster_queue: NotRequired[WithinClusterQueue]
+    """``Never``, ``LowerPriority`` (default) or ``LowerOrNewerEqualPriority``."""
+
+
+@with_config(ARGS_CONFIG)
+class ClusterQueueArgs(TypedDict):
+    """A ClusterQueue whose nominal quota is the capacity of its pools."""
+
+    name: str
+    """DNS label."""
+    pools: NotRequired[Sequence[str]]
+    """Pools whose capacity is this queue's nominal quota (default: all), tried in this order. A pool
+    belongs to one queue; queues in a cohort may borrow their peers' pools."""
+    cohort: NotRequired[str]
+    """Cohort to share unused quota with."""
+    borrowing_limit_percent: NotRequired[int]
+    """Cap on borrowing, in percent of each pool's capacity (needs ``cohort``; default unlimited)."""
+    lending_limit_percent: NotRequired[int]
+    """Cap on what the cohort may borrow from this queue, 0-100 percent of its quota (needs ``cohort``)."""
+    queueing_strategy: NotRequired[QueueingStrategy]
+    """``BestEffortFIFO`` (default) or ``StrictFIFO``."""
+    preemption: NotRequired[PreemptionArgs]
+    """Preemption policy."""
+
+
+@with_config(ARGS_CONFIG)
+class TeamArgs(TypedDict):
+    """A team: a namespace with a LocalQueue pointing at one ClusterQueue."""
+
+    name: str
+    """Team name; also the namespace unless ``namespace`` is set."""
+    cluster_queue: str
+    """The ClusterQueue this team's LocalQueue points at."""
+    namespace: NotRequired[str]
+    """Default: the team name. Created and labelled so its ClusterQueue admits it."""
+    queue_name: NotRequired[str]
+    """The LocalQueue jobs name in ``kueue.x-k8s.io/queue-name``; default ``DEFAULT_LOCAL_QUEUE``."""
+
+
+@with_config(ARGS_CONFIG)
+class PriorityClassArgs(TypedDict):
+    """A Kueue WorkloadPriorityClass."""
+
+    name: str
+    value: int
+    """32-bit integer; higher preempts lower."""
+    description: NotRequired[str]
+
+
+@with_config(ARGS_CONFIG)
+class KueueSettings(TypedDict):
+    """Kueue settings shared by the stack file (``kueue``) and ``KueueArgs``."""
+
+    wait_for_pods_ready: NotRequired[WaitForPodsReadyArgs]
+    """Gang admission; on by default."""
+    integrations: NotRequired[Sequence[str]]
+    """Kueue ``integrations.frameworks``; default ``DEFAULT_INTEGRATIONS``."""
+    cluster_queues: NotRequired[Sequence[ClusterQueueArgs]]
+    """Default: one ClusterQueue ``gpu`` over every pool."""
+    teams: NotRequired[Sequence[TeamArgs]]
+    """Team namespaces and their LocalQueues."""
+    priority_classes: NotRequired[Sequence[PriorityClassArgs]]
+    """Default: ``inference-high`` (1000), ``training`` (500), ``batch-low`` (100)."""
+    values: NotRequired[Mapping[str, Any]]
+    """Escape hatch: extra chart values, deep-merged under the typed ones (typed values win)."""
+
+
+class KueueArgs(KueueSettings):
+    """Kueue over GPU pools (``Kueue``). Plain values: they decide which objects and quotas exist."""
+
+    cloud: Cloud
+    """``gke``, ``eks``, ``aks`` or ``existing``: how ``pools`` resolve (machine types vs declared GPUs)."""
+    pools: Sequence[GpuPoolArgs]
+    """The cluster's GPU pools, exactly as given to the node pools."""
+    namespace: NotRequired[str]
+    """Where the controller runs; default ``versions.KUEUE.namespace``."""
+    cuda_version: NotRequired[str]
+    """CUDA ``major.minor`` of the images, for pools without their own ``cuda_version``."""

@@ -1,0 +1,72 @@
+"""GPU node pool component arguments, per cloud. The pool itself is ``GpuPoolArgs``.
+
+No ``from __future__ import annotations``: Pulumi's component analyzer needs real annotations.
+"""
+
+from collections.abc import Sequence
+from typing import NotRequired
+
+from pulumi import Input
+from typing_extensions import TypedDict
+
+from gpu_platform.args.common import DriverArgs
+from gpu_platform.args.pool import GpuPoolArgs
+
+
+class GpuNodePoolArgs(TypedDict):
+    """What every cloud's GPU node pool takes."""
+
+    pool: GpuPoolArgs
+    """The pool, exactly as a ``gpuPools`` entry of the stack file (snake_case keys)."""
+    driver: NotRequired[DriverArgs]
+    """Who installs the driver; must be what the GPU Operator is given, so nothing is installed twice."""
+    operator_version: NotRequired[str]
+    """GPU Operator chart version (default ``versions.GPU_OPERATOR``), for the driver it installs."""
+    cuda_version: NotRequired[str]
+    """CUDA ``major.minor`` of the images, for a pool without its own ``cuda_version``."""
+    kubernetes_version: NotRequired[Input[str]]
+    """Node Kubernetes version; default: the cluster's."""
+
+
+class GkeGpuNodePoolArgs(GpuNodePoolArgs):
+    """A tainted GKE GPU node pool (``GkeGpuNodePool``)."""
+
+    cluster: Input[str]
+    """Cluster name, or its ID ``projects/<project>/locations/<location>/clusters/<name>``."""
+    location: Input[str]
+    """Cluster location (region or zone)."""
+    project: NotRequired[Input[str]]
+    """Default: the provider's project."""
+    service_account: NotRequired[Input[str]]
+    """Node service account email; default: the Compute Engine default account. Use a least-privilege one
+    (``GkeCluster.node_service_account_email``)."""
+    workload_identity: NotRequired[bool]
+    """Run the GKE metadata server on the nodes (Workload Identity). Default true; false only for clusters
+    without Workload Identity."""
+
+
+class EksGpuNodePoolArgs(GpuNodePoolArgs):
+    """A tainted EKS managed node group for GPUs (``EksGpuNodePool``)."""
+
+    cluster_name: Input[str]
+    """Name of the EKS cluster (``EksCluster.cluster_name`` or one made elsewhere)."""
+    node_role_arn: Input[str]
+    """IAM role of the nodes (worker node, ECR read-only and CNI policies)."""
+    subnet_ids: Input[Sequence[Input[str]]]
+    """Private subnets for the nodes; they decide the zones. EFA pools need subnets in one zone."""
+    security_group_ids: NotRequired[Input[Sequence[Input[str]]]]
+    """Required with ``pool.efa``: security groups of the EFA interfaces, normally the cluster security
+    group (it allows all traffic between its members, which EFA needs)."""
+
+
+class AksGpuNodePoolArgs(GpuNodePoolArgs):
+    """A tainted AKS GPU agent pool (``AksGpuNodePool``)."""
+
+    resource_group_name: Input[str]
+    """Resource group of the cluster."""
+    cluster_name: Input[str]
+    """Name of the AKS managed cluster."""
+    agent_pool_name: NotRequired[str]
+    """AKS pool name (1-12 lowercase letters/digits); default: the pool name without dashes, cut to 12."""
+    vnet_subnet_id: NotRequired[Input[str]]
+    """Node subnet; required when the cluster uses its own VNet (``AksCluster.node_subnet_id``)."""

@@ -1,0 +1,185 @@
+"""The GPU pool: one definition for the stack file (``gpuPools`` entries, camelCase) and every
+component argument that takes a pool (``pool``/``pools``, snake_case).
+
+Each field's docstring says its default (a named constant below), what it excludes and where the
+upstream behaviour is documented; the JSON schema for editors and the multi-language component
+schema are both generated from these classes. No ``from __future__ import annotations`` here:
+Pulumi's component analyzer needs real annotations.
+"""
+
+import enum
+from collections.abc import Mapping, Sequence
+from typing import NotRequired
+
+from pydantic import with_config
+from typing_extensions import TypedDict
+
+from gpu_platform.args.validate import ARGS_CONFIG
+
+
+class SharingMode(enum.StrEnum):
+    """How one physical GPU is shared between pods."""
+
+    NONE = "none"
+    """Each pod gets whole GPUs."""
+    TIME_SLICING = "time-slicing"
+    """Replicas of each GPU, scheduled in turns: no memory or fault isolation."""
+    MPS = "mps"
+    """CUDA MPS: memory and compute limited per client; no fault isolation."""
+    MIG = "mig"
+    """Multi-Instance GPU: hardware partitions with their own memory and faults."""
+
+
+class ManagedBy(enum.StrEnum):
+    """Who implements a pool's sharing."""
+
+    OPERATOR = "operator"
+    """The GPU Operator's device plugin and MIG manager."""
+    CLOUD = "cloud"
+    """GKE ``gpu_sharing_config``/``gpu_partition_size`` or AKS ``gpu_instance_profile``."""
+
+
+class MigStrategy(enum.StrEnum):
+    """How MIG devices are advertised (NVIDIA device plugin ``MIG_STRATEGY``)."""
+
+    SINGLE = "single"
+    """Every GPU has one profile; pods ask for ``nvidia.com/gpu``."""
+    MIXED = "mixed"
+    """Pods ask for ``nvidia.com/mig-<profile>``; needed when a layout has several profiles."""
+
+
+class TaintEffect(enum.StrEnum):
+    """Kubernetes taint effects."""
+
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class CapacityType(enum.StrEnum):
+    """EKS managed node group capacity types."""
+
+    ON_DEMAND = "ON_DEMAND"
+    SPOT = "SPOT"
+    CAPACITY_BLOCK = "CAPACITY_BLOCK"
+    """EC2 Capacity Blocks for ML: reserved GPU capacity for a fixed window (``reservation`` = its ID)."""
+
+
+DEFAULT_MIN_NODES = 0
+"""GPU pools scale to zero by default: an idle pool costs nothing."""
+DEFAULT_DISK_SIZE_GB = 200
+"""GPU images (CUDA, PyTorch, vLLM) are large."""
+DEFAULT_SHARING_MODE = SharingMode.NONE.value
+DEFAULT_MANAGED_BY = ManagedBy.OPERATOR.value
+DEFAULT_MIG_STRATEGY = MigStrategy.MIXED.value
+DEFAULT_TAINT_EFFECT = TaintEffect.NO_SCHEDULE.value
+DEFAULT_SHARING_REPLICAS = 2
+"""Smallest useful number of time-slicing/MPS replicas (used only to keep resolving after an error)."""
+MAX_SHARED_CLIENTS = 48
+"""MPS and GKE time-sharing accept at most 48 clients per GPU (MIG user guide concurrency table)."""
+
+
+@with_config(ARGS_CONFIG)
+class TaintArgs(TypedDict):
+    """A Kubernetes taint, in Kubernetes' shape; each cloud's spelling is derived from it."""
+
+    key: str
+    """Taint key (at most 63 characters)."""
+    value: NotRequired[str]
+    """Taint value; default empty."""
+    effect: NotRequired[TaintEffect]
+    """``NoSchedule`` (default), ``PreferNoSchedule`` or ``NoExecute``."""
+
+
+@with_config(ARGS_CONFIG)
+class MigArgs(TypedDict):
+    """The MIG layout of every GPU in the pool: ``layout`` or ``profiles``, not both."""
+
+    layout: NotRequired[str]
+    """A named layout of the GPU Operator's MIG manager: ``all-<profile>`` (``all-1g.10gb``) or
+    ``all-balanced``. Excludes ``profiles``."""
+    profiles: NotRequired[Sequence[str]]
+    """The profiles on each GPU (``["3g.40gb", "2g.20gb", "2g.20gb"]``), checked against the GPU's
+    real slice placements (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/). Excludes ``layout``."""
+    strategy: NotRequired[MigStrategy]
+    """``mixed`` (default): pods ask for ``nvidia.com/mig-<profile>``; ``single``: one profile on every
+    GPU, pods ask for ``nvidia.com/gpu``."""
+
+
+@with_config(ARGS_CONFIG)
+class SharingArgs(TypedDict):
+    """How the pool's GPUs are shared (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-sharing.html)."""
+
+    mode: NotRequired[SharingMode]
+    """``none`` (default), ``time-slicing`` (no memory or fault isolation), ``mps`` or ``mig``."""
+    replicas: NotRequired[int]
+    """Time-slicing and MPS only: units each GPU advertises, 2 to 48."""
+    rename_by_default: NotRequired[bool]
+    """Time-slicing/MPS: advertise ``nvidia.com/gpu.shared`` instead of ``nvidia.com/gpu`` (default false)."""
+    fail_requests_greater_than_one: NotRequired[bool]
+    """Time-slicing: refuse pods asking for more than one replica, since two replicas are not twice the
+    compute (default false)."""
+    mig: NotRequired[MigArgs]
+    """Mode ``mig`` only: the layout of every GPU."""
+    managed_by: NotRequired[ManagedBy]
+    """``operator`` (default): the GPU Operator's device plugin/MIG manager. ``cloud``: GKE's
+    ``gpu_sharing_config``/``gpu_partition_size`` or AKS's ``gpu_instance_profile`` (fixed at creation)."""
+
+
+@with_config(ARGS_CONFIG)
+class GpuPoolArgs(TypedDict):
+    """One pool of identical GPU nodes, always tainted ``nvidia.com/gpu=present:NoSchedule``."""
+
+    name: str
+    """Lowercase letters, digits and dashes (at most 32); names the cloud pool, its labels and its
+    Kueue flavor."""
+    max_nodes: int
+    """Autoscaler maximum; Kueue quotas are ``max_nodes`` x the units each node advertises."""
+    machine_type: NotRequired[str]
+    """Machine type from the GPU catalog (``g2-standard-8``, ``p5.48xlarge``, ``Standard_ND96isr_H100_v5``).
+    Required except on existing clusters, where ``gpu`` and ``gpus_per_node`` describe the nodes."""
+    gpu: NotRequired[str]
+    """GPU model key from the catalog (``l4``, ``h100-80gb``). Existing clusters: required. Elsewhere it
+    follows from ``machine_type`` and may only repeat it."""
+    gpus_per_node: NotRequired[int]
+    """Existing clusters: GPUs per node (required). GKE N1 machines: attached T4s (1, 2 or 4)."""
+    cpus_per_node: NotRequired[int]
+    """Existing clusters: vCPUs per node, for Kueue's cpu quota (required with Kueue)."""
+    memory_gib_per_node: NotRequired[int]
+    """Existing clusters: memory per node in GiB, for Kueue's memory quota (required with Kueue)."""
+    min_nodes: NotRequired[int]
+    """Autoscaler minimum; default ``DEFAULT_MIN_NODES`` (0, scale to zero)."""
+    initial_nodes: NotRequired[int]
+    """Nodes at creation, between ``min_nodes`` and ``max_nodes``; default ``min_nodes``. Later the
+    autoscaler owns the count."""
+    spot: NotRequired[bool]
+    """Spot/preemptible capacity (default false). EKS: excludes ``capacity_type`` other than ``SPOT``."""
+    capacity_type: NotRequired[CapacityType]
+    """EKS only: ``ON_DEMAND``, ``SPOT`` or ``CAPACITY_BLOCK`` (with ``reservation``); default from ``spot``."""
+    zones: NotRequired[Sequence[str]]
+    """Zones of the cluster's region for the nodes (GKE ``us-central1-a``, EKS ``us-east-1a``, AKS ``1``);
+    default: the cluster's zones."""
+    image: NotRequired[str]
+    """Node image: GKE ``COS_CONTAINERD`` (default) or ``UBUNTU_CONTAINERD``; EKS ``AL2023_x86_64_NVIDIA``
+    (default) or ``BOTTLEROCKET_x86_64_NVIDIA``; AKS ``Ubuntu`` (default), ``Ubuntu2204`` or ``AzureLinux``."""
+    disk_size_gb: NotRequired[int]
+    """Boot/image disk in GB, 50 to 65536; default ``DEFAULT_DISK_SIZE_GB`` (200)."""
+    sharing: NotRequired[SharingArgs]
+    """How the GPUs are shared; default: not shared."""
+    labels: NotRequired[Mapping[str, str]]
+    """Extra node labels. Keys under ``gpu-platform.io/`` and the operator's config labels are set by the
+    library and refused here."""
+    taints: NotRequired[Sequence[TaintArgs]]
+    """Extra taints; ``nvidia.com/gpu=present:NoSchedule`` is always set and cannot be weakened."""
+    cuda_version: NotRequired[str]
+    """CUDA ``major.minor`` the pool's images are built with (``"12.8"``, quoted); the plan refuses a
+    node driver older than it needs. Default: the stack's ``cudaVersion``."""
+    isolation_required: NotRequired[bool]
+    """Workloads here need memory and fault isolation: time-slicing is refused (default false)."""
+    reservation: NotRequired[str]
+    """GKE: a specific reservation to consume. EKS with ``capacity_type: CAPACITY_BLOCK``: the Capacity
+    Block reservation ID (``cr-...``). Excludes ``spot``."""
+    efa: NotRequired[bool]
+    """EKS: attach every EFA interface of the instance (p4d/p5 class) for NCCL over EFA (default false)."""
+    spot_max_price: NotRequired[float]
+    """AKS spot pools: ``-1`` (up to the on-demand price, default) or a positive price in USD per hour."""

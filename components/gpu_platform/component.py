@@ -1,0 +1,60 @@
+"""The shape every gpu-platform component has: a pure plan, then a constructor that only creates.
+
+``X(name, args)`` runs ``plan_x(args)`` (every check, every problem at once, nothing registered on a
+problem) and then ``_create``; the stack layer, which has resolved everything already, calls
+``X.from_plan(name, plan)``. The plan stays readable afterwards as ``component.plan``: labels, taints
+and tolerations known at plan time are plain values there, not only Outputs.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar, Generic, Self, TypeVar
+
+import pulumi
+
+P = TypeVar("P")
+
+
+class PlannedComponent(pulumi.ComponentResource, Generic[P]):
+    """Base of the library's components (not a component itself)."""
+
+    _type_token: ClassVar[str]
+    _plan: P
+    _dependencies: list[Any]
+    """The component's own ``depends_on``, for children that must wait for the same things."""
+
+    def _start(self, name: str, plan: P, opts: pulumi.ResourceOptions | None) -> None:
+        super().__init__(self._type_token, name, None, opts)
+        self._plan = plan
+        self._dependencies = inherited_dependencies(opts)
+        self.register_outputs(self._create(name, plan))
+
+    @abc.abstractmethod
+    def _create(self, name: str, plan: P) -> dict[str, Any]:
+        """Create the children from the plan; return the outputs to register."""
+
+    @property
+    def plan(self) -> P:
+        """Everything decided at plan time, as plain values."""
+        return self._plan
+
+    @classmethod
+    def from_plan(cls, name: str, plan: P, opts: pulumi.ResourceOptions | None = None) -> Self:
+        """Build from an already-made plan (the stack layer resolves everything once, up front)."""
+        obj = cls.__new__(cls)
+        obj._start(name, plan, opts)
+        return obj
+
+    def child_opts(self, **kwargs: Any) -> pulumi.ResourceOptions:
+        """Options of a child: parented here, plus ``kwargs``."""
+        return pulumi.ResourceOptions(parent=self, **kwargs)
+
+
+def inherited_dependencies(opts: pulumi.ResourceOptions | None) -> list[Any]:
+    """The ``depends_on`` of a component's options, for its children: a component's ``depends_on`` is not
+    inherited by its children, so a release inside it would otherwise start too early."""
+    deps = opts.depends_on if opts is not None else None
+    if deps is None:
+        return []
+    return list(deps) if isinstance(deps, (list, tuple)) else [deps]

@@ -1,0 +1,138 @@
+"""KServe and cert-manager plans: pinned charts and the values every key of which exists upstream.
+
+Deployment modes (GPU_PLATFORM_FACTS.md section 7):
+
+- ``Standard`` (default; formerly ``RawDeployment``): a Deployment, Service and HPA per predictor. Needs
+  cert-manager and, for traffic from outside the cluster, an Ingress controller or a Gateway API
+  implementation. Without ``ingress_class_name`` Ingress creation is off, since the chart's default class
+  (``istio``) would only make Ingresses nothing serves. Scale-from-zero on HTTP is not available.
+- ``Knative`` (formerly ``Serverless``): needs Knative Serving and a networking layer installed outside
+  this library, with ``kubernetes.podspec-nodeselector`` and ``kubernetes.podspec-tolerations`` enabled in
+  ``config-features``; without them no GPU predictor can be placed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_platform import versions
+from gpu_platform.args.operators import DEFAULT_DEPLOYMENT_MODE, CertManagerArgs, KServeArgs
+from gpu_platform.args.validate import check_arguments
+from gpu_platform.errors import Problems
+from gpu_platform.plans.helm import deep_merge
+from gpu_platform.resolve.kubernetes import namespace_problem
+
+KSERVE_NAMESPACE_LABELS = {"control-plane": "kserve-controller-manager", "controller-tools.k8s.io": "1.0"}
+"""KServe's pod-mutating webhook skips namespaces labelled ``control-plane`` (its own, upstream
+``config/default`` namespace labels), so the controller's pods never wait on the controller."""
+LEGACY_MODES = {"RawDeployment": "Standard", "Serverless": "Knative"}
+
+
+@dataclass(frozen=True)
+class CertManagerPlan:
+    namespace: str
+    values: dict[str, Any]
+
+
+def cert_manager_values(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Chart values: the user's, with the CRD settings KServe relies on laid over them (``crds.keep``
+    keeps the CRDs, and every Certificate, if the release is ever removed)."""
+    return deep_merge(dict(extra or {}), {"crds": {"enabled": True, "keep": True}})
+
+
+def plan_cert_manager(args: CertManagerArgs | None) -> CertManagerPlan:
+    p = Problems()
+    checked = check_arguments(CertManagerArgs, args or {}, p)
+    namespace = (checked or {}).get("namespace", versions.CERT_MANAGER.namespace)
+    if reason := namespace_problem(namespace):
+        p.add(("namespace",), reason)
+    p.raise_for_arguments()
+    assert checked is not None
+    return CertManagerPlan(namespace, cert_manager_values(checked.get("values")))
+
+
+@dataclass(frozen=True)
+class KServePlan:
+    deployment_mode: str
+    namespace: str
+    values: dict[str, Any]
+    """``kserve-resources`` chart values."""
+    runtime_values: dict[str, Any] | None
+    """``kserve-runtime-configs`` chart values, or ``None`` when the runtimes are not installed."""
+
+
+def kserve_values(
+    deployment_mode: str = DEFAULT_DEPLOYMENT_MODE,
+    ingress_class_name: str | None = None,
+    ingress_domain: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``kserve-resources`` chart values; every key exists in the chart's upstream ``values.yaml``."""
+    gateway: dict[str, Any] = {}
+    if deployment_mode == "Standard":
+        if ingress_class_name:
+            gateway["ingressGateway"] = {"className": ingress_class_name}
+            gateway["disableIngressCreation"] = False
+        else:
+            gateway["disableIngressCreation"] = True
+    if ingress_domain:
+        gateway["domain"] = ingress_domain
+    controller: dict[str, Any] = {"deploymentMode": deployment_mode}
+    if gateway:
+        controller["gateway"] = gateway
+    return deep_merge(dict(extra or {}), {"kserve": {"controller": controller}})
+
+
+def runtime_values(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``kserve-runtime-configs`` values: the chart renders no runtime unless this switch is on."""
+    return deep_merge(dict(extra or {}), {"kserve": {"servingruntime": {"enabled": True}}})
+
+
+def check_kserve_settings(settings: Mapping[str, Any], p: Problems) -> None:
+    """Shared by the stack file's ``kserve`` and ``KServeArgs``."""
+    if settings.get("ingress_class_name") and settings.get("deployment_mode") == "Knative":
+        p.add(("ingress_class_name",), "Standard mode only; Knative routes through its own network layer")
+
+
+def kserve_plan(settings: Mapping[str, Any]) -> KServePlan:
+    """The plan from checked settings (the stack layer's path)."""
+    mode = settings.get("deployment_mode", DEFAULT_DEPLOYMENT_MODE)
+    runtimes = runtime_values(settings.get("runtime_values")) if settings.get("runtimes", True) else None
+    return KServePlan(
+        deployment_mode=mode,
+        namespace=settings.get("namespace", versions.KSERVE_RESOURCES.namespace),
+        values=kserve_values(
+            mode, settings.get("ingress_class_name"), settings.get("ingress_domain"), settings.get("values")
+        ),
+        runtime_values=runtimes,
+    )
+
+
+def _legacy_mode(args: Any, p: Problems) -> bool:
+    mode = args.get("deployment_mode") if isinstance(args, Mapping) else None
+    if isinstance(mode, str) and mode in LEGACY_MODES:
+        p.add(
+            ("deployment_mode",),
+            f"'{mode}' is the deprecated name of '{LEGACY_MODES[mode]}'; valid: Standard, Knative",
+        )
+        return True
+    return False
+
+
+def plan_kserve(args: KServeArgs | None) -> KServePlan:
+    """``KServe``'s arguments checked; ``ArgumentsError`` lists every problem with its argument path."""
+    p = Problems()
+    args = args or {}
+    legacy = _legacy_mode(args, p)
+    checked = check_arguments(
+        KServeArgs, {k: v for k, v in args.items() if not (legacy and k == "deployment_mode")}, p
+    )
+    if checked is not None:
+        check_kserve_settings(checked, p)
+        if reason := namespace_problem(checked.get("namespace", versions.KSERVE_RESOURCES.namespace)):
+            p.add(("namespace",), reason)
+    p.raise_for_arguments()
+    assert checked is not None
+    return kserve_plan(checked)

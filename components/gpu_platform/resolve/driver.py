@@ -1,0 +1,147 @@
+"""The driver decision for a cluster's pools and every check that depends on it, written once.
+
+``plan_driver`` (``gpu_platform.driver``) decides per pool who installs the driver, toolkit and device
+plugin; here the pools must agree (nothing installed twice), the driver that will run must be new
+enough for each pool's CUDA, and sharing must be deliverable by whoever runs the device plugin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_platform.args.common import DEFAULT_DRIVER_OWNER
+from gpu_platform.catalog.drivers import DriverVersion, min_driver_for_cuda
+from gpu_platform.driver import DriverPlan, DriverPlanError, plan_driver
+from gpu_platform.errors import Problems
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.pools import PoolProblems
+from gpu_platform.scheduling import device_plugin_pools
+from gpu_platform.sharing import cluster_mig_strategy
+
+
+@dataclass(frozen=True)
+class DriverLocations:
+    """Where driver problems are filed: the driver settings, pool ``i``, the pool list, the default CUDA."""
+
+    driver: Problems
+    pool: PoolProblems
+    pools: Problems
+    cuda: Problems
+    fix: str = "{{driver.version}} (operator driver) or {{driver.host_version}} (cloud image driver)"
+
+
+def _version_problems(driver: Mapping[str, Any], p: Problems) -> bool:
+    ok = True
+    for key in ("version", "host_version", "installer_version"):
+        if driver.get(key) is None:
+            continue
+        try:
+            DriverVersion.parse(driver[key])
+        except ValueError as exc:
+            p.add((key,), str(exc))
+            ok = False
+    return ok
+
+
+def _per_pool(
+    cloud: str,
+    pools: Sequence[GpuPool],
+    driver: Mapping[str, Any],
+    operator_version: str,
+    at: DriverLocations,
+) -> dict[int, DriverPlan]:
+    plans: dict[int, DriverPlan] = {}
+    for pool in pools:
+        try:
+            plans[pool.index] = plan_driver(
+                cloud,
+                pool.image,
+                driver.get("owner", DEFAULT_DRIVER_OWNER),
+                operator_version,
+                driver.get("version"),
+                driver.get("host_version"),
+            )
+        except DriverPlanError as exc:
+            at.driver.add(("owner",), str(exc) if len(pools) == 1 else f"{exc} (pool '{pool.name}')")
+    return plans
+
+
+def _check_cuda(pools: Sequence[GpuPool], plan: DriverPlan, at: DriverLocations) -> None:
+    for pool in pools:
+        if pool.cuda_version is None:
+            continue
+        need = min_driver_for_cuda(pool.cuda_version)
+        if plan.driver_version >= need:
+            continue
+        source = "GPU Operator" if plan.driver == "operator" else "cloud image"
+        where = at.pool(pool.index).at("cuda_version") if pool.cuda_declared else at.cuda
+        where.add(
+            (),
+            f"CUDA {pool.cuda_version} needs driver >= {need}, but pool '{pool.name}' runs "
+            f"{plan.driver_version} ({source} driver); raise {at.fix}, or build the images for an older CUDA",
+        )
+
+
+def _check_sharing(pools: Sequence[GpuPool], plan: DriverPlan, at: DriverLocations) -> None:
+    served = device_plugin_pools(pools, plan)
+    names = {p.name for p in served}
+    for pool in pools:
+        s = pool.sharing
+        if s.mode != "none" and s.managed_by == "operator" and pool.name not in names:
+            at.pool(pool.index).add(
+                ("sharing", "mode"),
+                f"'{s.mode}' is configured through the GPU Operator's device plugin, but {pool.image or 'the node image'} "
+                "ships its own device plugin; use AL2023_x86_64_NVIDIA nodes or mode 'none'",
+            )
+        if (
+            pool.cloud == "aks"
+            and s.mode == "mig"
+            and s.managed_by == "cloud"
+            and plan.aks_gpu_driver != "Install"
+        ):
+            at.driver.add(
+                ("owner",),
+                f"pool '{pool.name}': AKS partitions GPUs (gpu_instance_profile) with the driver it installs: use "
+                "owner 'cloud', or let the GPU Operator's MIG manager do MIG ({{sharing.managed_by}}: operator)",
+            )
+    strategy = cluster_mig_strategy(served)
+    for pool in served:
+        if pool.sharing.mode == "mig" and pool.sharing.mig_strategy != strategy:
+            first = next(p for p in served if p.sharing.mode == "mig" and p.sharing.mig_strategy == strategy)
+            at.pool(pool.index).add(
+                ("sharing", "mig", "strategy"),
+                f"'{pool.sharing.mig_strategy}' conflicts with '{strategy}' of pool '{first.name}'; the GPU "
+                "Operator's device plugin has one MIG strategy per cluster",
+            )
+
+
+def resolve_driver(
+    cloud: str,
+    pools: Sequence[GpuPool],
+    driver: Mapping[str, Any],
+    operator_version: str,
+    at: DriverLocations,
+) -> DriverPlan | None:
+    """The one driver plan for the cluster, after every driver-dependent check; ``None`` on a problem."""
+    before = at.driver.count()
+    if not _version_problems(driver, at.driver) or not pools:
+        return None
+    plans = _per_pool(cloud, pools, driver, operator_version, at)
+    if len({(p.driver, p.toolkit, p.device_plugin) for p in plans.values()}) > 1:
+        at.pools.add(
+            (),
+            "pools disagree on who owns the driver/toolkit/device plugin (e.g. Bottlerocket next to AL2023); "
+            "keep one node image per cluster so nothing is installed twice",
+        )
+    if not plans or len(plans) != len(pools):
+        return None
+    plan = next(iter(plans.values()))
+    if driver.get("installer_version") and not plan.gke_google_installer:
+        at.driver.add(
+            ("installer_version",), "only for GKE COS nodes, where Google's installer puts the driver"
+        )
+    _check_cuda(pools, plan, at)
+    _check_sharing(pools, plan, at)
+    return plan if at.driver.count() == before else None

@@ -1,0 +1,102 @@
+"""Inference services: what each asks of its pool, resolved and checked once.
+
+A request is judged by ``gpu_requests`` whether it comes from the stack file or from
+``GpuInferenceService``: whole units of what the pool advertises, fitting on one node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_platform.args.inference import (
+    DEFAULT_MIN_REPLICAS,
+    DEFAULT_SERVICE_CPU,
+    DEFAULT_SERVICE_GPUS,
+    DEFAULT_SERVICE_MEMORY,
+    DEFAULT_SERVICE_NAMESPACE,
+)
+from gpu_platform.errors import Problems
+from gpu_platform.gpu_requests import gpu_resource, gpu_units_problems, whole_number_problems
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.kubernetes import DNS_1035_LABEL, QUANTITY, namespace_problem
+
+_FIELD = {"gpus": "gpus", "mig_profile": "mig_profile"}
+
+
+@dataclass(frozen=True)
+class ServiceRequest:
+    """What one replica of a service asks for, on which pool."""
+
+    name: str
+    namespace: str
+    pool: GpuPool
+    resource: str
+    """Extended resource requested (``nvidia.com/gpu``, ``nvidia.com/mig-3g.40gb`` ...)."""
+    units: int
+    min_replicas: int
+    max_replicas: int
+    cpu: str
+    memory: str
+    queue: str | None
+    priority_class: str | None
+
+
+def check_service_shape(raw: Mapping[str, Any], name: str, p: Problems) -> tuple[int, int]:
+    """Name, namespace, quantities and replica bounds; returns ``(min_replicas, max_replicas)``."""
+    if not DNS_1035_LABEL.match(name):
+        p.add(
+            ("name",),
+            f"{name!r} is not a DNS-1035 label (lowercase letters, digits, '-', starting with a letter, <= 63)",
+        )
+    namespace = raw.get("namespace", DEFAULT_SERVICE_NAMESPACE)
+    if isinstance(namespace, str) and (reason := namespace_problem(namespace)):
+        p.add(("namespace",), reason)
+    for key, default in (("cpu", DEFAULT_SERVICE_CPU), ("memory", DEFAULT_SERVICE_MEMORY)):
+        value = raw.get(key, default)
+        if isinstance(value, str) and not QUANTITY.match(value):
+            p.add((key,), f"{value!r} is not a Kubernetes quantity (like '2', '500m', '8Gi')")
+    low = raw.get("min_replicas", DEFAULT_MIN_REPLICAS)
+    high = raw.get("max_replicas", max(low, 1))
+    if low < 0:
+        p.add(("min_replicas",), f"{low} is negative")
+    if high < 1:
+        p.add(("max_replicas",), f"{high} is less than 1")
+    elif high < low:
+        p.add(("max_replicas",), f"{high} is less than minReplicas {low}")
+    return low, high
+
+
+def resolve_request(
+    raw: Mapping[str, Any], name: str, pool: GpuPool | None, p: Problems
+) -> ServiceRequest | None:
+    """The service's request on ``pool`` (``None`` when the pool is unknown or broken), checked."""
+    before = p.count()
+    low, high = check_service_shape(raw, name, p)
+    gpus = raw.get("gpus", DEFAULT_SERVICE_GPUS)
+    if pool is None:
+        for key, reason in whole_number_problems(gpus):
+            p.add((_FIELD[key],), reason)
+        return None
+    resource, problems = gpu_resource(pool, raw.get("mig_profile"))
+    problems += gpu_units_problems(gpus, pool, resource)
+    for key, reason in problems:
+        p.add((_FIELD[key],), reason)
+    if pool.max_nodes == 0:
+        p.add(("pool",), f"pool '{pool.name}' has {{max_nodes}} 0: the service could never run")
+    if p.count() != before or resource is None:
+        return None
+    return ServiceRequest(
+        name=name,
+        namespace=raw.get("namespace", DEFAULT_SERVICE_NAMESPACE),
+        pool=pool,
+        resource=resource,
+        units=int(gpus),
+        min_replicas=low,
+        max_replicas=high,
+        cpu=raw.get("cpu", DEFAULT_SERVICE_CPU),
+        memory=raw.get("memory", DEFAULT_SERVICE_MEMORY),
+        queue=raw.get("queue"),
+        priority_class=raw.get("priority_class"),
+    )

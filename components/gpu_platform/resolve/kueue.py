@@ -1,0 +1,376 @@
+"""Kueue settings resolved over the pools, and everything Kueue (or physics) would refuse, checked once.
+
+The same checks run for the stack file's ``kueue`` section and for ``KueueArgs``; Kueue's API limits
+are those of v0.19.2 (CRD ``maxItems``/``maxProperties`` and the ClusterQueue webhook).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpu_platform.args import kueue as a
+from gpu_platform.errors import Problems
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.kubernetes import DNS_LABEL, is_dns_subdomain
+from gpu_platform.resolve.pools import PoolProblems, ResolvedPools
+from gpu_platform.scheduling import pool_tolerations, selector_labels
+from gpu_platform.sharing import advertised_resources
+
+MAX_NODE_LABELS = 8
+MAX_TOLERATIONS = 8
+MAX_RESOURCE_GROUPS = 16
+MAX_COVERED_RESOURCES = 64
+MAX_FLAVORS_PER_GROUP = 64
+MAX_FLAVOR_RESOURCES_PER_GROUP = 512
+MAX_TOTAL_FLAVORS = 256
+DURATION = re.compile(r"^\d+(s|m|h)$")
+
+KNOWN_FRAMEWORKS: tuple[str, ...] = (
+    "batch/job",
+    "kubeflow.org/mpijob",
+    "ray.io/rayjob",
+    "ray.io/rayservice",
+    "ray.io/raycluster",
+    "jobset.x-k8s.io/jobset",
+    "kubeflow.org/paddlejob",
+    "kubeflow.org/pytorchjob",
+    "kubeflow.org/tfjob",
+    "kubeflow.org/xgboostjob",
+    "kubeflow.org/jaxjob",
+    "workload.codeflare.dev/appwrapper",
+    "trainer.kubeflow.org/trainjob",
+    "sparkoperator.k8s.io/sparkapplication",
+    "pod",
+    "deployment",
+    "statefulset",
+    "leaderworkerset.x-k8s.io/leaderworkerset",
+)
+"""Every ``integrations.frameworks`` name in the chart's values.yaml at 0.19.2 (enabled or commented out)."""
+FRAMEWORK_DEPENDENCIES: dict[str, tuple[str, ...]] = {
+    "deployment": ("pod",),
+    "statefulset": ("pod",),
+    "sparkoperator.k8s.io/sparkapplication": ("pod",),
+}
+"""Kueue refuses to start when an integration's ``DependencyList`` is not enabled too."""
+
+
+@dataclass(frozen=True)
+class Preemption:
+    reclaim_within_cohort: str = a.DEFAULT_RECLAIM_WITHIN_COHORT
+    borrow_within_cohort: str = a.DEFAULT_BORROW_WITHIN_COHORT
+    within_cluster_queue: str = a.DEFAULT_WITHIN_CLUSTER_QUEUE
+
+
+@dataclass(frozen=True)
+class ClusterQueue:
+    name: str
+    pools: tuple[str, ...] = ()
+    """Owned pools in flavor order; empty means every pool."""
+    cohort: str | None = None
+    borrowing_limit_percent: int | None = None
+    lending_limit_percent: int | None = None
+    queueing_strategy: str = a.DEFAULT_QUEUEING_STRATEGY
+    preemption: Preemption = field(default_factory=Preemption)
+
+
+@dataclass(frozen=True)
+class Team:
+    name: str
+    namespace: str
+    cluster_queue: str
+    queue_name: str = a.DEFAULT_LOCAL_QUEUE
+
+
+@dataclass(frozen=True)
+class PriorityClass:
+    name: str
+    value: int
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class RequeuingStrategy:
+    timestamp: str = a.DEFAULT_REQUEUE_TIMESTAMP
+    backoff_limit_count: int | None = a.DEFAULT_BACKOFF_LIMIT_COUNT
+    """``None``: requeue forever."""
+    backoff_base_seconds: int = a.DEFAULT_BACKOFF_BASE_SECONDS
+    backoff_max_seconds: int = a.DEFAULT_BACKOFF_MAX_SECONDS
+
+
+@dataclass(frozen=True)
+class WaitForPodsReady:
+    enabled: bool = True
+    timeout: str = a.DEFAULT_WAIT_TIMEOUT
+    block_admission: bool = a.DEFAULT_BLOCK_ADMISSION
+    requeuing_strategy: RequeuingStrategy = field(default_factory=RequeuingStrategy)
+
+
+@dataclass(frozen=True)
+class KueueSpec:
+    """Kueue over the pools with every default applied."""
+
+    cluster_queues: tuple[ClusterQueue, ...]
+    """The configured queues, or the default ``gpu`` queue over every pool."""
+    teams: tuple[Team, ...] = ()
+    priority_classes: tuple[PriorityClass, ...] = ()
+    wait_for_pods_ready: WaitForPodsReady = field(default_factory=WaitForPodsReady)
+    integrations: tuple[str, ...] = a.DEFAULT_INTEGRATIONS
+    values: Mapping[str, Any] = field(default_factory=dict)
+    explicit_queues: bool = False
+
+    def local_queues(self) -> set[tuple[str, str]]:
+        """``(namespace, LocalQueue)`` of every team."""
+        return {(t.namespace, t.queue_name) for t in self.teams}
+
+
+def queue_pools(queue: ClusterQueue, pools: Sequence[GpuPool]) -> list[GpuPool]:
+    """Pools whose capacity the queue owns, in the queue's order (Kueue tries flavors in order)."""
+    if not queue.pools:
+        return list(pools)
+    by_name = {p.name: p for p in pools}
+    return [by_name[name] for name in queue.pools if name in by_name]
+
+
+def cohort_peers(
+    queue: ClusterQueue, queues: Sequence[ClusterQueue], pools: Sequence[GpuPool]
+) -> list[GpuPool]:
+    """Pools owned by the other queues of ``queue``'s cohort: borrowable, never nominal here."""
+    if queue.cohort is None:
+        return []
+    own = {p.name for p in queue_pools(queue, pools)}
+    out: list[GpuPool] = []
+    for other in queues:
+        if other.name == queue.name or other.cohort != queue.cohort:
+            continue
+        out += [p for p in queue_pools(other, pools) if p.name not in own and p not in out]
+    return out
+
+
+def covered_resources(pools: Sequence[GpuPool]) -> list[str]:
+    """``cpu``, ``memory``, then every GPU resource any of the pools advertises (sorted)."""
+    gpu = sorted({name for p in pools for name in advertised_resources(p)})
+    return ["cpu", "memory", *gpu]
+
+
+def _requeuing(raw: Mapping[str, Any], p: Problems) -> RequeuingStrategy:
+    limit = raw.get("backoff_limit_count", a.DEFAULT_BACKOFF_LIMIT_COUNT)
+    if limit < -1:
+        p.add(("backoff_limit_count",), f"{limit} is out of range; -1 (forever) or more")
+    base = raw.get("backoff_base_seconds", a.DEFAULT_BACKOFF_BASE_SECONDS)
+    top = raw.get("backoff_max_seconds", a.DEFAULT_BACKOFF_MAX_SECONDS)
+    for key, value in (("backoff_base_seconds", base), ("backoff_max_seconds", top)):
+        if value < 1:
+            p.add((key,), f"{value} is out of range; at least 1")
+    return RequeuingStrategy(
+        raw.get("timestamp", a.DEFAULT_REQUEUE_TIMESTAMP), None if limit == -1 else limit, base, top
+    )
+
+
+def _wait(raw: Mapping[str, Any], p: Problems) -> WaitForPodsReady:
+    timeout = raw.get("timeout", a.DEFAULT_WAIT_TIMEOUT)
+    if not DURATION.match(timeout):
+        p.add(("timeout",), f"{timeout!r} is not a duration like '10m' (s, m or h)")
+    return WaitForPodsReady(
+        raw.get("enabled", True),
+        timeout,
+        raw.get("block_admission", a.DEFAULT_BLOCK_ADMISSION),
+        _requeuing(raw.get("requeuing_strategy", {}), p.at("requeuing_strategy")),
+    )
+
+
+def _queue(raw: Mapping[str, Any], p: Problems) -> ClusterQueue:
+    if not DNS_LABEL.match(raw["name"]) or not raw["name"][0].isalpha():
+        p.add(
+            ("name",),
+            f"{raw['name']!r} is not a valid name: lowercase letters, digits and dashes, starting with a letter",
+        )
+    cohort = raw.get("cohort")
+    if cohort is not None and not is_dns_subdomain(cohort):
+        p.add(("cohort",), f"'{cohort}' is not a valid cohort name (DNS subdomain)")
+    borrow, lend = raw.get("borrowing_limit_percent"), raw.get("lending_limit_percent")
+    if borrow is not None and borrow < 0:
+        p.add(("borrowing_limit_percent",), f"{borrow} is out of range; at least 0")
+    if lend is not None and not 0 <= lend <= 100:
+        p.add(("lending_limit_percent",), f"{lend} is out of range; 0 to 100")
+    if cohort is None and borrow is not None:
+        p.add(("borrowing_limit_percent",), "needs a cohort to borrow from")
+    if cohort is None and lend is not None:
+        p.add(("lending_limit_percent",), "needs a cohort to lend to")
+    pre = raw.get("preemption", {})
+    preemption = Preemption(
+        pre.get("reclaim_within_cohort", a.DEFAULT_RECLAIM_WITHIN_COHORT),
+        pre.get("borrow_within_cohort", a.DEFAULT_BORROW_WITHIN_COHORT),
+        pre.get("within_cluster_queue", a.DEFAULT_WITHIN_CLUSTER_QUEUE),
+    )
+    if preemption.reclaim_within_cohort == "Never" and preemption.borrow_within_cohort != "Never":
+        p.add(
+            ("preemption", "borrow_within_cohort"),
+            "must be 'Never' when {{reclaim_within_cohort}} is 'Never' (Kueue rejects the combination)",
+        )
+    return ClusterQueue(
+        raw["name"],
+        tuple(raw.get("pools", ())),
+        cohort,
+        borrow,
+        lend,
+        raw.get("queueing_strategy", a.DEFAULT_QUEUEING_STRATEGY),
+        preemption,
+    )
+
+
+def _queue_pools_problems(queues: Sequence[ClusterQueue], pools: ResolvedPools, p: Problems) -> None:
+    names = [pl.name for pl in pools.pools]
+    owner: dict[str, int] = {}
+    for i, q in enumerate(queues):
+        if q.name in [other.name for other in queues[:i]]:
+            p.add((i, "name"), f"'{q.name}' is used by more than one ClusterQueue")
+        for j, name in enumerate(q.pools):
+            if name in q.pools[:j]:
+                p.add((i, "pools", j), f"'{name}' is listed twice")
+            elif name not in names and name not in pools.broken:
+                p.add((i, "pools", j), f"'{name}' is not a GPU pool; valid: {', '.join(names)}")
+        for j, name in enumerate(q.pools or names):
+            if name not in names:
+                continue
+            if name in owner and owner[name] != i:
+                where: tuple[str | int, ...] = (i, "pools", j) if q.pools else (i, "pools")
+                p.add(
+                    where,
+                    f"pool '{name}' is already the quota of ClusterQueue '{queues[owner[name]].name}'; a pool's "
+                    "capacity can be nominal quota of one queue only, or Kueue admits more than the nodes hold. "
+                    "To share it, put both queues in one cohort: the other queue can then borrow it",
+                )
+            owner.setdefault(name, i)
+
+
+def _limit_problems(
+    queue: ClusterQueue, queues: Sequence[ClusterQueue], pools: Sequence[GpuPool], p: Problems
+) -> None:
+    """Kueue's size limits on the ClusterQueue the library would generate for ``queue``."""
+    flavors = [*queue_pools(queue, pools), *cohort_peers(queue, queues, pools)]
+    covered = covered_resources(flavors)
+    if len(covered) > MAX_COVERED_RESOURCES:
+        p.add(
+            ("resources",),
+            f"{len(covered)} distinct resources ({', '.join(covered)}); Kueue allows {MAX_COVERED_RESOURCES} per resource group",
+        )
+    if len(flavors) > MAX_FLAVORS_PER_GROUP:
+        p.add(("pools",), f"{len(flavors)} pools; Kueue allows {MAX_FLAVORS_PER_GROUP} flavors per queue")
+    combos = len(flavors) * len(covered)
+    if combos > MAX_FLAVOR_RESOURCES_PER_GROUP:
+        p.add(
+            ("pools",),
+            f"{len(flavors)} pools x {len(covered)} resources = {combos} quotas; Kueue allows "
+            f"{MAX_FLAVOR_RESOURCES_PER_GROUP} per resource group: split the pools over queues",
+        )
+
+
+def _teams(raw: Sequence[Mapping[str, Any]], queues: Sequence[ClusterQueue], p: Problems) -> list[Team]:
+    names = [q.name for q in queues]
+    out: list[Team] = []
+    ns_queue: dict[str, tuple[int, str]] = {}
+    for i, t in enumerate(raw):
+        here = p.at(i)
+        team = Team(
+            t["name"],
+            t.get("namespace", t["name"]),
+            t["cluster_queue"],
+            t.get("queue_name", a.DEFAULT_LOCAL_QUEUE),
+        )
+        if not DNS_LABEL.match(team.name):
+            here.add(("name",), f"{team.name!r} is not a valid name: lowercase letters, digits and dashes")
+        if team.cluster_queue not in names:
+            here.add(
+                ("cluster_queue",),
+                f"'{team.cluster_queue}' is not a ClusterQueue; valid: {', '.join(sorted(names))}",
+            )
+        if not DNS_LABEL.match(team.namespace):
+            here.add(("namespace",), f"'{team.namespace}' is not a valid namespace name (DNS label)")
+        if team.namespace in ns_queue and ns_queue[team.namespace][1] != team.cluster_queue:
+            j, other = ns_queue[team.namespace]
+            here.add(
+                ("cluster_queue",),
+                f"namespace '{team.namespace}' already belongs to ClusterQueue '{other}' (teams[{j}]); a namespace "
+                "is admitted by one ClusterQueue: give this team its own namespace",
+            )
+        ns_queue.setdefault(team.namespace, (i, team.cluster_queue))
+        if not is_dns_subdomain(team.queue_name):
+            here.add(("queue_name",), f"'{team.queue_name}' is not a valid LocalQueue name")
+        out.append(team)
+    return out
+
+
+def _priority_classes(raw: Sequence[Mapping[str, Any]] | None, p: Problems) -> list[PriorityClass]:
+    if raw is None:
+        return [PriorityClass(*pc) for pc in a.DEFAULT_PRIORITY_CLASSES]
+    out: list[PriorityClass] = []
+    for i, pc in enumerate(raw):
+        if not is_dns_subdomain(pc["name"]):
+            p.add((i, "name"), f"'{pc['name']}' is not a valid object name (DNS subdomain)")
+        if pc["name"] in [o.name for o in out]:
+            p.add((i, "name"), f"'{pc['name']}' is defined twice")
+        if not -(2**31) <= pc["value"] < 2**31:
+            p.add((i, "value"), "must fit in a 32-bit integer")
+        out.append(PriorityClass(pc["name"], pc["value"], pc.get("description", "")))
+    return out
+
+
+def _integrations(raw: Sequence[str], p: Problems) -> None:
+    for i, fw in enumerate(raw):
+        if fw not in KNOWN_FRAMEWORKS:
+            p.add((i,), f"'{fw}' is not a Kueue 0.19 integration; valid: {', '.join(KNOWN_FRAMEWORKS)}")
+        for dep in FRAMEWORK_DEPENDENCIES.get(fw, ()):
+            if dep not in raw:
+                p.add((i,), f"'{fw}' needs the '{dep}' integration enabled too")
+
+
+def _pool_problems(cloud: str, pools: Sequence[GpuPool], at: PoolProblems) -> None:
+    for pool in pools:
+        if len(selector_labels(pool)) > MAX_NODE_LABELS:
+            at(pool.index).add((), f"its flavor would carry more than {MAX_NODE_LABELS} node labels")
+        tolerations = pool_tolerations(pool)
+        if len(tolerations) > MAX_TOLERATIONS:
+            at(pool.index).add(
+                ("taints",),
+                f"{len(tolerations)} tolerations (GPU taint, these taints, cloud taints); a Kueue ResourceFlavor "
+                f"takes at most {MAX_TOLERATIONS}",
+            )
+        for key, value in (("cpus_per_node", pool.vcpus), ("memory_gib_per_node", pool.memory_gib)):
+            if value is None:
+                at(pool.index).add(
+                    (key,), "Kueue quotas need the node's cpu and memory on an existing cluster"
+                )
+
+
+def resolve_kueue(
+    cloud: str, raw: Mapping[str, Any], pools: ResolvedPools, at: PoolProblems, p: Problems
+) -> KueueSpec | None:
+    """The Kueue settings over the resolved pools (``p`` is where the settings live)."""
+    before = p.count()
+    _pool_problems(cloud, pools.pools, at)
+    wait = _wait(raw.get("wait_for_pods_ready", {}), p.at("wait_for_pods_ready"))
+    explicit = [_queue(q, p.at("cluster_queues", i)) for i, q in enumerate(raw.get("cluster_queues", ()))]
+    queues = explicit or [ClusterQueue(a.DEFAULT_CLUSTER_QUEUE)]
+    _queue_pools_problems(explicit, pools, p.at("cluster_queues"))
+    for i, q in enumerate(queues):
+        _limit_problems(
+            q, queues, pools.pools, p.at("cluster_queues", i) if explicit else p.at("cluster_queues")
+        )
+    teams = _teams(raw.get("teams", ()), queues, p.at("teams"))
+    classes = _priority_classes(raw.get("priority_classes"), p.at("priority_classes"))
+    integrations = tuple(raw.get("integrations", a.DEFAULT_INTEGRATIONS))
+    _integrations(integrations, p.at("integrations"))
+    if p.count() != before:
+        return None
+    return KueueSpec(
+        cluster_queues=tuple(queues),
+        teams=tuple(teams),
+        priority_classes=tuple(classes),
+        wait_for_pods_ready=wait,
+        integrations=integrations,
+        values=dict(raw.get("values", {})),
+        explicit_queues=bool(explicit),
+    )

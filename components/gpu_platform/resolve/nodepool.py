@@ -1,0 +1,29 @@
+"""One GPU node pool component's arguments, resolved: its pool and the driver plan, fully checked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gpu_platform.driver import DriverPlan
+from gpu_platform.errors import Problems
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.cloud_pools import cloud_pool_problems
+from gpu_platform.resolve.driver import DriverLocations, resolve_driver
+from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
+from gpu_platform.versions import GPU_OPERATOR
+
+
+def resolve_node_pool(cloud: str, args: Mapping[str, Any], p: Problems) -> tuple[GpuPool, DriverPlan] | None:
+    """The ``pool`` argument resolved and checked like a stack file's pool, and its driver plan."""
+    check_cuda_default(args.get("cuda_version"), p.at("cuda_version"))
+    resolved = resolve_pool_list(cloud, [args["pool"]], args.get("cuda_version"), lambda _: p.at("pool"))
+    if not resolved.pools:
+        return None
+    pool = resolved.pools[0]
+    cloud_pool_problems(pool, p.at("pool"))
+    where = DriverLocations(p.at("driver"), lambda _: p.at("pool"), p.at("pool"), p.at("cuda_version"))
+    driver = resolve_driver(
+        cloud, [pool], args.get("driver", {}), args.get("operator_version", GPU_OPERATOR.version), where
+    )
+    return (pool, driver) if driver is not None else None

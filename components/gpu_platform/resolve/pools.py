@@ -1,0 +1,406 @@
+"""GPU pools: from ``GpuPoolArgs`` (what the user typed) to ``GpuPool`` (what it means), checked once.
+
+Every pool check lives here and runs on the same path for the stack file and for components; only the
+location a problem is filed under differs (``gpuPools[1]`` in the stack file, ``pool`` or ``pools[1]``
+in component arguments). A pool with any problem resolves to ``None`` and its name is remembered as
+broken, so queues and services that reference it report nothing more about it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpu_platform.args.pool import (
+    DEFAULT_DISK_SIZE_GB,
+    DEFAULT_MANAGED_BY,
+    DEFAULT_MIG_STRATEGY,
+    DEFAULT_MIN_NODES,
+    DEFAULT_SHARING_MODE,
+    DEFAULT_SHARING_REPLICAS,
+    DEFAULT_TAINT_EFFECT,
+    MAX_SHARED_CLIENTS,
+    GpuPoolArgs,
+)
+from gpu_platform.args.validate import parse, unknown_value_reason
+from gpu_platform.catalog.drivers import CUDA_MIN_DRIVER
+from gpu_platform.catalog.gpus import GPUS
+from gpu_platform.catalog.machines import MachineType, find_machine, machines_for
+from gpu_platform.catalog.mig import MIG_TABLES, MigLayoutError, resolve_layout
+from gpu_platform.driver import IMAGES
+from gpu_platform.errors import Key, Problems
+from gpu_platform.pools import GPU_TAINT, GpuPool, Sharing, Taint
+from gpu_platform.resolve.kubernetes import label_problems
+
+POOL_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$")
+"""Pool names: they name cloud pools (GKE 40 characters with a suffix), labels and Kueue flavors."""
+CUDA_VERSION = re.compile(r"^\d+\.\d+$")
+MAX_GPUS_PER_NODE = 16
+MAX_POOL_NODES = 1000
+"""Upper bound on a pool's size (GKE: 1000 nodes per zone per pool); larger is a typo, not a plan."""
+DISK_SIZE_RANGE = (50, 65536)
+RESERVED_LABEL_PREFIX = "gpu-platform.io/"
+RESERVED_LABELS = ("nvidia.com/device-plugin.config", "nvidia.com/mig.config")
+
+PoolProblems = Callable[[int], Problems]
+"""Where the problems of pool ``i`` are filed: ``gpuPools[i]``, ``pools[i]`` or ``pool``."""
+
+
+@dataclass
+class ResolvedPools:
+    """The pools that resolved, in order, and the names of those that did not."""
+
+    pools: list[GpuPool] = field(default_factory=list)
+    broken: set[str] = field(default_factory=set)
+
+    def by_name(self) -> dict[str, GpuPool]:
+        return {p.name: p for p in self.pools}
+
+
+def _range(p: Problems, key: str, value: int | None, low: int, high: int | None = None) -> None:
+    if value is None:
+        return
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        p.add((key,), f"{value} is out of range; must be {bound}")
+
+
+def _resolve_mig(
+    cloud: str, pool: Mapping[str, Any], gpu_key: str, managed_by: str, p: Problems
+) -> Sharing | None:
+    gpu = GPUS[gpu_key]
+    s = pool.get("sharing", {})
+    if s.get("replicas") is not None:
+        p.add(("replicas",), "not used with MIG (each MIG instance is one unit)")
+    if not gpu.mig_capable:
+        capable = ", ".join(g.display for g in GPUS.values() if g.mig_capable)
+        p.add(("mode",), f"{gpu.display} is not MIG-capable; MIG GPUs: {capable}")
+        return None
+    mig = s.get("mig")
+    if mig is None or ("layout" not in mig and "profiles" not in mig):
+        p.add(("mig",), "mode 'mig' needs {{mig.layout}} (a named layout) or {{mig.profiles}} (a list)")
+        return None
+    if "layout" in mig and "profiles" in mig:
+        p.add(("mig", "profiles"), "give {{mig.layout}} or {{mig.profiles}}, not both")
+        return None
+    table = MIG_TABLES[gpu.mig_table or ""]
+    named = "layout" in mig
+    try:
+        profiles = resolve_layout(table, mig["layout"] if named else list(mig["profiles"]))
+    except MigLayoutError as exc:
+        where: tuple[str | int, ...] = ("mig", "layout") if named else ("mig", "profiles")
+        p.add(where if exc.index is None else (*where, exc.index), str(exc))
+        return None
+    strategy = mig.get("strategy", DEFAULT_MIG_STRATEGY)
+    if strategy == "single" and len(set(profiles)) > 1:
+        p.add(
+            ("mig", "strategy"),
+            f"'single' needs one profile on every GPU; layout has {', '.join(sorted(set(profiles)))}: use 'mixed'",
+        )
+    if managed_by == "cloud":
+        if cloud not in ("gke", "aks"):
+            p.add(("managed_by",), "cloud-managed MIG exists on GKE and AKS only; valid: operator")
+        elif len(set(profiles)) != 1 or not named:
+            p.add(
+                ("mig", "layout"),
+                "cloud-managed MIG partitions every GPU with one profile: use a named 'all-<profile>' layout",
+            )
+    return Sharing(
+        "mig",
+        managed_by,
+        1,
+        # GKE's own device plugin exposes partitions as nvidia.com/gpu (single); AKS partitions are
+        # served by the operator's plugin with the user's strategy.
+        mig_strategy="single" if managed_by == "cloud" and cloud == "gke" else strategy,
+        mig_layout=mig["layout"] if named else f"custom-{pool['name']}",
+        mig_profiles=profiles,
+        mig_named=named,
+    )
+
+
+def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Problems) -> Sharing | None:
+    s = pool.get("sharing", {})
+    mode = s.get("mode", DEFAULT_SHARING_MODE)
+    managed_by = s.get("managed_by", DEFAULT_MANAGED_BY)
+    if mode == "mig":
+        return _resolve_mig(cloud, pool, gpu_key, managed_by, p)
+    if mode == "none":
+        for key in ("replicas", "mig"):
+            if key in s:
+                p.add(
+                    (key,),
+                    "only with mode 'time-slicing' or 'mps'" if key == "replicas" else "only with mode 'mig'",
+                )
+        if s.get("managed_by") == "cloud":
+            p.add(("managed_by",), "mode 'none' shares nothing; remove {{managed_by}}")
+        return Sharing("none")
+    replicas = s.get("replicas")
+    if replicas is None or replicas < 2:
+        p.add(("replicas",), f"{mode} needs replicas >= 2 (got {replicas})")
+    elif replicas > MAX_SHARED_CLIENTS:
+        p.add(("replicas",), f"at most {MAX_SHARED_CLIENTS} clients per GPU (got {replicas})")
+    if "mig" in s:
+        extra = "; MPS is not supported on MIG" if mode == "mps" else ""
+        p.add(("mig",), f"only with mode 'mig' (mode is '{mode}'){extra}")
+    if mode == "time-slicing" and pool.get("isolation_required"):
+        p.add(
+            ("mode",),
+            "time-slicing gives no memory or fault isolation and this pool sets {{isolation_required}}; "
+            "use 'mig' (or 'mps' for memory limits)",
+        )
+    if managed_by == "cloud" and cloud != "gke":
+        p.add(("managed_by",), f"cloud-managed {mode} exists only on GKE; valid here: operator")
+    if s.get("fail_requests_greater_than_one") and mode == "mps":
+        p.add(("fail_requests_greater_than_one",), "applies to time-slicing only")
+    if managed_by == "cloud" and s.get("rename_by_default"):
+        p.add(("rename_by_default",), "GKE's own sharing always advertises nvidia.com/gpu; remove it")
+    return Sharing(
+        mode,
+        managed_by,
+        replicas or DEFAULT_SHARING_REPLICAS,
+        bool(s.get("rename_by_default", False)),
+        bool(s.get("fail_requests_greater_than_one", False)),
+    )
+
+
+def _machine(cloud: str, pool: Mapping[str, Any], p: Problems) -> tuple[MachineType | None, str, int] | None:
+    """The machine (``None`` on existing clusters), GPU key and GPUs per node, or ``None`` on a problem."""
+    if cloud == "existing":
+        gpu = pool.get("gpu")
+        if gpu is None or gpu not in GPUS:
+            p.add(("gpu",), f"{gpu!r} is not a GPU model; valid: {', '.join(GPUS)}")
+            return None
+        count = pool.get("gpus_per_node")
+        if count is None:
+            p.add(("gpus_per_node",), "required on an existing cluster (GPUs per node)")
+            return None
+        if "machine_type" in pool:
+            p.add(("machine_type",), "not used on an existing cluster; declare gpu and {{gpus_per_node}}")
+        return None, gpu, count
+    name = pool.get("machine_type")
+    if name is None:
+        p.add(("machine_type",), "required key is missing")
+        return None
+    machine = find_machine(cloud, name)
+    if machine is None:
+        article = "an" if cloud in ("eks", "aks") else "a"
+        p.add(
+            ("machine_type",),
+            unknown_value_reason(
+                name, f"{article} {cloud.upper()} GPU machine type", list(machines_for(cloud))
+            ),
+        )
+        return None
+    if pool.get("gpu") is not None and pool["gpu"] != machine.gpu_key:
+        p.add(("gpu",), f"{name} has {machine.gpu.display}; omit gpu or set '{machine.gpu_key}'")
+    count = machine.gpus
+    wanted = pool.get("gpus_per_node")
+    if wanted is not None:
+        if machine.allowed_gpu_counts and wanted in machine.allowed_gpu_counts:
+            count = wanted
+        elif machine.allowed_gpu_counts:
+            counts = ", ".join(map(str, machine.allowed_gpu_counts))
+            p.add(("gpus_per_node",), f"{name} takes {counts} attached GPUs")
+        elif wanted != machine.gpus:
+            p.add(
+                ("gpus_per_node",), f"{name} has {machine.gpus} GPU{'s' if machine.gpus > 1 else ''} per node"
+            )
+    for key in ("cpus_per_node", "memory_gib_per_node"):
+        if key in pool:
+            p.add((key,), f"comes from the machine type on {cloud.upper()}; remove it")
+    return machine, machine.gpu_key, count
+
+
+def _check_sizes(pool: Mapping[str, Any], p: Problems) -> None:
+    _range(p, "gpus_per_node", pool.get("gpus_per_node"), 1, MAX_GPUS_PER_NODE)
+    _range(p, "cpus_per_node", pool.get("cpus_per_node"), 1)
+    _range(p, "memory_gib_per_node", pool.get("memory_gib_per_node"), 1)
+    low, high = pool.get("min_nodes", DEFAULT_MIN_NODES), pool["max_nodes"]
+    _range(p, "max_nodes", high, 0, MAX_POOL_NODES)
+    _range(p, "min_nodes", low, 0, MAX_POOL_NODES)
+    if 0 <= low <= MAX_POOL_NODES and 0 <= high <= MAX_POOL_NODES and low > high:
+        p.add(("min_nodes",), f"{low} is more than {{{{max_nodes}}}} {high}")
+    initial = pool.get("initial_nodes")
+    if initial is not None and not low <= initial <= high:
+        p.add(
+            ("initial_nodes",),
+            f"{initial} must be between {{{{min_nodes}}}} and {{{{max_nodes}}}} ({low}-{high})",
+        )
+    _range(p, "disk_size_gb", pool.get("disk_size_gb"), *DISK_SIZE_RANGE)
+
+
+def _check_capacity(cloud: str, pool: Mapping[str, Any], machine: MachineType | None, p: Problems) -> None:
+    capacity, spot, reservation = pool.get("capacity_type"), pool.get("spot", False), pool.get("reservation")
+    if capacity is not None and cloud != "eks":
+        p.add(("capacity_type",), "EKS only; use spot: true elsewhere")
+    elif spot and capacity not in (None, "SPOT"):
+        p.add(("capacity_type",), f"'{capacity}' contradicts spot: true; remove one of them")
+    if reservation is not None:
+        if cloud not in ("gke", "eks"):
+            p.add(("reservation",), "GKE reservations and EKS Capacity Blocks only")
+        elif spot or capacity == "SPOT":
+            p.add(("reservation",), "a reservation is on-demand capacity; it cannot be spot")
+        elif cloud == "eks" and capacity != "CAPACITY_BLOCK":
+            p.add(
+                ("reservation",), "on EKS only with {{capacity_type}} CAPACITY_BLOCK (the Capacity Block ID)"
+            )
+    elif cloud == "eks" and capacity == "CAPACITY_BLOCK":
+        p.add(("reservation",), "{{capacity_type}} CAPACITY_BLOCK needs the Capacity Block ID (cr-...)")
+    if pool.get("efa"):
+        if cloud != "eks" or machine is None or machine.efa_interfaces == 0:
+            p.add(
+                ("efa",), "EFA needs an EKS instance type with EFA interfaces (p4d, p4de, p5, p5e, p5en, ...)"
+            )
+        elif len(pool.get("zones", ())) > 1:
+            p.add(("zones",), "EFA pools run in one zone (one cluster placement group); give one zone")
+    price = pool.get("spot_max_price")
+    if price is not None and (cloud != "aks" or not spot):
+        p.add(("spot_max_price",), "AKS spot pools only (set spot: true)")
+    elif price is not None and price != -1 and price <= 0:
+        p.add(("spot_max_price",), "-1 (up to the on-demand price) or a positive price")
+
+
+def _check_labels_taints(pool: Mapping[str, Any], p: Problems) -> tuple[Taint, ...]:
+    for key, value in pool.get("labels", {}).items():
+        if key.startswith(RESERVED_LABEL_PREFIX) or key in RESERVED_LABELS:
+            p.add(("labels", Key(key)), "set by the library from the pool; remove it")
+        for where, reason in label_problems(key, value):
+            p.add(("labels", Key(key)), reason if where == "key" else f"value: {reason}")
+    taints = []
+    for j, t in enumerate(pool.get("taints", ())):
+        effect = t.get("effect", DEFAULT_TAINT_EFFECT)
+        for where, reason in label_problems(t["key"], t.get("value", "")):
+            p.add(("taints", j, where), reason)
+        if t["key"] == GPU_TAINT.key and effect != GPU_TAINT.effect:
+            p.add(
+                ("taints", j, "effect"),
+                "the nvidia.com/gpu taint is always NoSchedule on GPU pools; it cannot be weakened",
+            )
+        elif t["key"] != GPU_TAINT.key:
+            taints.append(Taint(t["key"], t.get("value", ""), effect))
+    return tuple(taints)
+
+
+def resolve_pool(
+    cloud: str, index: int, pool: Mapping[str, Any], cuda_default: str | None, p: Problems
+) -> GpuPool | None:
+    """One validated ``GpuPoolArgs`` resolved from the catalog; ``None`` if it has any problem."""
+    before = p.count()
+    if not POOL_NAME.match(pool["name"]):
+        p.add(
+            ("name",),
+            f"'{pool['name']}' is not a valid pool name: lowercase letters, digits and dashes, "
+            "starting with a letter, at most 32",
+        )
+    _check_sizes(pool, p)
+    found = _machine(cloud, pool, p)
+    machine = found[0] if found else None
+    if cloud != "existing" and pool.get("image") is not None and pool["image"] not in IMAGES[cloud]:
+        p.add(
+            ("image",), f"'{pool['image']}' is not a GPU image on {cloud}; valid: {', '.join(IMAGES[cloud])}"
+        )
+    _check_capacity(cloud, pool, machine, p)
+    taints = _check_labels_taints(pool, p)
+    cuda = pool.get("cuda_version") or cuda_default
+    if pool.get("cuda_version") is not None:
+        _check_cuda_text(pool["cuda_version"], p.at("cuda_version"))
+    sharing = _resolve_sharing(cloud, pool, found[1], p.at("sharing")) if found else None
+    if found is None or sharing is None or p.count() != before:
+        return None
+    machine, gpu_key, count = found
+    low = pool.get("min_nodes", DEFAULT_MIN_NODES)
+    return GpuPool(
+        name=pool["name"],
+        cloud=cloud,
+        gpu=GPUS[gpu_key],
+        gpus_per_node=count,
+        min_nodes=low,
+        max_nodes=pool["max_nodes"],
+        sharing=sharing,
+        machine=machine,
+        vcpus=machine.vcpus if machine else pool.get("cpus_per_node"),
+        memory_gib=machine.memory_gib if machine else pool.get("memory_gib_per_node"),
+        initial_nodes=pool.get("initial_nodes", low),
+        spot=bool(pool.get("spot")) or pool.get("capacity_type") == "SPOT",
+        capacity_type=pool.get("capacity_type"),
+        zones=tuple(pool.get("zones", ())),
+        image=pool.get("image"),
+        disk_size_gb=pool.get("disk_size_gb", DEFAULT_DISK_SIZE_GB),
+        user_labels=dict(pool.get("labels", {})),
+        user_taints=taints,
+        cuda_version=cuda if cuda in CUDA_MIN_DRIVER else None,
+        cuda_declared=pool.get("cuda_version") is not None,
+        isolation_required=bool(pool.get("isolation_required")),
+        reservation=pool.get("reservation"),
+        efa=bool(pool.get("efa")),
+        spot_max_price=pool.get("spot_max_price"),
+        index=index,
+    )
+
+
+def _check_cuda_text(cuda: str, p: Problems) -> None:
+    if not CUDA_VERSION.match(cuda):
+        p.add((), f"{cuda!r} is not a CUDA version like '12.8'")
+    elif cuda not in CUDA_MIN_DRIVER:
+        p.add((), f"'{cuda}' is not a CUDA release in the driver table; valid: {', '.join(CUDA_MIN_DRIVER)}")
+
+
+def check_cuda_default(cuda: str | None, p: Problems) -> None:
+    """The stack's or component's ``cuda_version`` for pools without their own."""
+    if cuda is not None:
+        _check_cuda_text(cuda, p)
+
+
+def _layout_is_a_list(item: Any) -> bool:
+    """``mig.layout: [..]`` was the old spelling of ``mig.profiles``: say so instead of "not text"."""
+    sharing = item.get("sharing") if isinstance(item, Mapping) else None
+    mig = sharing.get("mig") if isinstance(sharing, Mapping) else None
+    return isinstance(mig, Mapping) and isinstance(mig.get("layout"), list)
+
+
+def resolve_pool_list(
+    cloud: str,
+    raw: Sequence[Any],
+    cuda_default: str | None,
+    at: PoolProblems,
+    camel: bool = False,
+) -> ResolvedPools:
+    """Validate and resolve every pool; each problem filed under ``at(i)``; cross-pool checks too."""
+    out = ResolvedPools()
+    cuda_ok = cuda_default if cuda_default in CUDA_MIN_DRIVER else None
+    for i, item in enumerate(raw):
+        p = at(i)
+        if _layout_is_a_list(item):
+            p.add(
+                ("sharing", "mig", "layout"),
+                "a list of profiles goes under {{mig.profiles}}; {{mig.layout}} names a layout",
+            )
+            continue
+        args = parse(GpuPoolArgs, item, p, camel)
+        pool = resolve_pool(cloud, i, args, cuda_ok, p) if args is not None else None
+        if pool is not None:
+            out.pools.append(pool)
+        elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
+            out.broken.add(item["name"])
+    for name, n in Counter(pl.name for pl in out.pools).items():
+        if n > 1:
+            idx = [pl.index for pl in out.pools if pl.name == name][1]
+            at(idx).add(("name",), f"'{name}' is used by more than one pool")
+    return out
+
+
+def resolve_pools(
+    cloud: str, pools: Sequence[Any], path: str = "pools", cuda_version: str | None = None
+) -> list[GpuPool]:
+    """Pools given as plain dicts (snake_case or camelCase keys) resolved for one cloud, with the cloud's
+    own limits; raises ``ArgumentsError`` naming ``<path>[i].<field>`` for every problem."""
+    from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
+
+    p = Problems()
+    check_cuda_default(cuda_version, p.at("cuda_version"))
+    resolved = resolve_cluster_pools(cloud, pools, cuda_version, lambda i: p.at(path, i))
+    p.raise_for_arguments()
+    return resolved.pools

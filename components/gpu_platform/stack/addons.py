@@ -1,0 +1,92 @@
+"""The add-ons on the cluster, each from a plan built straight from the ``PlatformSpec``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pulumi
+
+from gpu_platform import versions
+from gpu_platform.plans.gpu_operator import gpu_operator_plan
+from gpu_platform.plans.inference import inference_service_plan
+from gpu_platform.plans.kserve import CertManagerPlan, cert_manager_values, kserve_plan
+from gpu_platform.plans.kueue import kueue_plan
+
+if TYPE_CHECKING:
+    from gpu_platform.stack.spec import PlatformSpec
+
+RESERVED_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+"""Namespaces every cluster already has: never created."""
+
+
+def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
+    from gpu_platform.operators.gpu_operator import GpuOperator
+
+    assert spec.gpu_operator is not None
+    plan = gpu_operator_plan(
+        spec.cloud, spec.pools, spec.driver, spec.gpu_operator, versions.GPU_OPERATOR.namespace
+    )
+    return GpuOperator.from_plan("gpu-operator", plan, opts)
+
+
+def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
+    from gpu_platform.operators.kueue import Kueue
+
+    assert spec.kueue is not None
+    return Kueue.from_plan("kueue", kueue_plan(spec.pools, spec.kueue, versions.KUEUE.namespace), opts)
+
+
+def kserve(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any]) -> dict[str, Any]:
+    """cert-manager, KServe and one ``GpuInferenceService`` per service; returns the stack outputs.
+
+    ``depends_on`` (the GPU Operator, and Kueue when it creates the services' namespaces and queues)
+    orders the inference services after what their pods need on the nodes.
+    """
+    import pulumi_kubernetes as k8s
+
+    from gpu_platform.inference import GpuInferenceService
+    from gpu_platform.operators.cert_manager import CertManager
+    from gpu_platform.operators.kserve import KServe
+
+    ks = spec.kserve
+    assert ks is not None
+    before = []
+    if ks.install_cert_manager:
+        plan = CertManagerPlan(versions.CERT_MANAGER.namespace, cert_manager_values())
+        before = [CertManager.from_plan("cert-manager", plan, opts)]
+    merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=before))
+    server = KServe.from_plan("kserve", kserve_plan(ks.settings), merged)
+    team_namespaces = {t.namespace for t in spec.kueue.teams} if spec.kueue else set()
+    managed_elsewhere = team_namespaces | RESERVED_NAMESPACES | {versions.KSERVE_RESOURCES.namespace}
+    namespaces: dict[str, Any] = {}
+    for _, request in ks.services:
+        if request.namespace not in managed_elsewhere and request.namespace not in namespaces:
+            namespaces[request.namespace] = k8s.core.v1.Namespace(
+                f"kserve-namespace-{request.namespace}", metadata={"name": request.namespace}, opts=opts
+            )
+    services: dict[str, Any] = {}
+    mode = ks.settings.get("deployment_mode", "Standard")
+    for svc, request in ks.services:
+        deps = [
+            server,
+            *depends_on,
+            *([namespaces[request.namespace]] if request.namespace in namespaces else []),
+        ]
+        # Namespaces and service names never contain '.', so "<namespace>.<name>" cannot collide.
+        GpuInferenceService.from_plan(
+            f"{request.namespace}.{request.name}",
+            inference_service_plan(request, svc, mode),
+            pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=deps)),
+        )
+        services[f"{request.namespace}/{request.name}"] = {
+            "pool": request.pool.name,
+            "resource": request.resource,
+            "units": request.units,
+        }
+    outputs: dict[str, Any] = {"certManagerStatus": before[0].status} if before else {}
+    return {
+        **outputs,
+        "kserveStatus": server.status,
+        "kserveDeploymentMode": mode,
+        "inferenceServices": services,
+    }

@@ -1,0 +1,49 @@
+"""The deployable program: config in, platform out. ``stacks/__main__.py`` and examples call ``main``.
+
+It reads ``gpu-platform:`` config once, checks all of it before registering anything
+(``load_platform``), then builds the cluster and GPU pools, the GPU Operator, Kueue and KServe, each
+from a plan made from the same ``PlatformSpec``. Data flows one way: config -> spec -> plans -> resources.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from gpu_platform.errors import NAMESPACE
+from gpu_platform.stack import addons
+from gpu_platform.stack.infrastructure import deploy_infrastructure
+from gpu_platform.stack.read import config_keys, read_stack_config
+from gpu_platform.stack.spec import PlatformSpec, load_platform
+
+
+def deploy(spec: PlatformSpec) -> dict[str, Any]:
+    """Create everything for the spec; return the stack outputs."""
+    infra = deploy_infrastructure(spec)
+    k8s_opts = pulumi.ResourceOptions(provider=infra.k8s_provider)
+    outputs: dict[str, Any] = {
+        "cloud": spec.cloud,
+        "clusterName": infra.cluster_name,
+        "kubeconfig": infra.kubeconfig,
+        "gpuPools": {p.name: p.gpu.key for p in spec.pools},
+    }
+    operator = kueue = None
+    if spec.gpu_operator is not None:
+        operator = addons.gpu_operator(spec, k8s_opts)
+        outputs["gpuOperatorStatus"] = operator.status
+    if spec.kueue is not None:
+        kueue = addons.kueue(spec, k8s_opts)
+        outputs["clusterQueues"] = kueue.cluster_queue_names
+    if spec.kserve is not None:
+        # After the operator (GPU pods need the device plugin) and Kueue (team namespaces, queues).
+        outputs.update(addons.kserve(spec, k8s_opts, [r for r in (operator, kueue) if r is not None]))
+    return outputs
+
+
+def main() -> None:
+    """Read the stack's config, check all of it, then create the platform and export its outputs."""
+    others = [k for k in config_keys() if not k.startswith(f"{NAMESPACE}:")]
+    spec = load_platform(read_stack_config(), others)
+    for key, value in deploy(spec).items():
+        pulumi.export(key, value)

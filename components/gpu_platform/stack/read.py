@@ -1,0 +1,59 @@
+"""Reading the ``gpu-platform:`` keys from the Pulumi config the engine hands the program."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+import pulumi
+
+from gpu_platform.args.stack import StackConfigArgs
+from gpu_platform.args.validate import hints
+from gpu_platform.errors import NAMESPACE, Problems
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(p.title() for p in rest)
+
+
+def config_keys() -> list[str]:
+    """Every config key the stack sets, in every namespace (``gpu-platform:kueue``, ``aws:region`` ...)."""
+    from pulumi.runtime import config as runtime_config
+
+    return sorted(set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env()))
+
+
+def read_stack_config() -> dict[str, Any]:
+    """Every ``gpu-platform:<key>`` the stack sets, objects parsed from JSON. Unknown keys are included so
+    they are reported rather than ignored; scalars stay text (``"12.8"`` is a CUDA version, not a float)."""
+    cfg = pulumi.Config(NAMESPACE)
+    known = {_camel(k) for k in hints(StackConfigArgs)}
+    present = {k.split(":", 1)[1] for k in config_keys() if k.startswith(f"{NAMESPACE}:")}
+    raw: dict[str, Any] = {}
+    for key in sorted(present | known):
+        text = cfg.get(key)
+        if text is None:
+            continue
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = text
+        raw[key] = value if isinstance(value, (dict, list)) else text
+    return raw
+
+
+def misspelled_namespace_problems(keys: list[str], p: Problems) -> None:
+    """``gpu-platfrom:kserve`` would be silently ignored by Pulumi: refuse a namespace that is one typo
+    away from ``gpu-platform``."""
+    for key in keys:
+        namespace, _, rest = key.partition(":")
+        if namespace == NAMESPACE or not rest:
+            continue
+        if difflib.SequenceMatcher(None, namespace, NAMESPACE).ratio() >= 0.8:
+            p.add(
+                (rest,),
+                f"set as '{key}': '{namespace}' is not the '{NAMESPACE}' namespace, so this setting would be "
+                f"ignored; write it as '{NAMESPACE}:{rest}'",
+            )

@@ -1,0 +1,211 @@
+"""The whole stack file, parsed, resolved and checked once: ``load_platform(raw) -> PlatformSpec``.
+
+Each section is validated on its own and every resolver runs, so one run reports every problem of a
+stack file, each once, as ``gpu-platform:<camelCase path>: <reason>``; a broken pool produces no
+follow-on errors in the queues and services that name it. Nothing is registered until this passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpu_platform.args import stack as schema
+from gpu_platform.args.common import Cloud
+from gpu_platform.args.inference import InferenceServiceConfigArgs
+from gpu_platform.args.validate import hints, parse, unknown_key_reason
+from gpu_platform.driver import DriverPlan
+from gpu_platform.errors import Problems
+from gpu_platform.plans.gpu_operator import check_operator_settings
+from gpu_platform.plans.kserve import check_kserve_settings
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
+from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
+from gpu_platform.resolve.driver import DriverLocations, resolve_driver
+from gpu_platform.resolve.inference import ServiceRequest, resolve_request
+from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue
+from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default
+from gpu_platform.stack.read import misspelled_namespace_problems
+from gpu_platform.versions import GPU_OPERATOR
+
+DRIVER_FIX = "{{gpu_operator.driver.version}} (operator driver) or {{gpu_operator.driver.host_version}} (cloud image driver)"
+
+
+@dataclass(frozen=True)
+class KServeSpec:
+    """The ``kserve`` section: settings for the charts and one checked request per service."""
+
+    settings: Mapping[str, Any]
+    install_cert_manager: bool
+    services: tuple[tuple[Mapping[str, Any], ServiceRequest], ...] = ()
+    """``(service config, request)`` per ``kserve.services`` entry."""
+
+
+@dataclass(frozen=True)
+class PlatformSpec:
+    """Everything the stack program needs, derived once from the stack file."""
+
+    cloud: str
+    cluster: ClusterSpec
+    pools: tuple[GpuPool, ...]
+    driver: DriverPlan
+    cuda_version: str | None = None
+    gpu_operator: Mapping[str, Any] | None = None
+    """The ``gpuOperator`` settings, or ``None`` when it is switched off."""
+    kueue: KueueSpec | None = None
+    kserve: KServeSpec | None = None
+    config: Mapping[str, Any] = field(default_factory=dict)
+    """The validated stack file (snake_case keys), for outputs and diagnostics."""
+
+
+def _sections(raw: Any, p: Problems) -> dict[str, Any]:
+    """Top-level keys known and present; each section validated on its own so one bad section does not
+    hide the problems of the others."""
+    if not isinstance(raw, Mapping):
+        p.add((), "the gpu-platform configuration must be a mapping of keys")
+        return {}
+    fields = hints(schema.StackConfigArgs)
+    snake = {_snake(k): k for k in raw}
+    out: dict[str, Any] = {}
+    for key, given in snake.items():
+        if key not in fields:
+            p.add((given,), unknown_key_reason(given, list(fields), camel=True))
+    for key in sorted(schema.StackConfigArgs.__required_keys__):
+        if key not in snake:
+            p.add((key,), "required key is missing")
+    for key, tp in fields.items():
+        if key not in snake or key == "gpu_pools":
+            continue
+        value = raw[snake[key]]
+        if key == "kserve" and isinstance(value, Mapping):
+            out["kserve_services"] = value.get("services", [])
+            value = {k: v for k, v in value.items() if k != "services"}
+        parsed = parse(tp, value, p.at(key), camel=True)
+        if parsed is not None:
+            out[key] = parsed
+    if "gpu_pools" in snake:
+        pools = raw[snake["gpu_pools"]]
+        if not isinstance(pools, list) or not pools:
+            p.add(("gpu_pools",), "must be a list of at least one GPU pool")
+        else:
+            out["gpu_pools"] = pools
+    return out
+
+
+def _snake(key: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in str(key))
+
+
+def _kserve(
+    section: Mapping[str, Any],
+    raw_services: Any,
+    pools: ResolvedPools,
+    kueue: KueueSpec | None,
+    kueue_on: bool,
+    p: Problems,
+) -> KServeSpec | None:
+    check_kserve_settings(section, p.at("kserve"))
+    enabled = section.get("enabled", False)
+    services: list[tuple[Mapping[str, Any], ServiceRequest]] = []
+    if not isinstance(raw_services, Sequence) or isinstance(raw_services, str):
+        p.add(("kserve", "services"), "must be a list of services")
+        return None
+    seen: set[tuple[str, str]] = set()
+    by_name = pools.by_name()
+    for i, raw in enumerate(raw_services):
+        here = p.at("kserve", "services", i)
+        svc = parse(InferenceServiceConfigArgs, raw, here, camel=True)
+        if svc is None:
+            continue
+        if not enabled:
+            here.add((), "{{kserve.enabled}} is false")
+            continue
+        key = (svc.get("namespace", "default"), svc["name"])
+        if key in seen:
+            here.add(("name",), f"'{svc['name']}' is already used in namespace '{key[0]}'")
+        seen.add(key)
+        _service_queue(svc, kueue, kueue_on, here, p)
+        pool = by_name.get(svc["pool"])
+        if pool is None and svc["pool"] not in pools.broken:
+            here.add(("pool",), f"'{svc['pool']}' is not a GPU pool; valid: {', '.join(by_name)}")
+        request = resolve_request(svc, svc["name"], pool, here)
+        if request is not None:
+            services.append((svc, request))
+    if not enabled:
+        return None
+    return KServeSpec(section, section.get("install_cert_manager", True), tuple(services))
+
+
+def _service_queue(
+    svc: Mapping[str, Any], kueue: KueueSpec | None, kueue_on: bool, here: Problems, p: Problems
+) -> None:
+    queue = svc.get("queue")
+    if queue is None:
+        return
+    namespace = svc.get("namespace", "default")
+    if not kueue_on or (kueue is not None and (namespace, queue) not in kueue.local_queues()):
+        here.add(("queue",), f"no Kueue LocalQueue '{queue}' in namespace '{namespace}' (kueue.teams)")
+    elif kueue is not None and not {"pod", "deployment"} <= set(kueue.integrations):
+        p.add(("kueue", "integrations"), "KServe predictors are Deployments: add 'pod' and 'deployment'")
+
+
+def _driver(
+    cloud: str, cfg: Mapping[str, Any], pools: ResolvedPools, n_pools: int, p: Problems
+) -> DriverPlan | None:
+    operator = cfg.get("gpu_operator", {})
+    before = p.count()
+    check_operator_settings(operator, p.at("gpu_operator"))
+    if p.count() != before or len(pools.pools) != n_pools:
+        # The driver decision needs every pool and a known operator; what is broken is already reported.
+        return None
+    at = DriverLocations(
+        p.at("gpu_operator", "driver"),
+        lambda i: p.at("gpu_pools", i),
+        p.at("gpu_pools"),
+        p.at("cuda_version"),
+        DRIVER_FIX,
+    )
+    return resolve_driver(
+        cloud, pools.pools, operator.get("driver", {}), operator.get("version", GPU_OPERATOR.version), at
+    )
+
+
+def load_platform(raw: Any, other_keys: Sequence[str] = ()) -> PlatformSpec:
+    """Parse and check the whole stack config; raise one ``ConfigError`` listing every problem.
+
+    ``other_keys`` are the stack's config keys outside the namespace (``aws:region``): one that is a typo
+    of ``gpu-platform:`` is refused, since Pulumi would silently ignore it."""
+    p = Problems()
+    misspelled_namespace_problems(list(other_keys), p)
+    cfg = _sections(raw, p)
+    cloud: str | None = cfg.get("cloud")
+    if cloud is None:
+        p.raise_for_config()
+    assert cloud is not None
+    at = lambda i: p.at("gpu_pools", i)  # noqa: E731
+    check_cuda_default(cfg.get("cuda_version"), p.at("cuda_version"))
+    raw_pools = cfg.get("gpu_pools", [])
+    pools = resolve_cluster_pools(cloud, raw_pools, cfg.get("cuda_version"), at, camel=True)
+    cluster = (
+        resolve_cluster(cloud, cfg["cluster"], pools.pools, at, p.at("cluster")) if "cluster" in cfg else None
+    )
+    kueue_section = cfg.get("kueue", {})
+    kueue_on = kueue_section.get("enabled", True)
+    kueue = resolve_kueue(cloud, kueue_section, pools, at, p.at("kueue")) if kueue_on else None
+    kserve = _kserve(cfg.get("kserve", {}), cfg.get("kserve_services", []), pools, kueue, kueue_on, p)
+    driver = _driver(cloud, cfg, pools, len(raw_pools), p)
+    p.raise_for_config()
+    assert cluster is not None and driver is not None
+    operator = cfg.get("gpu_operator", {})
+    return PlatformSpec(
+        cloud=Cloud(cloud).value,
+        cluster=cluster,
+        pools=tuple(pools.pools),
+        driver=driver,
+        cuda_version=cfg.get("cuda_version"),
+        gpu_operator=operator if operator.get("enabled", True) else None,
+        kueue=kueue,
+        kserve=kserve,
+        config=cfg,
+    )

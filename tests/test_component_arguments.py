@@ -1,0 +1,161 @@
+"""Every component checks its arguments against its ``*Args`` type before registering anything.
+
+Unknown keys are refused by name (with the nearest valid key), missing required ones by name, a
+plan-time field given an Output says so, and every problem carries its property path
+(``pulumi.InputPropertiesError``, the convention of the Pulumi SDK and pulumi-eks).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import pulumi
+import pytest
+
+import gpu_platform
+from gpu_platform.args.validate import fields
+from gpu_platform.errors import ArgumentsError
+from gpu_platform.plan import Plan, run_program
+
+L4_POOL = {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 2}
+EKS_POOL = {"name": "l4", "machine_type": "g6.xlarge", "max_nodes": 2}
+AKS_POOL = {"name": "t4", "machine_type": "Standard_NC8as_T4_v3", "max_nodes": 2}
+EXISTING_POOL = {
+    "name": "h100",
+    "gpu": "h100-80gb",
+    "gpus_per_node": 8,
+    "cpus_per_node": 208,
+    "memory_gib_per_node": 1872,
+    "max_nodes": 2,
+}
+
+VALID: dict[str, dict[str, Any]] = {
+    "GkeCluster": {"location": "us-central1"},
+    "EksCluster": {},
+    "AksCluster": {},
+    "GkeGpuNodePool": {"cluster": "c", "location": "us-central1", "pool": L4_POOL},
+    "EksGpuNodePool": {"cluster_name": "c", "node_role_arn": "arn", "subnet_ids": ["s"], "pool": EKS_POOL},
+    "AksGpuNodePool": {"resource_group_name": "rg", "cluster_name": "c", "pool": AKS_POOL},
+    "GpuOperator": {"cloud": "gke", "pools": [L4_POOL]},
+    "Kueue": {"cloud": "existing", "pools": [EXISTING_POOL]},
+    "CertManager": {},
+    "KServe": {},
+    "GpuInferenceService": {"cloud": "existing", "pool": EXISTING_POOL, "model_format": "huggingface"},
+}
+REQUIRED: dict[str, str] = {
+    "GkeCluster": "location",
+    "GkeGpuNodePool": "cluster",
+    "EksGpuNodePool": "node_role_arn",
+    "AksGpuNodePool": "resource_group_name",
+    "GpuOperator": "cloud",
+    "Kueue": "pools",
+    "GpuInferenceService": "model_format",
+}
+
+
+def _build(name: str, args: Any) -> Callable[[], Any]:
+    return lambda: getattr(gpu_platform, name)("x", args)
+
+
+def _refused(name: str, args: Any) -> tuple[ArgumentsError, Plan | None]:
+    """Build the component under mocks; return its error and prove nothing was registered."""
+    registered: list[Plan] = []
+    with pytest.raises(ArgumentsError) as err:
+        registered.append(run_program(_build(name, args)))
+    return err.value, None
+
+
+def test_every_component_is_covered() -> None:
+    assert set(VALID) == set(gpu_platform._COMPONENTS)
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_valid_arguments_build(name: str) -> None:
+    plan = run_program(_build(name, VALID[name]))
+    [component] = [r for r in plan.resources if r.type == f"gpu-platform:index:{name}"]
+    assert plan.children_of(component.urn), f"{name} created no children"
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_unknown_key_is_refused_by_name_with_the_nearest_valid_key(name: str) -> None:
+    args = dict(VALID[name])
+    args_type = inspect.get_annotations(getattr(gpu_platform, name).__init__)["args"]
+    key = fields(args_type)[-1]
+    misspelled = key[:-1] + "x" + key[-1]
+    args[misspelled] = "oops"
+    error, _ = _refused(name, args)
+    [detail] = [e for e in error.errors or [] if e["property_path"] == misspelled]
+    assert f"unknown key '{misspelled}'" in detail["reason"]
+    assert "did you mean" in detail["reason"]
+
+
+@pytest.mark.parametrize("name", sorted(REQUIRED))
+def test_missing_required_argument_is_refused_by_name(name: str) -> None:
+    args = {k: v for k, v in VALID[name].items() if k != REQUIRED[name]}
+    error, _ = _refused(name, args)
+    assert {"property_path": REQUIRED[name], "reason": "required argument is missing"} in (error.errors or [])
+
+
+def test_nested_problems_carry_the_whole_property_path() -> None:
+    args = {
+        **VALID["GpuOperator"],
+        "pools": [L4_POOL, {**L4_POOL, "name": "l4b", "sharing": {"mode": "time-slicing", "replicas": 1}}],
+        "driver": {"owner": "nobody"},
+    }
+    error, _ = _refused("GpuOperator", args)
+    paths = {e["property_path"] for e in error.errors or []}
+    assert paths == {"pools[1].sharing.replicas", "driver.owner"}
+    assert isinstance(error, pulumi.InputPropertiesError)
+
+
+def test_all_problems_of_one_component_are_reported_at_once() -> None:
+    pool = {**L4_POOL, "min_nodes": 5, "max_nodes": 2, "spot_max_price": 1.0, "machine_typ": "x"}
+    error, _ = _refused(
+        "GkeGpuNodePool", {**VALID["GkeGpuNodePool"], "pool": pool, "workload_identity": "yes"}
+    )
+    paths = sorted(e["property_path"] for e in error.errors or [])
+    assert paths == ["pool.machine_typ", "workload_identity"]
+    pool = {**L4_POOL, "min_nodes": 5, "max_nodes": 2, "spot_max_price": 1.0}
+    error, _ = _refused("GkeGpuNodePool", {**VALID["GkeGpuNodePool"], "pool": pool})
+    paths = sorted(e["property_path"] for e in error.errors or [])
+    assert paths == ["pool.min_nodes", "pool.spot_max_price"]
+
+
+def test_a_plan_time_field_given_an_output_says_so() -> None:
+    def program() -> None:
+        pools = pulumi.Output.from_input([L4_POOL])
+        gpu_platform.GpuOperator("op", {"cloud": "gke", "pools": pools})  # type: ignore[typeddict-item]
+
+    with pytest.raises(ArgumentsError) as err:
+        run_program(program)
+    [detail] = err.value.errors or []
+    assert detail["property_path"] == "pools"
+    assert "known at plan time" in detail["reason"]
+
+
+def test_a_deploy_time_field_may_be_an_output() -> None:
+    def program() -> None:
+        cluster = pulumi.Output.from_input("made-elsewhere")
+        gpu_platform.GkeGpuNodePool("l4", {**VALID["GkeGpuNodePool"], "cluster": cluster})
+
+    pool = run_program(program).one("gcp:container/nodePool:NodePool")
+    assert pool.inputs["cluster"] == "made-elsewhere"
+
+
+def test_wrong_kinds_are_refused_not_coerced() -> None:
+    pool = {**L4_POOL, "max_nodes": True, "cuda_version": 12.1}
+    error, _ = _refused("GkeGpuNodePool", {**VALID["GkeGpuNodePool"], "pool": pool})
+    reasons = {e["property_path"]: e["reason"] for e in error.errors or []}
+    assert "is not a whole number" in reasons["pool.max_nodes"]
+    assert "quote it" in reasons["pool.cuda_version"]
+
+
+def test_plain_values_are_exposed_besides_outputs() -> None:
+    built: list[Any] = []
+    run_program(lambda: built.append(gpu_platform.GkeGpuNodePool("l4", VALID["GkeGpuNodePool"])))
+    plan = built[0].plan
+    assert plan.taint_dicts[0] == {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+    assert plan.labels["gpu-platform.io/pool"] == "l4"
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in plan.tolerations
