@@ -31,6 +31,7 @@ def test_dev_plan_is_byte_identical_across_runs(tmp_path: Path) -> None:
     assert set(first) == {"urn", "type", "name", "parent", "provider", "dependsOn", "inputs", "options"}
     assert set(first["options"]) == {
         "protect",
+        "retainOnDelete",
         "ignoreChanges",
         "deleteBeforeReplace",
         "replaceOnChanges",
