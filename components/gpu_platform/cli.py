@@ -80,6 +80,17 @@ def _cmd_plan(args: argparse.Namespace) -> int:
             _err("hint: re-run with --debug to see the traceback")
         return 1
     write_plan(plan, out)
+    if args.render:
+        from gpu_platform.plan.render import RenderError, render_releases
+
+        charts = Path(args.charts) if args.charts else project / "tests" / "upstream" / "charts"
+        try:
+            rendered = render_releases(plan, charts, out)
+        except RenderError as exc:
+            _err(f"error: {exc}")
+            return 2
+        for line in rendered:
+            _err(f"rendered {line}")
     if args.format == "json":
         _emit(json.dumps(plan_document(plan), indent=2, sort_keys=True))
     else:
@@ -152,6 +163,16 @@ def build_parser() -> argparse.ArgumentParser:
         "so the plan is reproducible)",
     )
     p.add_argument("--debug", action="store_true", help="show the traceback when the program fails")
+    p.add_argument(
+        "--render",
+        action="store_true",
+        help="also render every Helm release offline into <out>/rendered/<release>/ (needs the [render] extra)",
+    )
+    p.add_argument(
+        "--charts",
+        metavar="DIR",
+        help="unpacked charts named <chart>-<version> for --render (default: <project>/tests/upstream/charts)",
+    )
     p.set_defaults(func=_cmd_plan)
     d = sub.add_parser(
         "diff",
