@@ -1,59 +1,146 @@
-"""``gpu-platform`` command line: ``plan`` (offline preview) and ``schema`` (stack config JSON schema)."""
-
-from __future__ import annotations
+"""``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans) and ``schema``."""
 
 import argparse
 import json
+import os
 import sys
+import traceback
 from pathlib import Path
+from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+EXIT_CODES = """\
+exit codes:
+  0  success (for diff: no destructive change)
+  1  a mandatory policy violation (plan --policy), or the program failed
+  2  invalid input: project, stack file, config, component arguments, plan directory
+  3  diff found destructive changes (removal or replacement of stateful resources, MIG layout changes)
+"""
+
+
+def _emit(text: str) -> None:
+    """Print to stdout; once the reader has gone (``| head``) the rest is dropped quietly."""
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+
+
+def _stdout_to_devnull() -> None:
+    # Python's documented recipe (signal docs, "Note on SIGPIPE"): point stdout at devnull so the
+    # flush at exit does not raise again.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _err(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
+    import pulumi
+
     from gpu_platform.errors import ConfigError
     from gpu_platform.plan import plan_document, render_tree, run_plan, write_plan
+    from gpu_platform.plan.errors import PlanInputError
+    from gpu_platform.plan.sdk_internals import SdkMismatch
 
-    project = Path(args.project or REPO_ROOT)
+    project = Path(args.project) if args.project else Path.cwd()
     out = Path(args.out) if args.out else project / "build" / "plan" / args.stack
     try:
-        plan = run_plan(project, args.stack)
+        plan = run_plan(project, args.stack, config_file=args.config_file, use_env_config=args.use_env_config)
+    except PlanInputError as exc:
+        _err(f"error: {exc}")
+        return 2
     except ConfigError as exc:
-        print(f"error: invalid configuration for stack '{args.stack}':", file=sys.stderr)
-        print(str(exc), file=sys.stderr)
+        _err(f"error: invalid configuration for stack '{args.stack}':")
+        _err(str(exc))
         return 2
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except pulumi.InputPropertiesError as exc:
+        _err("error: invalid component arguments:")
+        for item in exc.errors or []:
+            _err(f"  {item['property_path']}: {item['reason']}")
+        if not exc.errors:
+            _err(f"  {_one_line(exc)}")
         return 2
+    except SdkMismatch as exc:
+        _err(f"error: {exc}")
+        return 1
+    except Exception as exc:
+        if args.debug:
+            traceback.print_exc()
+        _err(f"error: the program failed: {type(exc).__name__}: {_one_line(exc)}")
+        if not args.debug:
+            _err("hint: re-run with --debug to see the traceback")
+        return 1
     write_plan(plan, out)
+    if args.render:
+        from gpu_platform.plan.render import RenderError, render_releases
+
+        charts = Path(args.charts) if args.charts else project / "tests" / "upstream" / "charts"
+        try:
+            rendered = render_releases(plan, charts, out)
+        except RenderError as exc:
+            _err(f"error: {exc}")
+            return 2
+        for line in rendered:
+            _err(f"rendered {line}")
     if args.format == "json":
-        print(json.dumps(plan_document(plan), indent=2, sort_keys=True))
+        _emit(json.dumps(plan_document(plan), indent=2, sort_keys=True))
     else:
-        print(render_tree(plan))
-        print(f"\nPlan written to {out / 'plan.json'}")
+        _emit(render_tree(plan))
+        _emit(f"\nPlan written to {out / 'plan.json'}")
     if args.policy:
         from gpu_platform.policy.offline import check_plan
 
         violations = check_plan(plan)
         for v in violations:
-            print(f"{v.level}: [{v.policy}] {v.urn}: {v.message}", file=sys.stderr)
+            _err(f"{v.level}: [{v.policy}] {v.urn}: {v.message}")
         if any(v.level == "mandatory" for v in violations):
             return 1
     return 0
 
 
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from gpu_platform.plan.diff import diff_dirs, render
+    from gpu_platform.plan.errors import PlanInputError
+
+    try:
+        result = diff_dirs(Path(args.base), Path(args.head))
+    except PlanInputError as exc:
+        _err(f"error: {exc}")
+        return 2
+    _emit(render(result, args.format))
+    return 3 if result.destructive else 0
+
+
 def _cmd_schema(_: argparse.Namespace) -> int:
     from gpu_platform.stack.schema import json_schema
 
-    print(json.dumps(json_schema(), indent=2, sort_keys=True))
+    _emit(json.dumps(json_schema(), indent=2, sort_keys=True))
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gpu-platform", description=__doc__)
+def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="gpu-platform", description=__doc__, epilog=EXIT_CODES, formatter_class=fmt
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("plan", help="render what `pulumi up` would create, offline (no cloud, no CLI)")
-    p.add_argument("--project", help="Pulumi project directory (default: this repository)")
+    p = sub.add_parser(
+        "plan",
+        help="render what `pulumi up` would create, offline (no cloud, no CLI)",
+        description="Run the Pulumi project's program under mocks for one stack and write plan.json, "
+        "Helm values and manifests.",
+        epilog=EXIT_CODES,
+        formatter_class=fmt,
+    )
+    p.add_argument("--project", help="Pulumi project directory (default: the current directory)")
     p.add_argument(
         "--stack", default="dev", help="stack name; config from Pulumi.<stack>.yaml (default: dev)"
     )
@@ -62,11 +149,55 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--policy", action="store_true", help="also run the policy rules; exit 1 on a mandatory violation"
     )
+    p.add_argument(
+        "--config-file",
+        metavar="FILE",
+        help="YAML with a config: mapping (like a stack file) applied over the stack file; use it for "
+        "values a Pulumi ESC environment (environment:) would provide",
+    )
+    p.add_argument(
+        "--use-env-config",
+        action="store_true",
+        help="also read PULUMI_CONFIG / PULUMI_CONFIG_SECRET_KEYS from the environment (ignored by default "
+        "so the plan is reproducible)",
+    )
+    p.add_argument("--debug", action="store_true", help="show the traceback when the program fails")
+    p.add_argument(
+        "--render",
+        action="store_true",
+        help="also render every Helm release offline into <out>/rendered/<release>/ (needs the [render] extra)",
+    )
+    p.add_argument(
+        "--charts",
+        metavar="DIR",
+        help="unpacked charts named <chart>-<version> for --render (default: <project>/tests/upstream/charts)",
+    )
     p.set_defaults(func=_cmd_plan)
+    d = sub.add_parser(
+        "diff",
+        help="compare two plan directories: added, removed, changed, replaced; flag destructive changes",
+        description="Compare BASE_DIR/plan.json with HEAD_DIR/plan.json (as written by `plan`).",
+        epilog=EXIT_CODES,
+        formatter_class=fmt,
+    )
+    d.add_argument("base", metavar="BASE_DIR")
+    d.add_argument("head", metavar="HEAD_DIR")
+    d.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    d.set_defaults(func=_cmd_diff)
     s = sub.add_parser("schema", help="print the JSON schema of the gpu-platform: stack config")
     s.set_defaults(func=_cmd_schema)
-    args = parser.parse_args(argv)
-    return int(args.func(args))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args: Any = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return 141
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,7 +1,5 @@
 """Write a plan for reviewers: ``plan.json``, Helm values and Kubernetes manifests, and a tree."""
 
-from __future__ import annotations
-
 import json
 import re
 import shutil
@@ -10,9 +8,23 @@ from typing import Any
 
 import yaml
 
+from gpu_platform.plan.recorder import SECRET_PLACEHOLDER, Registration
 from gpu_platform.plan.runner import Plan
+from gpu_platform.plan.stack_file import SECURE_PLACEHOLDER
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def mask(value: Any) -> Any:
+    """Any string carrying a ``secure:`` config placeholder (the program used a secret as plain text)
+    is written as ``[secret]``, like the secrets the engine knows about."""
+    if isinstance(value, str):
+        return SECRET_PLACEHOLDER if SECURE_PLACEHOLDER in value else value
+    if isinstance(value, dict):
+        return {k: mask(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask(v) for v in value]
+    return value
 
 
 def plan_document(plan: Plan) -> dict[str, Any]:
@@ -27,7 +39,7 @@ def plan_document(plan: Plan) -> dict[str, Any]:
                 "parent": r.parent,
                 "provider": r.provider,
                 "dependsOn": r.depends_on,
-                "inputs": r.inputs,
+                "inputs": mask(r.inputs),
                 "options": r.options,
             }
             for r in sorted(plan.resources, key=lambda r: r.urn)
@@ -43,7 +55,7 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
 
 
-def _manifest(r: Any) -> dict[str, Any] | None:
+def _manifest(r: Registration) -> dict[str, Any] | None:
     """A Kubernetes object as kubectl would see it, from a ``kubernetes:<group>/<ver>:<Kind>`` resource."""
     if (
         not r.type.startswith("kubernetes:")
@@ -51,7 +63,7 @@ def _manifest(r: Any) -> dict[str, Any] | None:
         or r.type.startswith("pulumi:providers")
     ):
         return None
-    inputs = dict(r.inputs)
+    inputs = mask(dict(r.inputs))
     if "apiVersion" not in inputs or "kind" not in inputs:
         _, api, kind = r.type.split(":")
         group, _, version = api.rpartition("/")
@@ -72,7 +84,7 @@ def write_plan(plan: Plan, out: Path) -> None:
             d.mkdir(exist_ok=True)
             # Named after the Helm release (what `helm get values <release>` shows), not the Pulumi name.
             release = r.inputs.get("name") if isinstance(r.inputs.get("name"), str) else r.name
-            (d / f"{_safe(release)}.yaml").write_text(_dump_yaml(r.inputs.get("values") or {}))
+            (d / f"{_safe(release)}.yaml").write_text(_dump_yaml(mask(r.inputs.get("values") or {})))
             continue
         manifest = _manifest(r)
         if manifest is not None:
@@ -87,7 +99,7 @@ def write_plan(plan: Plan, out: Path) -> None:
 
 def render_tree(plan: Plan) -> str:
     """A ``pulumi preview``-like tree: each resource under its parent, with its type."""
-    children: dict[str, list[Any]] = {}
+    children: dict[str, list[Registration]] = {}
     urns = {r.urn for r in plan.resources}
     for r in plan.resources:
         parent = r.parent if r.parent in urns else ""

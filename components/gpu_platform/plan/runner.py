@@ -1,24 +1,32 @@
 """Run a Pulumi Python project offline under mocks with one stack's config: the plan.
 
 This is the same program ``pulumi up`` runs; only the engine is replaced. Config comes from
-``<stackConfigDir>/Pulumi.<stack>.yaml``; ``secure:`` values become a placeholder kept secret.
+``<stackConfigDir>/Pulumi.<stack>.yaml`` (see :mod:`gpu_platform.plan.stack_file`), optionally
+overridden by ``--config-file`` and, only when asked, by ``PULUMI_CONFIG`` from the environment;
+``secure:`` values become a placeholder kept secret.
 """
-
-from __future__ import annotations
 
 import json
 import os
 import runpy
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from gpu_platform.plan.errors import PlanInputError
+from gpu_platform.plan.recorder import MockRuntime, Registration
+from gpu_platform.plan.stack_file import (
+    SECURE_PLACEHOLDER,
+    config_environment,
+    environment_config,
+    load_yaml,
+    read_config_file,
+)
 
-from gpu_platform.plan.recorder import Registration, close_mock_runtime, run_under_mocks, start_mock_runtime
-
-SECURE_PLACEHOLDER = "offline-placeholder-secret"
+__all__ = ["SECURE_PLACEHOLDER", "Plan", "Project", "load_project", "run_plan", "run_program", "stack_config"]
 
 
 @dataclass
@@ -54,58 +62,83 @@ class Project:
 
 def load_project(directory: str | Path) -> Project:
     directory = Path(directory).resolve()
-    spec = yaml.safe_load((directory / "Pulumi.yaml").read_text())
-    main = directory / spec.get("main", ".")
+    path = directory / "Pulumi.yaml"
+    if not path.exists():
+        raise PlanInputError(f"{directory} is not a Pulumi project (no Pulumi.yaml); pass --project DIR")
+    spec = load_yaml(path)
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+        raise PlanInputError(f"{path}: a Pulumi project file must be a mapping with a name:")
+    main = directory / str(spec.get("main", "."))
     if main.is_dir():
         main = main / "__main__.py"
-    config_dir = directory / spec.get("stackConfigDir", ".")
+    if not main.exists():
+        raise PlanInputError(f"{path}: the program {main} does not exist")
+    config_dir = directory / str(spec.get("stackConfigDir", "."))
     return Project(directory, spec["name"], main, config_dir)
 
 
-def stack_config(project: Project, stack: str) -> tuple[dict[str, str], list[str]]:
-    """Pulumi config as the engine passes it: ``ns:key`` -> string (JSON for objects), secret keys."""
+def stack_config(
+    project: Project,
+    stack: str,
+    config_file: str | Path | None = None,
+    use_env_config: bool = False,
+) -> tuple[dict[str, str], list[str]]:
+    """Pulumi config as the engine passes it: ``ns:key`` -> string (JSON for objects), secret keys.
+
+    Later sources win: the stack file, then ``config_file``, then (``use_env_config``) ``PULUMI_CONFIG``.
+    """
     path = project.stack_file(stack)
     if not path.exists():
-        raise FileNotFoundError(f"no stack config {path}")
-    doc = yaml.safe_load(path.read_text()) or {}
-    config: dict[str, str] = {}
-    secrets: list[str] = []
-
-    def scrub(value: Any, key: str) -> Any:
-        if isinstance(value, dict) and set(value) == {"secure"}:
-            secrets.append(key)
-            return SECURE_PLACEHOLDER
-        if isinstance(value, dict):
-            return {k: scrub(v, key) for k, v in value.items()}
-        if isinstance(value, list):
-            return [scrub(v, key) for v in value]
-        return value
-
-    for raw_key, value in (doc.get("config") or {}).items():
-        key = raw_key if ":" in raw_key else f"{project.name}:{raw_key}"
-        value = scrub(value, key)
-        config[key] = value if isinstance(value, str) else json.dumps(value)
+        raise PlanInputError(f"no stack config {path} (stack {stack!r})")
+    config, secrets = read_config_file(project.name, path, allow_environment=config_file is not None)
+    if config_file is not None:
+        extra, extra_secrets = read_config_file(project.name, Path(config_file))
+        config.update(extra)
+        secrets = [k for k in secrets if k not in extra] + extra_secrets
+    if use_env_config:
+        env, env_secrets = environment_config()
+        config.update(env)
+        secrets += env_secrets
     return config, sorted(set(secrets))
 
 
-def run_plan(project_dir: str | Path, stack: str, config_override: dict[str, Any] | None = None) -> Plan:
-    """Run the project's program for ``stack`` under mocks and return every registration."""
-    project = load_project(project_dir)
-    config, secrets = (
-        stack_config(project, stack) if config_override is None else _override(project, config_override)
-    )
-    monitor = start_mock_runtime(project.name, stack, config, secrets)
-    main_dir = str(project.main.parent)
+@contextmanager
+def _in_project(project: Project) -> Iterator[None]:
     old_cwd, old_path = os.getcwd(), list(sys.path)
     os.chdir(project.directory)
-    sys.path.insert(0, main_dir)
+    sys.path.insert(0, str(project.main.parent))
     try:
-        run_under_mocks(lambda: runpy.run_path(str(project.main), run_name="__main__"))
+        yield
     finally:
         os.chdir(old_cwd)
         sys.path[:] = old_path
-        close_mock_runtime()
-    return Plan(project.name, stack, sorted(monitor.registrations, key=lambda r: r.urn))
+
+
+def run_plan(
+    project_dir: str | Path,
+    stack: str,
+    config_override: dict[str, Any] | None = None,
+    *,
+    config_file: str | Path | None = None,
+    use_env_config: bool = False,
+) -> Plan:
+    """Run the project's program for ``stack`` under mocks and return every registration.
+
+    ``config_override`` replaces the stack file's config (tests); ``PULUMI_CONFIG*`` variables are
+    hidden from the program unless ``use_env_config``, so the plan does not depend on the shell.
+    """
+    project = load_project(project_dir)
+    if config_override is None:
+        config, secrets = stack_config(project, stack, config_file, use_env_config)
+    else:
+        config, secrets = _override(project, config_override)
+    with (
+        config_environment(keep=use_env_config),
+        _in_project(project),
+        MockRuntime(project.name, stack, config, secrets) as runtime,
+    ):
+        registrations = runtime.run(lambda: runpy.run_path(str(project.main), run_name="__main__"))
+    return Plan(project.name, stack, registrations)
 
 
 def _override(project: Project, values: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
@@ -117,13 +150,14 @@ def _override(project: Project, values: dict[str, Any]) -> tuple[dict[str, str],
 
 
 def run_program(
-    program: Any, config: dict[str, Any] | None = None, project: str = "test", stack: str = "test"
+    program: Any,
+    config: dict[str, Any] | None = None,
+    project: str = "test",
+    stack: str = "test",
+    secret_keys: list[str] | None = None,
 ) -> Plan:
     """Run a Python callable as a Pulumi program under mocks (tests build one component this way)."""
     cfg = {k: (v if isinstance(v, str) else json.dumps(v)) for k, v in (config or {}).items()}
-    monitor = start_mock_runtime(project, stack, cfg, [])
-    try:
-        run_under_mocks(program)
-    finally:
-        close_mock_runtime()
-    return Plan(project, stack, sorted(monitor.registrations, key=lambda r: r.urn))
+    with config_environment(keep=False), MockRuntime(project, stack, cfg, secret_keys or []) as runtime:
+        registrations = runtime.run(program)
+    return Plan(project, stack, registrations)

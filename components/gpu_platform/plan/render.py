@@ -1,0 +1,107 @@
+"""``gpu-platform plan --render``: every Helm release of a plan rendered offline, object by object.
+
+Each ``kubernetes:helm.sh/v3:Release`` is rendered with its pinned chart from a local directory of
+unpacked charts named ``<chart>-<version>`` (the basename of the release's ``chart`` input, e.g.
+``oci://ghcr.io/kserve/charts/kserve-crd`` + ``v0.20.0`` -> ``kserve-crd-v0.20.0``) with the values,
+release name and namespace in the plan, through Helm's own engine in-process (PyPI
+``helm-python-sdk``, the optional ``[render]`` extra). No cluster and no network: ``lookup``
+returns nothing. Objects are written to ``<out>/rendered/<release>/<Kind>-<namespace>-<name>.yaml``;
+CRDs a chart ships in ``crds/`` are written too unless the release sets ``skipCrds``.
+"""
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpu_platform.plan.output import HELM_RELEASE, mask
+from gpu_platform.plan.runner import Plan
+
+
+class RenderError(RuntimeError):
+    """A release cannot be rendered: no chart directory, the extra is missing, or Helm refused."""
+
+
+def chart_dir(charts: Path, inputs: dict[str, Any]) -> Path:
+    chart = str(inputs.get("chart", "")).rstrip("/").rsplit("/", 1)[-1]
+    version = str(inputs.get("version", ""))
+    return charts / f"{chart}-{version}"
+
+
+# How Helm splits a rendered template into documents (pkg/release/util/manifest.go SplitManifests):
+# a `---` at a line start, whatever follows it on that line (charts emit `---# comment`).
+_SEPARATOR = re.compile(r"(?:^|\s*\n)---\s*")
+
+
+def _objects(texts: dict[str, str]) -> list[dict[str, Any]]:
+    out = []
+    for path in sorted(texts):
+        if path.endswith("NOTES.txt") or not texts[path].strip():
+            continue
+        for part in _SEPARATOR.split(texts[path]):
+            try:
+                doc = yaml.safe_load(part)
+            except yaml.YAMLError as exc:
+                raise RenderError(
+                    f"{path}: rendered output is not YAML: {' '.join(str(exc).split())}"
+                ) from None
+            if isinstance(doc, dict) and doc.get("kind"):
+                out.append(doc)
+    return out
+
+
+def _crds(directory: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(directory)): p.read_text()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file() and p.suffix in (".yaml", ".yml") and "crds" in p.relative_to(directory).parts
+    }
+
+
+def _file_name(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    parts = [str(obj["kind"]), str(meta.get("namespace") or ""), str(meta.get("name") or "unnamed")]
+    name = "-".join(p for p in parts if p)
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) + ".yaml"
+
+
+def render_releases(plan: Plan, charts: Path, out: Path) -> list[str]:
+    """Render every Helm release of the plan into ``out/rendered/``; one summary line per release."""
+    try:
+        from helm_python import Chart, HelmError
+    except ImportError:
+        raise RenderError(
+            "--render needs the [render] extra: pip install 'gpu-platform[render]' (helm-python-sdk)"
+        ) from None
+    if not charts.is_dir():
+        raise RenderError(f"{charts}: no chart directory (pass --charts DIR with <chart>-<version>/ inside)")
+    target = out / "rendered"
+    shutil.rmtree(target, ignore_errors=True)
+    lines = []
+    for release in sorted(plan.by_type(HELM_RELEASE), key=lambda r: r.urn):
+        inputs = release.inputs
+        name = str(inputs.get("name") or release.name)
+        namespace = str(inputs.get("namespace") or "default")
+        directory = chart_dir(charts, inputs)
+        if not directory.is_dir():
+            raise RenderError(f"release {name}: chart {directory.name} not found in {charts}")
+        try:
+            # helm-python-sdk 0.2.2 mutates a loaded chart when rendering: a fresh one per render.
+            texts = Chart.load(directory).render(
+                values=inputs.get("values") or {}, name=name, namespace=namespace, is_install=True
+            )
+        except HelmError as exc:
+            raise RenderError(f"release {name}: helm could not render {directory.name}: {exc}") from None
+        if not inputs.get("skipCrds"):
+            texts = {**_crds(directory), **texts}
+        objects = _objects(texts)
+        release_dir = target / name
+        release_dir.mkdir(parents=True, exist_ok=True)
+        for obj in objects:
+            (release_dir / _file_name(obj)).write_text(
+                yaml.safe_dump(mask(obj), sort_keys=True, default_flow_style=False, width=120)
+            )
+        lines.append(f"{name}: {directory.name}, {len(objects)} objects -> {release_dir}")
+    return lines
