@@ -22,8 +22,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check components stacks tests examples benchmarks policy
-	$(BIN)/ruff format --check components stacks tests examples benchmarks policy
+	$(BIN)/ruff check components stacks tests examples benchmarks policy scripts
+	$(BIN)/ruff format --check components stacks tests examples benchmarks policy scripts
 
 schema: $(STAMP)
 	$(BIN)/gpu-platform schema

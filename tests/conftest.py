@@ -12,7 +12,8 @@ import yaml
 from gpu_platform.plan import Plan, run_plan, run_program
 
 REPO = Path(__file__).resolve().parents[1]
-UPSTREAM = REPO.parent / "shared" / "upstream"
+UPSTREAM = REPO / "tests" / "upstream"
+"""Upstream files (chart values, CRDs, configs, whole charts) vendored at pinned tags; see its README.md."""
 
 
 @pytest.fixture
@@ -32,10 +33,15 @@ def run_component() -> Callable[..., Plan]:
 
 
 def upstream(*parts: str) -> Path:
-    """A file from ../shared/upstream, or skip the test saying why."""
+    """A vendored upstream file under tests/upstream. A missing one fails the test: the suite never skips."""
     path = UPSTREAM.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"upstream data not available: {path} (../shared/upstream is absent)")
+    if not path.is_file():
+        pytest.fail(
+            f"vendored upstream file missing: {path}. Run `python scripts/refresh_upstream.py --check` to list "
+            "what is missing or changed, and `--from-raw` (or `--from-git DIR`) to restore it; "
+            "see tests/upstream/README.md.",
+            pytrace=False,
+        )
     return path
 
 

@@ -93,7 +93,7 @@ def test_standard_mode_is_set_because_the_chart_defaults_to_knative() -> None:
     }
     # Knative mode keeps the chart's gateway settings (Istio) unless values override them.
     assert kserve_values("Knative") == {"kserve": {"controller": {"deploymentMode": "Knative"}}}
-    # Upstream defaults the library must override (last: skips when ../shared/upstream is absent).
+    # Upstream defaults the library must override.
     chart = chart_values("kserve", "charts", "kserve-resources", "values.yaml")
     assert chart["kserve"]["controller"]["deploymentMode"] == "Knative"
     assert chart["kserve"]["controller"]["gateway"]["ingressGateway"]["className"] == "istio"

@@ -1,0 +1,224 @@
+"""The vendored upstream data in tests/upstream: provenance files, checksums, and the refresh script.
+
+Everything here runs offline. The refresh modes are exercised against a throwaway git repository and a fake
+download function, never the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import io
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import REPO, UPSTREAM
+
+SCRIPT = REPO / "scripts" / "refresh_upstream.py"
+SOURCES = sorted(UPSTREAM.rglob("SOURCE.yaml"))
+
+
+def _load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("refresh_upstream", SCRIPT)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+refresh_upstream = _load_script()
+
+
+def _id(source: Path) -> str:
+    return source.parent.relative_to(UPSTREAM).as_posix()
+
+
+def test_upstream_is_vendored_in_the_repository() -> None:
+    assert UPSTREAM == REPO / "tests" / "upstream"
+    assert {_id(s) for s in SOURCES} >= {
+        "gpu-operator",
+        "k8s-device-plugin",
+        "mig-parted",
+        "kueue",
+        "kserve",
+        "cert-manager",
+        "charts/gpu-operator-v26.7.0",
+        "charts/kueue-0.19.2",
+    }
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=_id)
+def test_source_yaml_parses_and_names_a_pinned_commit(source: Path) -> None:
+    data = yaml.safe_load(source.read_text())
+    assert refresh_upstream.load_source(source)[1] == []
+    assert re.fullmatch(r"[0-9a-f]{40}", data["commit"])
+    assert data["license"] == "Apache-2.0"
+    assert data["files"]
+    # The file is in the script's own layout, so a refresh rewrites only what changed.
+    assert refresh_upstream.dump_source(data) == source.read_text()
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=_id)
+def test_every_listed_file_is_present_with_its_sha256(source: Path) -> None:
+    files: dict[str, Any] = yaml.safe_load(source.read_text())["files"]
+    wrong = []
+    for local, entry in files.items():
+        path = source.parent / local
+        if not path.is_file():
+            wrong.append(f"missing: {local}")
+        elif hashlib.sha256(path.read_bytes()).hexdigest() != entry["sha256"]:
+            wrong.append(f"sha256 mismatch: {local}")
+    assert wrong == []
+
+
+def test_every_file_under_upstream_is_listed() -> None:
+    listed = {s.parent / local for s in SOURCES for local in yaml.safe_load(s.read_text())["files"]}
+    present = {p for p in UPSTREAM.rglob("*") if p.is_file()}
+    unlisted = present - listed - {UPSTREAM / "README.md"} - set(SOURCES)
+    assert sorted(str(p.relative_to(UPSTREAM)) for p in unlisted) == []
+
+
+def test_stamped_chart_yaml_carries_the_stamp() -> None:
+    stamped = []
+    for source in SOURCES:
+        for local, entry in yaml.safe_load(source.read_text())["files"].items():
+            if entry.get("stamp"):
+                text = (source.parent / local).read_text()
+                assert re.search(rf"^version: {re.escape(entry['stamp']['version'])}$", text, re.M)
+                assert re.search(rf'^appVersion: "{re.escape(entry["stamp"]["appVersion"])}"$', text, re.M)
+                stamped.append(_id(source))
+    assert stamped == ["charts/cert-manager-v1.21.1", "charts/gpu-operator-v26.7.0"]
+
+
+def test_every_component_ships_its_license() -> None:
+    for source in SOURCES:
+        if source.parent.parent == UPSTREAM:  # charts/* are covered by their repository's component directory
+            files = yaml.safe_load(source.read_text())["files"]
+            assert files.get("LICENSE", {}).get("upstream") == "LICENSE", source
+            assert "Apache License" in (source.parent / "LICENSE").read_text()
+
+
+def test_check_command_passes_offline() -> None:
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"ok: {len(SOURCES)} SOURCE.yaml files")
+
+
+# --- the script on a scratch copy -----------------------------------------------------------------
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    """A copy of one small component (mig-parted) as its own upstream root."""
+    root = tmp_path / "upstream"
+    shutil.copytree(UPSTREAM / "mig-parted", root / "mig-parted")
+    return root
+
+
+def test_check_lists_every_problem_and_exits_1(scratch: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (scratch / "mig-parted" / "examples" / "config.yaml").write_text("edited\n")
+    (scratch / "mig-parted" / "LICENSE").unlink()
+    (scratch / "mig-parted" / "extra.yaml").write_text("{}\n")
+    assert refresh_upstream.main(["--check", "--root", str(scratch)]) == 1
+    err = capsys.readouterr().err
+    assert "3 problem(s)" in err
+    assert f"sha256 mismatch: {scratch}/mig-parted/examples/config.yaml" in err
+    assert f"missing: {scratch}/mig-parted/LICENSE" in err
+    assert f"not listed in any SOURCE.yaml: {scratch}/mig-parted/extra.yaml" in err
+    assert "--from-raw" in err
+
+
+def test_check_rejects_a_malformed_source(scratch: Path) -> None:
+    source = scratch / "mig-parted" / "SOURCE.yaml"
+    source.write_text(source.read_text().replace("commit: e2d5ad1f", "commit: E2D5AD1F"))
+    assert refresh_upstream.check(scratch) == [f"{source}: `commit` must be 40 lowercase hex digits"]
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
+def test_from_git_refetches_at_the_commit_and_rewrites_sha256(tmp_path: Path) -> None:
+    clone = tmp_path / "clones" / "example" / "widget"
+    (clone / "chart" / "templates").mkdir(parents=True)
+    (clone / "chart" / "Chart.yaml").write_text('name: widget\nversion: v0.0.0\nappVersion: "main"\n')
+    (clone / "chart" / "values.yaml").write_text("replicas: 1\n")
+    _git(clone, "init", "-q")
+    _git(clone, "add", ".")
+    _git(clone, "commit", "-q", "-m", "v1")
+    _git(clone, "tag", "v1.0.0")
+    commit = _git(clone, "rev-parse", "HEAD")
+    (clone / "chart" / "values.yaml").write_text("replicas: 2\n")  # later commit: must not be read
+    _git(clone, "commit", "-q", "-am", "later")
+    _git(clone, "rm", "-q", "chart/Chart.yaml")
+    _git(clone, "commit", "-q", "-m", "later still")
+
+    root = tmp_path / "upstream"
+    (root / "widget").mkdir(parents=True)
+    source = root / "widget" / "SOURCE.yaml"
+    source.write_text(
+        f"repo: example/widget\ntag: v1.0.0\ncommit: {commit}\nlicense: Apache-2.0\nupstream_dir: chart\n"
+        "files:\n  Chart.yaml:\n    upstream: chart/Chart.yaml\n    stamp: {version: v1.0.0, appVersion: v1.0.0}\n"
+        "  stale.yaml:\n    upstream: chart/stale.yaml\n"
+    )
+    (root / "widget" / "stale.yaml").write_text("gone upstream\n")
+
+    assert refresh_upstream.main(["--from-git", str(tmp_path / "clones"), "--root", str(root)]) == 0
+    chart = (root / "widget" / "Chart.yaml").read_text()
+    assert chart == 'name: widget\nversion: v1.0.0\nappVersion: "v1.0.0"\n'  # stamped
+    assert (root / "widget" / "values.yaml").read_text() == "replicas: 1\n"  # followed upstream_dir
+    assert not (root / "widget" / "stale.yaml").exists()
+    files = yaml.safe_load(source.read_text())["files"]
+    assert sorted(files) == ["Chart.yaml", "values.yaml"]
+    assert files["values.yaml"]["sha256"] == hashlib.sha256(b"replicas: 1\n").hexdigest()
+    assert files["Chart.yaml"]["stamp"] == {"version": "v1.0.0", "appVersion": "v1.0.0"}
+    assert refresh_upstream.check(root) == []
+
+    # A tag that moved is an error, and nothing is written.
+    _git(clone, "tag", "-f", "v1.0.0", "HEAD")
+    before = source.read_text()
+    assert refresh_upstream.main(["--from-git", str(tmp_path / "clones"), "--root", str(root)]) == 1
+    assert source.read_text() == before
+
+
+def test_from_raw_downloads_each_file_at_the_commit(scratch: Path) -> None:
+    source = scratch / "mig-parted" / "SOURCE.yaml"
+    data = yaml.safe_load(source.read_text())
+    urls: list[str] = []
+
+    def fake_urlopen(url: str, timeout: float) -> io.BytesIO:
+        urls.append(url)
+        upstream_path = url.split(f"/{data['commit']}/", 1)[1]
+        local = next(k for k, e in data["files"].items() if e["upstream"] == upstream_path)
+        return io.BytesIO(b"new " + local.encode())
+
+    refresh_upstream.refresh(source, refresh_upstream.RawGitHub(fake_urlopen), log=lambda _: None)
+    assert sorted(urls) == sorted(
+        f"https://raw.githubusercontent.com/NVIDIA/mig-parted/{data['commit']}/{e['upstream']}"
+        for e in data["files"].values()
+    )
+    assert (scratch / "mig-parted" / "examples" / "config.yaml").read_bytes() == b"new examples/config.yaml"
+    assert refresh_upstream.check(scratch) == []
+
+
+def test_a_missing_upstream_file_fails_the_test_instead_of_skipping() -> None:
+    from tests.conftest import upstream
+
+    with pytest.raises(pytest.fail.Exception, match=r"missing: .*tests/upstream/kueue/nope\.yaml.*--check"):
+        upstream("kueue", "nope.yaml")
