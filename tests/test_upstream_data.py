@@ -25,6 +25,8 @@ from tests.conftest import REPO, UPSTREAM
 
 SCRIPT = REPO / "scripts" / "refresh_upstream.py"
 SOURCES = sorted(UPSTREAM.rglob("SOURCE.yaml"))
+# The licenses of the vendored repositories (SPDX ids), and a phrase their LICENSE file contains.
+LICENSE_TEXT = {"Apache-2.0": "Apache License", "MIT": "MIT License"}
 
 
 def _load_script() -> ModuleType:
@@ -61,7 +63,7 @@ def test_source_yaml_parses_and_names_a_pinned_commit(source: Path) -> None:
     data = yaml.safe_load(source.read_text())
     assert refresh_upstream.load_source(source)[1] == []
     assert re.fullmatch(r"[0-9a-f]{40}", data["commit"])
-    assert data["license"] == "Apache-2.0"
+    assert data["license"] in LICENSE_TEXT
     assert data["files"]
     # The file is in the script's own layout, so a refresh rewrites only what changed.
     assert refresh_upstream.dump_source(data) == source.read_text()
@@ -106,9 +108,24 @@ def test_stamped_chart_yaml_carries_the_stamp() -> None:
 def test_every_component_ships_its_license() -> None:
     for source in SOURCES:
         if source.parent.parent == UPSTREAM:  # charts/* are covered by their repository's component directory
-            files = yaml.safe_load(source.read_text())["files"]
-            assert files.get("LICENSE", {}).get("upstream") == "LICENSE", source
-            assert "Apache License" in (source.parent / "LICENSE").read_text()
+            data = yaml.safe_load(source.read_text())
+            assert data["files"].get("LICENSE", {}).get("upstream") == "LICENSE", source
+            assert LICENSE_TEXT[data["license"]] in (source.parent / "LICENSE").read_text(), source
+
+
+def test_every_chart_repository_has_a_component_directory() -> None:
+    """A whole chart under charts/ relies on its repository's LICENSE (and NOTICE) in a component directory."""
+    components = {
+        yaml.safe_load(s.read_text())["repo"]: s.parent for s in SOURCES if s.parent.parent == UPSTREAM
+    }
+    for source in SOURCES:
+        if source.parent.parent == UPSTREAM / "charts":
+            data = yaml.safe_load(source.read_text())
+            assert data["repo"] in components, source
+            assert (
+                data["license"]
+                == yaml.safe_load((components[data["repo"]] / "SOURCE.yaml").read_text())["license"]
+            )
 
 
 def test_check_command_passes_offline() -> None:
