@@ -55,7 +55,35 @@ def test_upstream_is_vendored_in_the_repository() -> None:
         "cert-manager",
         "charts/gpu-operator-v26.7.0",
         "charts/kueue-0.19.2",
+        # the components of NEW_COMPONENTS_NOTES.md
+        "jobset",
+        "lws",
+        "kubeflow-trainer",
+        "kuberay",
+        "volcano",
+        "dra-driver-nvidia-gpu",
+        "karpenter-aws",
+        "karpenter-azure",
+        "cluster-autoscaler",
+        "aws-efa-k8s-device-plugin",
+        "gke-computeclass",
+        "charts/jobset-0.12.0",
+        "charts/lws-0.10.0",
+        "charts/kubeflow-trainer-2.3.0",
+        "charts/kuberay-operator-1.7.0",
+        "charts/volcano-1.15.1",
+        "charts/dra-driver-nvidia-gpu-0.4.1",
+        "charts/karpenter-aws-1.14.1",
+        "charts/karpenter-crd-aws-1.14.1",
+        "charts/karpenter-azure-1.14.2",
+        "charts/cluster-autoscaler-9.59.0",
+        "charts/aws-efa-k8s-device-plugin-v0.5.30",
     }
+
+
+def test_readme_lists_every_directory() -> None:
+    readme = (UPSTREAM / "README.md").read_text()
+    assert [_id(s) for s in SOURCES if f"| `{_id(s)}/` |" not in readme] == []
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=_id)
