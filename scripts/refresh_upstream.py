@@ -4,7 +4,9 @@
 Each directory there that holds a ``SOURCE.yaml`` is a byte-for-byte copy of files from one GitHub
 repository at one pinned commit. ``SOURCE.yaml`` names the ``repo``, ``tag``, ``commit`` and
 ``license`` and maps every local file (relative to the ``SOURCE.yaml``) to its ``upstream`` path and
-the ``sha256`` of the local copy. See ``tests/upstream/README.md``.
+the ``sha256`` of the local copy. A symbolic link that upstream keeps inside a copied directory (Volcano's
+chart has ``crd/v1 -> bases``) is listed with ``symlink: <target>`` instead of a ``sha256`` and is kept as
+a link. See ``tests/upstream/README.md``.
 
     scripts/refresh_upstream.py --check                  verify every listed file (offline)
     scripts/refresh_upstream.py --from-git DIR [COMP...] copy the files again from local git clones
@@ -15,8 +17,9 @@ Refreshing reads each file at the pinned ``commit`` (to move to a new release, e
 ``commit`` first), re-applies a file's ``stamp`` (see ``apply_stamp``), writes the file and rewrites
 ``SOURCE.yaml`` with the new ``sha256`` values. With ``--from-git``, a component that names an
 ``upstream_dir`` (a whole Helm chart) takes that directory's file list at the commit, so files added
-or removed upstream are followed. Needs only the standard library and PyYAML (``--from-git`` also runs
-``git``).
+or removed upstream are followed; a symlink there that points inside the directory stays a link, one that
+points outside it (Karpenter's chart ``crds/``) is copied as the file it points to, with that file as
+``upstream``. Needs only the standard library and PyYAML (``--from-git`` also runs ``git``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import posixpath
 import re
 import subprocess
 import sys
@@ -39,6 +44,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_ROOT = REPO_ROOT / "tests" / "upstream"
 SOURCE_FILE = "SOURCE.yaml"
 README_FILE = "README.md"
+# Our own notes at the top of tests/upstream (not upstream files, so not listed in any SOURCE.yaml).
+OWN_FILES = (README_FILE, "NEW_COMPONENTS_NOTES.md")
 TOP_KEYS = ("repo", "tag", "commit", "license", "upstream_dir", "notes", "files")
 HINT = (
     "restore with `python scripts/refresh_upstream.py --from-raw` (or --from-git DIR with local clones); "
@@ -62,6 +69,29 @@ def sha256_of(path: Path) -> str:
 def find_sources(root: Path) -> list[Path]:
     """Every SOURCE.yaml under ``root``, sorted."""
     return sorted(root.rglob(SOURCE_FILE))
+
+
+def vendored_paths(root: Path) -> list[Path]:
+    """Every file and symbolic link under ``root``, sorted; symlinked directories are not entered."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):  # os.walk does not follow symlinks by default
+        found += [Path(dirpath, name) for name in filenames]
+        found += [Path(dirpath, name) for name in dirnames if Path(dirpath, name).is_symlink()]
+    return sorted(found)
+
+
+def link_problem(path: Path, target: str, base: Path) -> str | None:
+    """Why ``path`` is not a symlink to ``target`` that resolves inside ``base`` (None when it is)."""
+    if not path.is_symlink():
+        return f"not a symlink: {path} (SOURCE.yaml: symlink to {target!r})"
+    if (actual := os.readlink(path)) != target:
+        return f"symlink target mismatch: {path} (SOURCE.yaml {target!r}, link {actual!r})"
+    resolved = path.resolve()
+    if not resolved.is_relative_to(base.resolve()):
+        return f"symlink leaves its directory: {path} -> {target}"
+    if not resolved.exists():
+        return f"dangling symlink: {path} -> {target}"
+    return None
 
 
 def load_source(path: Path) -> tuple[dict[str, Any], list[str]]:
@@ -89,6 +119,13 @@ def load_source(path: Path) -> tuple[dict[str, Any], list[str]]:
             problems.append(f"{where}: local path must be relative and stay inside the directory")
         if not isinstance(entry, dict) or not isinstance(entry.get("upstream"), str):
             problems.append(f"{where}: needs `upstream: <path in the repository>`")
+            continue
+        if "symlink" in entry:
+            target = entry["symlink"]
+            if not isinstance(target, str) or not target or target.startswith("/") or "\\" in target:
+                problems.append(f"{where}: `symlink` must be a relative link target")
+            if set(entry) - {"upstream", "symlink"}:
+                problems.append(f"{where}: a `symlink` entry has only `upstream` and `symlink`")
             continue
         if not isinstance(entry.get("sha256"), str) or not re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]):
             problems.append(f"{where}: `sha256` must be 64 lowercase hex digits")
@@ -119,13 +156,20 @@ def check(root: Path, components: Iterable[Path] = ()) -> list[str]:
             if path in listed:
                 problems.append(f"listed twice: {path} (in {listed[path]} and {source})")
             listed[path] = source
-            if not path.is_file():
+            if "symlink" in entry:
+                if not path.is_symlink() and not path.exists():
+                    problems.append(f"missing: {path}")
+                elif problem := link_problem(path, str(entry["symlink"]), source.parent):
+                    problems.append(problem)
+            elif path.is_symlink():
+                problems.append(f"is a symlink, not a copy: {path} -> {os.readlink(path)}")
+            elif not path.is_file():
                 problems.append(f"missing: {path}")
             elif (actual := sha256_of(path)) != entry.get("sha256"):
                 problems.append(f"sha256 mismatch: {path} (SOURCE.yaml {entry.get('sha256')}, file {actual})")
     if not selected:
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
-            if path.name == SOURCE_FILE or path == root / README_FILE or path in listed:
+        for path in vendored_paths(root):
+            if path.name == SOURCE_FILE or (path.parent == root and path.name in OWN_FILES) or path in listed:
                 continue
             problems.append(f"not listed in any {SOURCE_FILE}: {path}")
     return problems
@@ -159,6 +203,9 @@ def dump_source(data: dict[str, Any]) -> str:
         entry = data["files"][local]
         lines.append(f"  {scalar(local)}:")
         lines.append(f"    upstream: {scalar(entry['upstream'])}")
+        if "symlink" in entry:
+            lines.append(f"    symlink: {scalar(entry['symlink'])}")
+            continue
         if entry.get("stamp"):
             pairs = ", ".join(f"{k}: {scalar(v)}" for k, v in entry["stamp"].items())
             lines.append(f"    stamp: {{{pairs}}}")
@@ -227,27 +274,64 @@ class GitSnapshots:
             raise FetchError(f"{repo}: tag {tag} is {found} in the clone, SOURCE.yaml says {commit}")
         return None
 
-    def list_dir(self, repo: str, commit: str, directory: str) -> list[str]:
-        """Paths (relative to ``directory``) of the regular files below it at ``commit``."""
-        out = self._git(
-            self.repo_dir(repo, commit), "ls-tree", "-r", "-z", commit, "--", directory.rstrip("/") + "/"
-        )
+    def _tree(self, repo: str, commit: str, path: str, recursive: bool = False) -> list[tuple[str, str]]:
+        """``(mode, path)`` of the tree entries at ``path`` (with ``recursive``, of everything below it)."""
+        args = ["ls-tree", *(["-r"] if recursive else []), "-z", commit, "--", path]
+        out = self._git(self.repo_dir(repo, commit), *args)
         if out.returncode != 0:
-            raise FetchError(f"{repo}: git ls-tree {directory}: {out.stderr.decode().strip()}")
-        paths = []
+            raise FetchError(f"{repo}: git ls-tree {path}: {out.stderr.decode().strip()}")
+        entries = []
         for record in out.stdout.decode().split("\0"):
-            if not record:
-                continue
-            meta, path = record.split("\t", 1)
-            mode = meta.split()[0]
-            if mode not in ("100644", "100755"):
-                raise FetchError(f"{repo}: {path} has mode {mode} (symlink or submodule); copy it by hand")
-            paths.append(path[len(directory.rstrip("/")) + 1 :])
-        if not paths:
-            raise FetchError(f"{repo}: {directory} has no files at {commit}")
-        return paths
+            if record:
+                meta, name = record.split("\t", 1)
+                entries.append((meta.split()[0], name))
+        return entries
 
-    def read(self, repo: str, commit: str, path: str) -> bytes:
+    def _mode(self, repo: str, commit: str, path: str) -> str:
+        found = [mode for mode, name in self._tree(repo, commit, path) if name == path]
+        if not found:
+            raise FetchError(f"{repo}@{commit[:12]}: {path}: not in the tree")
+        return found[0]
+
+    def list_dir(self, repo: str, commit: str, directory: str) -> dict[str, dict[str, str]]:
+        """The entries (local path relative to ``directory`` -> ``upstream`` and maybe ``symlink``) below it.
+
+        A symlink that resolves inside ``directory`` stays a link (``symlink: <target>``); one that points
+        outside it is copied as the regular file it points to, which becomes the entry's ``upstream``.
+        """
+        directory = directory.rstrip("/")
+        entries: dict[str, dict[str, str]] = {}
+        for mode, path in self._tree(repo, commit, directory + "/", recursive=True):
+            rel = path[len(directory) + 1 :]
+            if mode in ("100644", "100755"):
+                entries[rel] = {"upstream": path}
+            elif mode == "120000":
+                target = self.read_link(repo, commit, path)
+                resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+                if target.startswith("/") or resolved.startswith("../"):
+                    raise FetchError(f"{repo}: {path} -> {target} leaves the repository")
+                if resolved.startswith(directory + "/"):
+                    entries[rel] = {"upstream": path, "symlink": target}
+                elif self._mode(repo, commit, resolved) in ("100644", "100755"):
+                    entries[rel] = {"upstream": resolved}
+                else:
+                    raise FetchError(f"{repo}: {path} -> {target} is not a regular file; copy it by hand")
+            else:
+                raise FetchError(f"{repo}: {path} has mode {mode} (submodule?); copy it by hand")
+        if not entries:
+            raise FetchError(f"{repo}: {directory} has no files at {commit}")
+        return entries
+
+    def read_link(self, repo: str, commit: str, path: str) -> str:
+        """The target of the symlink ``path`` at ``commit``."""
+        if (mode := self._mode(repo, commit, path)) != "120000":
+            raise FetchError(f"{repo}@{commit[:12]}: {path} is not a symlink (mode {mode})")
+        return self.read(repo, commit, path, link=True).decode()
+
+    def read(self, repo: str, commit: str, path: str, link: bool = False) -> bytes:
+        """The bytes of the regular file ``path`` (with ``link``, the target text of a symlink)."""
+        if not link and self._mode(repo, commit, path) == "120000":
+            raise FetchError(f"{repo}@{commit[:12]}: {path} is a symlink; list its target as `upstream`")
         out = self._git(self.repo_dir(repo, commit), "cat-file", "blob", f"{commit}:{path}")
         if out.returncode != 0:
             raise FetchError(f"{repo}@{commit[:12]}: {path}: {out.stderr.decode().strip()}")
@@ -264,6 +348,9 @@ class RawGitHub:
         return None  # the raw host cannot resolve tags; files are read at the pinned commit anyway
 
     list_dir = None  # the raw host cannot list directories: the file list in SOURCE.yaml is kept
+
+    def read_link(self, repo: str, commit: str, path: str) -> None:
+        return None  # the raw host does not tell a symlink from a file: `symlink` entries are kept as listed
 
     def read(self, repo: str, commit: str, path: str) -> bytes:
         url = f"https://raw.githubusercontent.com/{repo}/{commit}/{urllib.parse.quote(path)}"
@@ -286,24 +373,36 @@ def refresh(source: Path, fetcher: GitSnapshots | RawGitHub, log: Callable[[str]
         log(f"  warning: {warning}")
     files: dict[str, dict[str, Any]] = data["files"]
     if data.get("upstream_dir") and fetcher.list_dir is not None:
-        upstream_dir = data["upstream_dir"].rstrip("/")
         stamps = {e["upstream"]: e.get("stamp") for e in files.values()}
         files = {}
-        for rel in fetcher.list_dir(repo, commit, upstream_dir):
-            up = f"{upstream_dir}/{rel}"
-            files[rel] = {"upstream": up, **({"stamp": stamps[up]} if stamps.get(up) else {})}
-    contents = {}
+        for rel, found in fetcher.list_dir(repo, commit, data["upstream_dir"]).items():
+            stamp = stamps.get(found["upstream"])
+            files[rel] = {**found, **({"stamp": stamp} if stamp and "symlink" not in found else {})}
+    contents, links = {}, {}
     for local, entry in files.items():
+        if "symlink" in entry:
+            links[local] = fetcher.read_link(repo, commit, entry["upstream"]) or entry["symlink"]
+            continue
         content = fetcher.read(repo, commit, entry["upstream"])
         contents[local] = apply_stamp(content, entry["stamp"]) if entry.get("stamp") else content
     for local in sorted(set(data["files"]) - set(files)):
         log(f"  removed upstream: {local}")
         (base / local).unlink(missing_ok=True)
+    for local, target in links.items():
+        path = base / local
+        if not path.is_symlink() or os.readlink(path) != target:
+            log(f"  {'updated' if path.is_symlink() or path.exists() else 'added'}: {local} -> {target}")
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.symlink_to(target)
+        files[local]["symlink"] = target
     for local, content in contents.items():
         path = base / local
-        if not path.is_file() or path.read_bytes() != content:
+        if path.is_symlink() or not path.is_file() or path.read_bytes() != content:
             log(f"  {'updated' if path.is_file() else 'added'}: {local}")
             path.parent.mkdir(parents=True, exist_ok=True)
+            path.unlink(missing_ok=True)  # a symlink in its place is replaced, not written through
             path.write_bytes(content)
         files[local]["sha256"] = hashlib.sha256(content).hexdigest()
     data["files"] = files

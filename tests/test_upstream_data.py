@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -24,6 +25,8 @@ from tests.conftest import REPO, UPSTREAM
 
 SCRIPT = REPO / "scripts" / "refresh_upstream.py"
 SOURCES = sorted(UPSTREAM.rglob("SOURCE.yaml"))
+# The licenses of the vendored repositories (SPDX ids), and a phrase their LICENSE file contains.
+LICENSE_TEXT = {"Apache-2.0": "Apache License", "MIT": "MIT License"}
 
 
 def _load_script() -> ModuleType:
@@ -52,7 +55,35 @@ def test_upstream_is_vendored_in_the_repository() -> None:
         "cert-manager",
         "charts/gpu-operator-v26.7.0",
         "charts/kueue-0.19.2",
+        # the components of NEW_COMPONENTS_NOTES.md
+        "jobset",
+        "lws",
+        "kubeflow-trainer",
+        "kuberay",
+        "volcano",
+        "dra-driver-nvidia-gpu",
+        "karpenter-aws",
+        "karpenter-azure",
+        "cluster-autoscaler",
+        "aws-efa-k8s-device-plugin",
+        "gke-computeclass",
+        "charts/jobset-0.12.0",
+        "charts/lws-0.10.0",
+        "charts/kubeflow-trainer-2.3.0",
+        "charts/kuberay-operator-1.7.0",
+        "charts/volcano-1.15.1",
+        "charts/dra-driver-nvidia-gpu-0.4.1",
+        "charts/karpenter-aws-1.14.1",
+        "charts/karpenter-crd-aws-1.14.1",
+        "charts/karpenter-azure-1.14.2",
+        "charts/cluster-autoscaler-9.59.0",
+        "charts/aws-efa-k8s-device-plugin-v0.5.30",
     }
+
+
+def test_readme_lists_every_directory() -> None:
+    readme = (UPSTREAM / "README.md").read_text()
+    assert [_id(s) for s in SOURCES if f"| `{_id(s)}/` |" not in readme] == []
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=_id)
@@ -60,7 +91,7 @@ def test_source_yaml_parses_and_names_a_pinned_commit(source: Path) -> None:
     data = yaml.safe_load(source.read_text())
     assert refresh_upstream.load_source(source)[1] == []
     assert re.fullmatch(r"[0-9a-f]{40}", data["commit"])
-    assert data["license"] == "Apache-2.0"
+    assert data["license"] in LICENSE_TEXT
     assert data["files"]
     # The file is in the script's own layout, so a refresh rewrites only what changed.
     assert refresh_upstream.dump_source(data) == source.read_text()
@@ -72,7 +103,10 @@ def test_every_listed_file_is_present_with_its_sha256(source: Path) -> None:
     wrong = []
     for local, entry in files.items():
         path = source.parent / local
-        if not path.is_file():
+        if "symlink" in entry:  # kept as a link, as upstream (Volcano's chart: crd/v1 -> bases)
+            if not path.is_symlink() or os.readlink(path) != entry["symlink"] or not path.exists():
+                wrong.append(f"not a working symlink to {entry['symlink']}: {local}")
+        elif path.is_symlink() or not path.is_file():
             wrong.append(f"missing: {local}")
         elif hashlib.sha256(path.read_bytes()).hexdigest() != entry["sha256"]:
             wrong.append(f"sha256 mismatch: {local}")
@@ -81,8 +115,9 @@ def test_every_listed_file_is_present_with_its_sha256(source: Path) -> None:
 
 def test_every_file_under_upstream_is_listed() -> None:
     listed = {s.parent / local for s in SOURCES for local in yaml.safe_load(s.read_text())["files"]}
-    present = {p for p in UPSTREAM.rglob("*") if p.is_file()}
-    unlisted = present - listed - {UPSTREAM / "README.md"} - set(SOURCES)
+    present = set(refresh_upstream.vendored_paths(UPSTREAM))  # files and symlinks
+    own = {UPSTREAM / name for name in refresh_upstream.OWN_FILES}
+    unlisted = present - listed - own - set(SOURCES)
     assert sorted(str(p.relative_to(UPSTREAM)) for p in unlisted) == []
 
 
@@ -101,9 +136,24 @@ def test_stamped_chart_yaml_carries_the_stamp() -> None:
 def test_every_component_ships_its_license() -> None:
     for source in SOURCES:
         if source.parent.parent == UPSTREAM:  # charts/* are covered by their repository's component directory
-            files = yaml.safe_load(source.read_text())["files"]
-            assert files.get("LICENSE", {}).get("upstream") == "LICENSE", source
-            assert "Apache License" in (source.parent / "LICENSE").read_text()
+            data = yaml.safe_load(source.read_text())
+            assert data["files"].get("LICENSE", {}).get("upstream") == "LICENSE", source
+            assert LICENSE_TEXT[data["license"]] in (source.parent / "LICENSE").read_text(), source
+
+
+def test_every_chart_repository_has_a_component_directory() -> None:
+    """A whole chart under charts/ relies on its repository's LICENSE (and NOTICE) in a component directory."""
+    components = {
+        yaml.safe_load(s.read_text())["repo"]: s.parent for s in SOURCES if s.parent.parent == UPSTREAM
+    }
+    for source in SOURCES:
+        if source.parent.parent == UPSTREAM / "charts":
+            data = yaml.safe_load(source.read_text())
+            assert data["repo"] in components, source
+            assert (
+                data["license"]
+                == yaml.safe_load((components[data["repo"]] / "SOURCE.yaml").read_text())["license"]
+            )
 
 
 def test_check_command_passes_offline() -> None:
@@ -142,6 +192,46 @@ def test_check_rejects_a_malformed_source(scratch: Path) -> None:
     source = scratch / "mig-parted" / "SOURCE.yaml"
     source.write_text(source.read_text().replace("commit: e2d5ad1f", "commit: E2D5AD1F"))
     assert refresh_upstream.check(scratch) == [f"{source}: `commit` must be 40 lowercase hex digits"]
+
+
+def test_check_verifies_symlink_entries(scratch: Path) -> None:
+    comp = scratch / "mig-parted"
+    source = comp / "SOURCE.yaml"
+    (comp / "examples" / "v1").symlink_to(".")  # listed, right target
+    (comp / "deployments-link").symlink_to("examples/nope")  # listed, dangling
+    (comp / "escape").symlink_to("../..")  # listed, leaves the directory
+    (comp / "stray").symlink_to("examples")  # not listed
+    data = yaml.safe_load(source.read_text())
+    data["files"]["examples/v1"] = {"upstream": "examples/v1", "symlink": "."}
+    data["files"]["deployments-link"] = {"upstream": "x", "symlink": "examples/nope"}
+    data["files"]["escape"] = {"upstream": "y", "symlink": "../.."}
+    data["files"]["gone"] = {"upstream": "z", "symlink": "examples"}
+    source.write_text(refresh_upstream.dump_source(data))
+    assert "    symlink: .\n" in source.read_text()
+    assert sorted(refresh_upstream.check(scratch)) == sorted(
+        [
+            f"dangling symlink: {comp}/deployments-link -> examples/nope",
+            f"symlink leaves its directory: {comp}/escape -> ../..",
+            f"missing: {comp}/gone",
+            f"not listed in any SOURCE.yaml: {comp}/stray",
+        ]
+    )
+    # A file entry must be a copy, not a link to one.
+    (comp / "LICENSE").rename(comp / "LICENSE.real")
+    (comp / "LICENSE").symlink_to("LICENSE.real")
+    assert f"is a symlink, not a copy: {comp}/LICENSE -> LICENSE.real" in refresh_upstream.check(scratch)
+
+
+def test_load_source_rejects_a_bad_symlink_entry(scratch: Path) -> None:
+    source = scratch / "mig-parted" / "SOURCE.yaml"
+    data = yaml.safe_load(source.read_text())
+    data["files"]["abs"] = {"upstream": "a", "symlink": "/etc"}
+    data["files"]["hashed"] = {"upstream": "b", "symlink": "x", "sha256": "0" * 64}
+    source.write_text(yaml.safe_dump(data))
+    assert refresh_upstream.load_source(source)[1] == [
+        f"{source}: files['abs']: `symlink` must be a relative link target",
+        f"{source}: files['hashed']: a `symlink` entry has only `upstream` and `symlink`",
+    ]
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -195,6 +285,49 @@ def test_from_git_refetches_at_the_commit_and_rewrites_sha256(tmp_path: Path) ->
     before = source.read_text()
     assert refresh_upstream.main(["--from-git", str(tmp_path / "clones"), "--root", str(root)]) == 1
     assert source.read_text() == before
+
+
+def test_from_git_keeps_inner_symlinks_and_copies_outer_ones(tmp_path: Path) -> None:
+    clone = tmp_path / "clones" / "example" / "widget"
+    (clone / "chart" / "crd" / "bases").mkdir(parents=True)
+    (clone / "chart" / "crds").mkdir()
+    (clone / "apis").mkdir()
+    (clone / "chart" / "Chart.yaml").write_text("name: widget\n")
+    (clone / "chart" / "crd" / "bases" / "a.yaml").write_text("kind: A\n")
+    (clone / "chart" / "crd" / "v1").symlink_to("bases")  # inside the chart: stays a link
+    (clone / "apis" / "b.yaml").write_text("kind: B\n")
+    (clone / "chart" / "crds" / "b.yaml").symlink_to("../../apis/b.yaml")  # outside: copied as the file
+    _git(clone, "init", "-q")
+    _git(clone, "add", ".")
+    _git(clone, "commit", "-q", "-m", "v1")
+    commit = _git(clone, "rev-parse", "HEAD")
+
+    root = tmp_path / "upstream"
+    (root / "widget").mkdir(parents=True)
+    source = root / "widget" / "SOURCE.yaml"
+    source.write_text(
+        f"repo: example/widget\ntag: v1.0.0\ncommit: {commit}\nlicense: Apache-2.0\nupstream_dir: chart\n"
+        "files:\n  Chart.yaml:\n    upstream: chart/Chart.yaml\n"
+    )
+    assert refresh_upstream.main(["--from-git", str(tmp_path / "clones"), "--root", str(root)]) == 0
+    files = yaml.safe_load(source.read_text())["files"]
+    assert files["crd/v1"] == {"upstream": "chart/crd/v1", "symlink": "bases"}
+    assert files["crds/b.yaml"]["upstream"] == "apis/b.yaml"
+    assert os.readlink(root / "widget" / "crd" / "v1") == "bases"
+    assert (root / "widget" / "crd" / "v1" / "a.yaml").read_text() == "kind: A\n"
+    assert not (root / "widget" / "crds" / "b.yaml").is_symlink()
+    assert (root / "widget" / "crds" / "b.yaml").read_text() == "kind: B\n"
+    assert refresh_upstream.dump_source(yaml.safe_load(source.read_text())) == source.read_text()
+    assert refresh_upstream.check(root) == []
+
+    # Listing the symlink itself as a file's upstream is refused instead of copying the link text.
+    data = yaml.safe_load(source.read_text())
+    data["files"]["crds/b.yaml"]["upstream"] = "chart/crds/b.yaml"
+    del data["upstream_dir"]
+    source.write_text(refresh_upstream.dump_source(data))
+    fetcher = refresh_upstream.GitSnapshots(tmp_path / "clones")
+    with pytest.raises(refresh_upstream.FetchError, match=r"chart/crds/b.yaml is a symlink"):
+        refresh_upstream.refresh(source, fetcher, log=lambda _: None)
 
 
 def test_from_raw_downloads_each_file_at_the_commit(scratch: Path) -> None:
