@@ -83,7 +83,8 @@ def write_plan(plan: Plan, out: Path) -> None:
             d = out / "values"
             d.mkdir(exist_ok=True)
             # Named after the Helm release (what `helm get values <release>` shows), not the Pulumi name.
-            release = r.inputs.get("name") if isinstance(r.inputs.get("name"), str) else r.name
+            name = r.inputs.get("name")
+            release = name if isinstance(name, str) else r.name
             (d / f"{_safe(release)}.yaml").write_text(_dump_yaml(mask(r.inputs.get("values") or {})))
             continue
         manifest = _manifest(r)
