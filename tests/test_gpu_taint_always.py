@@ -173,7 +173,7 @@ def test_stack_config_pools_keep_the_gpu_taint(cloud: str) -> None:
         "cluster": {
             "name": "gpu",
             "region": "us-east-1" if cloud == "eks" else "us-central1",
-            "project": "p",
+            **({"project": "p"} if cloud == "gke" else {}),
         },
         "gpuPools": [
             {

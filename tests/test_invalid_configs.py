@@ -21,54 +21,7 @@ FILES = sorted(CORPUS.glob("*.yaml"))
 EXPECT = re.compile(r"^# expect: (?P<key>\S+)\s*$", re.MULTILINE)
 
 # Known gaps in the library's validation: file stem -> reason (strict xfail, so a fix is noticed).
-KNOWN_GAPS: dict[str, str] = {
-    # One mistake, several lines.
-    "stack-misspelled-gpu-pools-key": "a misspelt required top-level key is reported twice: unknown 'gpuPool' "
-    "and missing 'gpuPools'",
-    "kueue-team-misspelled-required-key": "a misspelt required key is reported twice: unknown 'clusterQeue' "
-    "and missing 'clusterQueue'",
-    "kserve-enabled-string": "an invalid kserve.enabled is taken as false, so every service also gets "
-    "'kserve.enabled is false' (follow-on error)",
-    # The wrong key.
-    "gpupools-max-nodes-nan": "NaN/infinity is reported on the whole item (gpuPools[0]), not on the field",
-    "gpupools-spot-max-price-inf": "NaN/infinity is reported on the whole item (gpuPools[0]), not on the field",
-    "kserve-service-gpus-nan": "NaN/infinity is reported on the whole item (kserve.services[0]), not on the field",
-    "kserve-service-gpus-inf": "NaN/infinity is reported on the whole item (kserve.services[0]), not on the field",
-    "gpupools-mig-gke-cloud-profiles": "the error names sharing.mig.layout, but the file sets sharing.mig.profiles",
-    # Accepted (or a traceback) although invalid.
-    "cudaversion-unquoted-float": "top-level scalars reach the program as text (plan runner json.dumps, "
-    "stack/read.py), so an unquoted 12.10 arrives as '12.1' and is accepted as CUDA 12.1",
-    "cluster-eks-zones-outside-region": "cluster.zones are not checked against cluster.region (pool zones are)",
-    "cluster-eks-duplicate-zones": "a zone listed twice in cluster.zones is accepted (two subnets for one zone)",
-    "cluster-system-pool-unknown-machine-gke": "system pool machine types are only shape-checked: the typo "
-    "e2-standrad-4 matches the GKE pattern",
-    "cluster-attach-eks-node-role-not-an-arn": "existingNodeRoleArn is not checked to be an IAM role ARN",
-    "cluster-kubeconfig-stack-reference-not-qualified": "kubeconfigStackReference.stack is not checked to be "
-    "org/project/stack; the plan then dies with a TypeError in the StackReference mock",
-    "cluster-kubeconfig-and-stack-reference": "kubeconfig and kubeconfigStackReference together are accepted "
-    "(which one wins is unsaid); the plan then dies with a TypeError in the StackReference mock",
-    "cluster-kubeconfig-on-new-cluster": "a kubeconfig on a cluster the stack creates is silently ignored",
-    "cluster-existing-node-role-on-gke": "EKS attach-mode keys (existingNodeRoleArn, existingSubnetIds) are "
-    "silently ignored on other clouds",
-    "cluster-resource-group-on-eks": "resourceGroup (AKS only) is silently ignored on EKS",
-    "gpupools-taint-duplicate": "two taints with the same key and effect are accepted; Kubernetes refuses them",
-    "gpupools-zone-aks-four": "AKS zones are only checked to be digits; Azure zones are 1, 2 and 3",
-    "gpupools-zone-duplicate": "a zone listed twice in a pool is accepted",
-    "gpupools-eks-capacity-block-id-malformed": "the Capacity Block reservation is not checked to be a cr-... ID",
-    "gpupools-operator-sharing-with-operator-disabled": "operator-managed time-slicing is accepted with "
-    "gpuOperator.enabled false, so nothing configures it",
-    "gpuoperator-driver-version-with-cloud-owner": "driver.version is silently ignored when the cloud owns "
-    "the driver (EKS, owner auto)",
-    "gpuoperator-host-version-with-operator-owner": "driver.hostVersion is silently ignored when the operator "
-    "owns the driver",
-    "kueue-team-duplicate-local-queue": "two identical teams (same namespace and LocalQueue) are accepted",
-    "kueue-team-system-namespace": "a team namespace kube-system is accepted; the stack would create and "
-    "label a system namespace",
-    "kueue-wait-timeout-zero": "waitForPodsReady.timeout 0s is accepted; it evicts every workload at once",
-    "kserve-ingress-domain-url": "kserve.ingressDomain is not checked to be a DNS name (a URL is accepted)",
-    "kserve-service-priority-class-unknown": "a service's priorityClass is not checked against the Kueue "
-    "WorkloadPriorityClasses (kueue.priorityClasses or the defaults)",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 # The cases the guard-rail issue asks for, each by its file.
 REQUIRED = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -45,7 +46,7 @@ def test_node_group_inputs_are_exact(l4_spot: Plan) -> None:
     ng = l4_spot.one(NODEGROUP)
     i = ng.inputs
     assert i["clusterName"] == "gpu"
-    assert i["nodeGroupName"] == "l4-spot"
+    assert re.fullmatch(r"l4-spot-[0-9a-f]{6}", i["nodeGroupName"])
     assert i["nodeRoleArn"] == "arn:aws:iam::111122223333:role/nodes"
     assert i["subnetIds"] == ["subnet-a", "subnet-b"]
     assert i["amiType"] == "AL2023_x86_64_NVIDIA"
@@ -68,7 +69,9 @@ def test_node_group_inputs_are_exact(l4_spot: Plan) -> None:
 def test_desired_size_belongs_to_the_autoscaler(l4_spot: Plan) -> None:
     ng = l4_spot.one(NODEGROUP)
     assert ng.options["ignoreChanges"] == ["scalingConfig.desiredSize"]
-    assert ng.options["deleteBeforeReplace"] is True
+    # A generated name: a replacing change creates the new group before deleting the old one.
+    assert ng.options["deleteBeforeReplace"] is False
+    assert ng.options["protect"] is True
 
 
 def test_launch_template_holds_an_encrypted_disk_and_imdsv2(l4_spot: Plan) -> None:

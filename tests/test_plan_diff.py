@@ -369,10 +369,11 @@ def test_real_prod_plans_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     base, head = _plan_dir(tmp_path, "base", "prod", raw), _plan_dir(tmp_path, "head", "prod", edited)
     d = diff_dirs(base, head)
     training = next(c for c in d.changes if c.name == "h100-training-nodegroup")
+    # A new generated name: created before the old group is deleted (destructive: the old nodes go).
     assert (training.action, training.replace_triggers, training.delete_first, training.destructive) == (
         "replaced",
-        ["subnetIds"],
-        True,
+        ["nodeGroupName", "subnetIds"],
+        False,
         True,
     )
     inference = next(c for c in d.changes if c.name == "h100-inference-nodegroup")

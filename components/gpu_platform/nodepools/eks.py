@@ -88,7 +88,7 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
         self.node_group = eks.NodeGroup(
             f"{name}-nodegroup",
             cluster_name=inputs["cluster_name"],
-            node_group_name=pool.name,
+            node_group_name=plan.physical_name,
             node_role_arn=inputs["node_role_arn"],
             subnet_ids=inputs["subnet_ids"],
             version=inputs.get("kubernetes_version"),
@@ -104,6 +104,6 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
                 id=self.launch_template.id, version=self.launch_template.latest_version.apply(str)
             ),
             update_config=eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
-            opts=self.child_opts(ignore_changes=IGNORE_CHANGES, delete_before_replace=True),
+            opts=self.child_opts(ignore_changes=IGNORE_CHANGES, protect=plan.protect),
         )
         return self._pool_outputs(plan, self.node_group.node_group_name)

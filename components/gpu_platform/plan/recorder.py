@@ -81,6 +81,12 @@ class PlanMocks(pulumi_mocks.Mocks):
         t = args.typ
         if t == "kubernetes:helm.sh/v3:Release":
             state.setdefault("status", {"status": "deployed", "namespace": args.inputs.get("namespace", "")})
+        elif t == "pulumi:pulumi:StackReference":
+            # Another stack's outputs cannot be read offline: the conventional kubeconfig output is a
+            # placeholder, as secure: config values are.
+            state.update(
+                outputs={"kubeconfig": "offline-placeholder-kubeconfig"}, secretOutputNames=["kubeconfig"]
+            )
         elif t.startswith("aws:eks/cluster:Cluster"):
             state.update(
                 endpoint=f"https://{args.name}.eks.example",

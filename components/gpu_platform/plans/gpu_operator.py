@@ -94,6 +94,8 @@ class OperatorPlan:
     gke_installer_version: str | None = None
     """Declared cloud driver; on GKE it is the version Google's COS installer installs."""
     user_values: Mapping[str, Any] = field(default_factory=dict)
+    secret_values: bool = False
+    """The user's values hold a secret: the whole values input is stored encrypted."""
 
 
 def device_plugin_pools(plan: OperatorPlan) -> list[GpuPool]:
@@ -288,6 +290,7 @@ def gpu_operator_plan(
         service_monitor=dcgm.get("service_monitor", False),
         gke_installer_version=settings.get("driver", {}).get("installer_version"),
         user_values=dict(settings.get("values", {})),
+        secret_values=bool(settings.get("secret_values", False)),
     )
 
 

@@ -303,11 +303,25 @@ class KueuePlan:
     objects: KueueObjects
     values: dict[str, Any]
     namespace: str
+    manage_namespaces: bool = True
+    """Create the team namespaces (the stack layer creates every namespace itself, once)."""
+    secret_values: bool = False
+    """The user's chart values hold a secret: the whole values input is stored encrypted."""
+
+    def retained_namespaces(self) -> set[str]:
+        """Team namespaces kept when their team or Kueue is removed (unless every team in it opts out)."""
+        return {t.namespace for t in self.spec.teams if t.retain_namespace}
 
 
-def kueue_plan(pools: Sequence[GpuPool], spec: KueueSpec, namespace: str) -> KueuePlan:
+def kueue_plan(
+    pools: Sequence[GpuPool],
+    spec: KueueSpec,
+    namespace: str,
+    manage_namespaces: bool = True,
+    secret: bool = False,
+) -> KueuePlan:
     """The plan from resolved pools and settings (the stack layer's path; checks have run)."""
-    return KueuePlan(spec, build(pools, spec), helm_values(spec), namespace)
+    return KueuePlan(spec, build(pools, spec), helm_values(spec), namespace, manage_namespaces, secret)
 
 
 def plan_kueue(args: KueueArgs) -> KueuePlan:

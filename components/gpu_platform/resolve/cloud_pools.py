@@ -13,6 +13,8 @@ from gpu_platform.resolve.pools import PoolProblems, ResolvedPools, resolve_pool
 
 AGENT_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
 """AKS Linux agent pool names: lowercase letters and digits, at most 12 characters."""
+AKS_ZONES = ("1", "2", "3")
+"""Azure availability zones within a region."""
 AKS_MIG_COMPUTE_SLICES = (1, 2, 3, 4, 7)
 """AKS ``gpu_instance_profile`` values are ``MIG<compute slices>g``."""
 
@@ -60,8 +62,8 @@ def aks_pool_problems(pool: GpuPool, p: Problems, check_name: bool = True) -> No
     if check_name and reason:
         p.add(("name",), reason)
     for i, zone in enumerate(pool.zones):
-        if not zone.isdigit():
-            p.add(("zones", i), f"AKS availability zones are numbers ('1', '2', '3'), not '{zone}'")
+        if zone not in AKS_ZONES:
+            p.add(("zones", i), f"AKS availability zones are {', '.join(AKS_ZONES)}, not '{zone}'")
     s = pool.sharing
     if s.mode != "mig" or s.managed_by != "cloud":
         return

@@ -15,9 +15,6 @@ from gpu_platform.plans.kueue import kueue_plan
 if TYPE_CHECKING:
     from gpu_platform.stack.spec import PlatformSpec
 
-RESERVED_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
-"""Namespaces every cluster already has: never created."""
-
 
 def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
     from gpu_platform.operators.gpu_operator import GpuOperator
@@ -29,21 +26,30 @@ def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
     return GpuOperator.from_plan("gpu-operator", plan, opts)
 
 
-def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
+def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str, Any]) -> Any:
+    """Kueue without team namespaces: the stack owns every namespace (``stack.namespaces``)."""
     from gpu_platform.operators.kueue import Kueue
 
     assert spec.kueue is not None
-    return Kueue.from_plan("kueue", kueue_plan(spec.pools, spec.kueue, versions.KUEUE.namespace), opts)
+    secret = "kueue" in spec.secret_sections
+    plan = kueue_plan(
+        spec.pools, spec.kueue, versions.KUEUE.namespace, manage_namespaces=False, secret=secret
+    )
+    after = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=list(namespaces.values())))
+    return Kueue.from_plan("kueue", plan, after)
 
 
-def kserve(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any]) -> dict[str, Any]:
+def kserve(
+    spec: PlatformSpec,
+    opts: pulumi.ResourceOptions,
+    depends_on: list[Any],
+    namespaces: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """cert-manager, KServe and one ``GpuInferenceService`` per service; returns the stack outputs.
 
-    ``depends_on`` (the GPU Operator, and Kueue when it creates the services' namespaces and queues)
-    orders the inference services after what their pods need on the nodes.
+    ``depends_on`` (the GPU Operator, and Kueue for the services' queues) orders the inference services
+    after what their pods need on the nodes; ``namespaces`` are the stack's (``stack.namespaces``).
     """
-    import pulumi_kubernetes as k8s
-
     from gpu_platform.inference import GpuInferenceService
     from gpu_platform.operators.cert_manager import CertManager
     from gpu_platform.operators.kserve import KServe
@@ -52,18 +58,12 @@ def kserve(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[An
     assert ks is not None
     before = []
     if ks.install_cert_manager:
-        plan = CertManagerPlan(versions.CERT_MANAGER.namespace, cert_manager_values())
-        before = [CertManager.from_plan("cert-manager", plan, opts)]
+        certs = CertManagerPlan(versions.CERT_MANAGER.namespace, cert_manager_values())
+        before = [CertManager.from_plan("cert-manager", certs, opts)]
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=before))
-    server = KServe.from_plan("kserve", kserve_plan(ks.settings), merged)
-    team_namespaces = {t.namespace for t in spec.kueue.teams} if spec.kueue else set()
-    managed_elsewhere = team_namespaces | RESERVED_NAMESPACES | {versions.KSERVE_RESOURCES.namespace}
-    namespaces: dict[str, Any] = {}
-    for _, request in ks.services:
-        if request.namespace not in managed_elsewhere and request.namespace not in namespaces:
-            namespaces[request.namespace] = k8s.core.v1.Namespace(
-                f"kserve-namespace-{request.namespace}", metadata={"name": request.namespace}, opts=opts
-            )
+    plan = kserve_plan({**ks.settings, "secret_values": "kserve" in spec.secret_sections})
+    server = KServe.from_plan("kserve", plan, merged)
+    namespaces = namespaces or {}
     services: dict[str, Any] = {}
     mode = ks.settings.get("deployment_mode", "Standard")
     for svc, request in ks.services:
