@@ -43,6 +43,8 @@ VALID: dict[str, dict[str, Any]] = {
     "CertManager": {},
     "KServe": {},
     "GpuInferenceService": {"cloud": "existing", "pool": EXISTING_POOL, "model_format": "huggingface"},
+    "ClusterAutoscaler": {"cluster_name": "c", "region": "us-east-1"},
+    "EfaDevicePlugin": {"pools": [{**EKS_POOL, "machine_type": "p5.48xlarge", "efa": True}]},
 }
 REQUIRED: dict[str, str] = {
     "GkeCluster": "location",
@@ -52,6 +54,8 @@ REQUIRED: dict[str, str] = {
     "GpuOperator": "cloud",
     "Kueue": "pools",
     "GpuInferenceService": "model_format",
+    "ClusterAutoscaler": "region",
+    "EfaDevicePlugin": "pools",
 }
 
 

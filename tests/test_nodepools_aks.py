@@ -118,6 +118,7 @@ def test_aks_mig_instance_profile_from_compute_slices(layout: str, profile: str)
         {
             "name": "a100-mig",
             "machine_type": "Standard_ND96asr_v4",
+            "min_nodes": 1,  # AKS cannot scale MIG pools up from 0
             "max_nodes": 1,
             "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": layout}},
         },
@@ -137,6 +138,7 @@ def test_aks_mig_instance_profile_from_compute_slices(layout: str, profile: str)
             {
                 "name": "m",
                 "machine_type": "Standard_ND96asr_v4",
+                "min_nodes": 1,
                 "max_nodes": 1,
                 "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.10gb"}},
             },
@@ -148,6 +150,7 @@ def test_aks_mig_instance_profile_from_compute_slices(layout: str, profile: str)
             {
                 "name": "m",
                 "machine_type": "Standard_ND96asr_v4",
+                "min_nodes": 1,
                 "max_nodes": 1,
                 "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
             },

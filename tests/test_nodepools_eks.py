@@ -58,6 +58,8 @@ def test_node_group_inputs_are_exact(l4_spot: Plan) -> None:
         "gpu-platform.io/gpu": "l4",
         "gpu-platform.io/sharing": "time-slicing",
         "nvidia.com/device-plugin.config": "l4-spot-time-slicing-2",
+        # The Cluster Autoscaler's GPU label: it waits for nvidia.com/gpu instead of adding nodes.
+        "k8s.amazonaws.com/accelerator": "nvidia-l4",
     }
     assert i["scalingConfig"] == {"minSize": 0, "desiredSize": 1, "maxSize": 5}
     assert i["updateConfig"] == {"maxUnavailable": 1}
@@ -125,8 +127,9 @@ def test_efa_exposes_every_interface_in_one_placement_group() -> None:
     nics = lt["networkInterfaces"]
     assert len(nics) == 32
     assert [n["networkCardIndex"] for n in nics] == list(range(32))
-    assert [n["deviceIndex"] for n in nics] == [0] + [1] * 31
-    assert {n["interfaceType"] for n in nics} == {"efa"}
+    # Card 0: EFA with ENA (the primary interface); the others EFA-only, without an IP (AWS's recommendation).
+    assert [n["deviceIndex"] for n in nics] == [0] * 32
+    assert [n["interfaceType"] for n in nics] == ["efa"] + ["efa-only"] * 31
     assert all(n["securityGroups"] == ["sg-cluster"] for n in nics)
     pg = plan.one("aws:ec2/placementGroup:PlacementGroup")
     assert pg.inputs["strategy"] == "cluster"

@@ -187,6 +187,7 @@ def test_operator_mig_leaves_the_gpu_whole_and_labels_the_layout() -> None:
         {
             "name": "h100",
             "machine_type": "a3-highgpu-8g",
+            "min_nodes": 1,
             "max_nodes": 1,
             "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
         }

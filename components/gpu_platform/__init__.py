@@ -15,6 +15,8 @@ from gpu_platform.args import (
     AksClusterArgs,
     AksGpuNodePoolArgs,
     CertManagerArgs,
+    ClusterAutoscalerArgs,
+    EfaDevicePluginArgs,
     EksClusterArgs,
     EksGpuNodePoolArgs,
     GkeClusterArgs,
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
     from gpu_platform.nodepools.eks import EksGpuNodePool
     from gpu_platform.nodepools.gke import GkeGpuNodePool
     from gpu_platform.operators.cert_manager import CertManager
+    from gpu_platform.operators.cluster_autoscaler import ClusterAutoscaler
+    from gpu_platform.operators.efa import EfaDevicePlugin
     from gpu_platform.operators.gpu_operator import GpuOperator
     from gpu_platform.operators.kserve import KServe
     from gpu_platform.operators.kueue import Kueue
@@ -57,6 +61,8 @@ _COMPONENTS = {
     "CertManager": "gpu_platform.operators.cert_manager",
     "KServe": "gpu_platform.operators.kserve",
     "GpuInferenceService": "gpu_platform.inference",
+    "ClusterAutoscaler": "gpu_platform.operators.cluster_autoscaler",
+    "EfaDevicePlugin": "gpu_platform.operators.efa",
 }
 """Component class -> module, imported on first attribute access."""
 
@@ -75,7 +81,11 @@ __all__ = [
     "ArgumentsError",
     "CertManager",
     "CertManagerArgs",
+    "ClusterAutoscaler",
+    "ClusterAutoscalerArgs",
     "ConfigError",
+    "EfaDevicePlugin",
+    "EfaDevicePluginArgs",
     "EksCluster",
     "EksClusterArgs",
     "EksGpuNodePool",

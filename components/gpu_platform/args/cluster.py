@@ -11,6 +11,7 @@ from pulumi import Input
 from pydantic import with_config
 from typing_extensions import TypedDict
 
+from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.args.validate import ARGS_CONFIG
 
 SYSTEM_MACHINE_TYPE = {"gke": "e2-standard-4", "eks": "m6i.large", "aks": "Standard_D4s_v5"}
@@ -169,3 +170,11 @@ class ClusterConfigArgs(TypedDict):
     """EKS attach mode: IAM role of the GPU node groups (required there)."""
     existing_subnet_ids: NotRequired[Sequence[str]]
     """EKS attach mode: private subnets of the GPU node groups (required there)."""
+    autoscaler: NotRequired[EksAutoscaler]
+    """EKS: what grows the node groups. ``cluster-autoscaler`` (default when the stack creates the cluster:
+    the Kubernetes Cluster Autoscaler with Pod Identity, on the system pool) or ``none`` (default when
+    attaching to a cluster made elsewhere, whose owner runs one; the GPU node groups still carry the tags
+    it needs to scale them from zero). GKE and AKS scale node pools with their own autoscaler."""
+    pod_identity_agent: NotRequired[bool]
+    """EKS: install the ``eks-pod-identity-agent`` add-on the autoscaler's credentials come through (default
+    true); false when the cluster already has it."""

@@ -16,6 +16,7 @@ CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryReadOnly", "AmazonEKS_CNI_Policy")
 """Exactly what EKS nodes need to join, pull images and run the VPC CNI; workloads use IRSA."""
 SYSTEM_DISK_GB = 50
+SYSTEM_AMI = "AL2023_x86_64_STANDARD"
 
 
 def assume_role_policy(service: str) -> str:
@@ -48,6 +49,9 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
     """EKS's cluster security group: members reach each other and the control plane (EFA needs that)."""
     oidc_provider_arn: pulumi.Output[str]
     """For IRSA trust policies."""
+    system_node_group_name: str
+    """The system node group's name (EKS labels its nodes ``eks.amazonaws.com/nodegroup=<name>``): where
+    the platform's controllers run."""
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         self._start(name, plan_eks_cluster(name, args), opts)
@@ -161,11 +165,11 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         return eks.NodeGroup(
             f"{name}-system",
             cluster_name=cluster.name,
-            node_group_name=plan.system_pool_name("AL2023_x86_64_STANDARD", SYSTEM_DISK_GB),
+            node_group_name=self.system_node_group_name,
             node_role_arn=self.node_role_arn,
             subnet_ids=self.private_subnet_ids,
             version=plan.inputs.get("kubernetes_version"),
-            ami_type="AL2023_x86_64_STANDARD",
+            ami_type=SYSTEM_AMI,
             instance_types=[sp.machine_type],
             capacity_type="ON_DEMAND",
             disk_size=SYSTEM_DISK_GB,
@@ -215,6 +219,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         )
         self.private_subnet_ids = [s.id for s in private]
         self.private_subnet_ids_by_zone = dict(zip(zones, self.private_subnet_ids, strict=True))
+        self.system_node_group_name = plan.system_pool_name(SYSTEM_AMI, SYSTEM_DISK_GB)
         self.system_pool = self._system_pool(name, plan, self.cluster)
         self.vpc_id = vpc.id
         self.cluster_name = self.cluster.name

@@ -95,6 +95,9 @@ class PlanMocks(pulumi_mocks.Mocks):
                 arn=f"arn:aws:eks:region:000000000000:cluster/{args.name}",
                 vpcConfig={**args.inputs.get("vpcConfig", {}), "clusterSecurityGroupId": f"sg-{args.name}"},
             )
+        elif t.startswith("aws:eks/nodeGroup:NodeGroup"):
+            group = f"eks-{args.inputs.get('nodeGroupName', args.name)}-mock-asg"
+            state.update(resources=[{"autoscalingGroups": [{"name": group}]}])
         elif t.startswith("aws:ec2/launchTemplate:LaunchTemplate"):
             state.update(latestVersion=1, defaultVersion=1)
         elif t.startswith("gcp:serviceaccount/account:Account"):
@@ -118,6 +121,9 @@ class PlanMocks(pulumi_mocks.Mocks):
                 "arn": "arn:aws:iam::000000000000:user/mock",
                 "userId": "mock",
             }, []
+        if tok == "aws:index/getRegion:getRegion":
+            region = args.args.get("region") or "mock-region-1"
+            return {"id": region, "name": region, "region": region, "description": "mock", "endpoint": ""}, []
         if tok == "aws:ssm/getParameter:getParameter":
             return {"value": "1.33.0-20260101", "name": args.args.get("name", ""), "type": "String"}, []
         if tok.startswith("azure-native:containerservice:listManagedClusterUserCredentials"):

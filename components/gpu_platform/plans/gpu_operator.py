@@ -164,8 +164,8 @@ def helm_values(plan: OperatorPlan) -> dict[str, Any]:
         "migManager": {"enabled": mig_manager_enabled(plan)},
         "dcgmExporter": {
             "enabled": plan.dcgm_exporter,
-            # The chart turns it on by default; without the Prometheus Operator CRDs the operator
-            # reports the DCGM exporter state not ready, so it is on only when asked.
+            # Off unless asked: without the Prometheus Operator CRDs the operator (v26.7.0) skips the
+            # ServiceMonitor and stays Ready, so turning it on only matters where Prometheus runs.
             "serviceMonitor": {"enabled": plan.service_monitor},
         },
         "nfd": {"enabled": True},

@@ -44,7 +44,7 @@ from gpu_platform.resolve.kueue import (
 )
 from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.scheduling import LABEL_PREFIX, pool_tolerations, selector_labels
-from gpu_platform.sharing import advertised_resources
+from gpu_platform.sharing import node_resources
 
 API_VERSION = "kueue.x-k8s.io/v1beta2"
 CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
@@ -74,7 +74,7 @@ def _units(pool: GpuPool) -> dict[str, int]:
     """Physical capacity of the whole pool in base units: cpu in millicores, memory in MiB."""
     n = pool.max_nodes
     out = {"cpu": (pool.vcpus or 0) * 1000 * n, "memory": (pool.memory_gib or 0) * 1024 * n}
-    out.update({name: units * n for name, units in advertised_resources(pool).items()})
+    out.update({name: units * n for name, units in node_resources(pool).items()})
     return out
 
 

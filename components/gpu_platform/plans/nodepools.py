@@ -9,7 +9,7 @@ layer's path). The components only turn a plan into SDK arguments. Argument name
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,8 @@ from gpu_platform.resolve.cloud_pools import (
     default_agent_pool_name,
 )
 from gpu_platform.resolve.nodepool import resolve_node_pool
+from gpu_platform.scheduling import CA_NODE_TEMPLATE
+from gpu_platform.sharing import GPU_RESOURCE, node_resources
 
 CLOUD_TAINT_EFFECT = {
     "NoSchedule": "NO_SCHEDULE",
@@ -150,6 +152,22 @@ def plan_gke_node_pool(args: GkeGpuNodePoolArgs) -> GkeNodePoolPlan:
 # --- EKS ------------------------------------------------------------------------------------------
 
 
+def node_template_tags(pool: GpuPool, labels: Mapping[str, str], taints: Sequence[Taint]) -> dict[str, str]:
+    """The pool's nodes as the Cluster Autoscaler must imagine them while the group is empty.
+
+    Labels, taints and every extended resource a node will advertise (GPU, MIG profiles, shared replicas,
+    EFA devices) as ASG tags ``k8s.io/cluster-autoscaler/node-template/{label,taint,resources}/<name>``
+    (cluster-autoscaler FAQ "How can I scale a node group to 0?"). The autoscaler otherwise assumes the
+    instance type's whole GPUs and nothing else, so pods asking for MIG slices, renamed replicas or EFA
+    never scale an empty group up. ``nvidia.com/gpu`` is stated even when 0, for the same reason.
+    """
+    tags = {f"{CA_NODE_TEMPLATE}/label/{k}": v for k, v in sorted(labels.items())}
+    tags.update({f"{CA_NODE_TEMPLATE}/taint/{t.key}": f"{t.value}:{t.effect}" for t in taints})
+    resources = {GPU_RESOURCE: 0, **node_resources(pool)}
+    tags.update({f"{CA_NODE_TEMPLATE}/resources/{r}": str(n) for r, n in sorted(resources.items())})
+    return tags
+
+
 @dataclass(frozen=True)
 class EksNodePoolPlan(NodePoolPlan):
     ami_type: str = DEFAULT_IMAGE["eks"]
@@ -157,6 +175,8 @@ class EksNodePoolPlan(NodePoolPlan):
     root_device: str = EKS_ROOT_DEVICE["AL2023"]
     efa_interfaces: int = 0
     """EFA network cards to attach (0 without EFA)."""
+    autoscaler_tags: Mapping[str, str] = field(default_factory=dict)
+    """``node_template_tags``: put on the node group's Auto Scaling group."""
 
     @property
     def cloud_taints(self) -> list[dict[str, str | None]]:
@@ -172,8 +192,10 @@ def eks_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
     capacity = pool.capacity_type or ("SPOT" if pool.spot else "ON_DEMAND")
     # EKS replaces a node group for a new AMI type, instance type, capacity type or subnets (zones).
     fixed = (ami, pool.machine.name, capacity, pool.zones, pool.efa)
+    base = _base(pool, driver, inputs, *fixed)
     return EksNodePoolPlan(
-        **_base(pool, driver, inputs, *fixed),
+        **base,
+        autoscaler_tags=node_template_tags(pool, base["labels"], base["taints"]),
         ami_type=ami,
         capacity_type=capacity,
         root_device=EKS_ROOT_DEVICE["BOTTLEROCKET" if ami.startswith("BOTTLEROCKET") else "AL2023"],

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.args.cluster import (
     DEFAULT_KUBECONFIG_OUTPUT,
     DEFAULT_SYSTEM_MAX_NODES,
@@ -23,6 +24,7 @@ from gpu_platform.catalog.machines import find_machine
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.pools import PoolProblems
+from gpu_platform.versions import CLUSTER_AUTOSCALER_IMAGE_TAGS
 
 CLUSTER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 KUBERNETES_VERSION = re.compile(r"^v?1\.\d{1,2}(\.\d{1,3})?([-+][0-9A-Za-z.-]+)?$")
@@ -61,6 +63,9 @@ class ClusterSpec:
     existing_subnet_ids: tuple[str, ...]
     disposable: bool = False
     """Nothing is protected from deletion (dev stacks)."""
+    autoscaler: str | None = None
+    """EKS: ``cluster-autoscaler`` or ``none``; ``None`` elsewhere (GKE and AKS scale pools themselves)."""
+    pod_identity_agent: bool = True
 
     @property
     def attached(self) -> bool:
@@ -152,6 +157,8 @@ ONLY_ON = {
     "existing_node_role_arn": ("eks",),
     "existing_subnet_ids": ("eks",),
     "zones": ("eks",),
+    "autoscaler": ("eks",),
+    "pod_identity_agent": ("eks",),
 }
 """Cluster keys that mean something on some clouds only: anywhere else they would be silently ignored."""
 
@@ -177,6 +184,26 @@ def _meaningless_keys(cloud: str, c: Mapping[str, Any], create: bool, p: Problem
             ("existing_node_role_arn",),
             f"'{arn}' is not an IAM role ARN like arn:aws:iam::123456789012:role/nodes",
         )
+
+
+def _autoscaler(cloud: str, c: Mapping[str, Any], create: bool, p: Problems) -> str | None:
+    """EKS's autoscaler choice with its default, and what it needs."""
+    if cloud != "eks":
+        return None
+    default = EksAutoscaler.CLUSTER_AUTOSCALER.value if create else EksAutoscaler.NONE.value
+    choice: str = c.get("autoscaler", default)
+    if choice == EksAutoscaler.NONE.value and "pod_identity_agent" in c:
+        p.add(("pod_identity_agent",), "only with {{cluster.autoscaler}} cluster-autoscaler; remove it")
+    version = c.get("kubernetes_version")
+    if choice == EksAutoscaler.CLUSTER_AUTOSCALER.value and version and KUBERNETES_VERSION.match(version):
+        minor = ".".join(version.lstrip("v").split(".")[:2])
+        if minor not in CLUSTER_AUTOSCALER_IMAGE_TAGS:
+            p.add(
+                ("kubernetes_version",),
+                f"{minor} has no pinned Cluster Autoscaler (its minor must match the cluster's); valid: "
+                f"{', '.join(CLUSTER_AUTOSCALER_IMAGE_TAGS)}, or {{{{cluster.autoscaler}}}} none",
+            )
+    return choice
 
 
 def _attach_problems(
@@ -263,6 +290,7 @@ def resolve_cluster(
         _attach_problems(cloud, c, pools, at, p)
     _zone_problems(cloud, region, pools, at)
     zones = _eks_zones(c, region, pools, at, p) if cloud == "eks" else ()
+    autoscaler = _autoscaler(cloud, c, create, p)
     if p.count() != before:
         return None
     ref = c.get("kubeconfig_stack_reference")
@@ -282,4 +310,6 @@ def resolve_cluster(
         existing_node_role_arn=c.get("existing_node_role_arn"),
         existing_subnet_ids=tuple(c.get("existing_subnet_ids", ())),
         disposable=c.get("disposable", False),
+        autoscaler=autoscaler,
+        pod_identity_agent=c.get("pod_identity_agent", True),
     )

@@ -17,7 +17,7 @@ from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES, is_dns_subdomain
 from gpu_platform.resolve.pools import PoolProblems, ResolvedPools
 from gpu_platform.scheduling import pool_tolerations, selector_labels
-from gpu_platform.sharing import advertised_resources
+from gpu_platform.sharing import node_resources
 
 MAX_NODE_LABELS = 8
 MAX_TOLERATIONS = 8
@@ -151,8 +151,9 @@ def cohort_peers(
 
 
 def covered_resources(pools: Sequence[GpuPool]) -> list[str]:
-    """``cpu``, ``memory``, then every GPU resource any of the pools advertises (sorted)."""
-    gpu = sorted({name for p in pools for name in advertised_resources(p)})
+    """``cpu``, ``memory``, then every extended resource any of the pools advertises (sorted): GPU resources
+    and EFA devices. A job asking for a resource no flavor covers is never admitted."""
+    gpu = sorted({name for p in pools for name in node_resources(p)})
     return ["cpu", "memory", *gpu]
 
 

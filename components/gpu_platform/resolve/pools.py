@@ -45,7 +45,11 @@ MAX_POOL_NODES = 1000
 """Upper bound on a pool's size (GKE: 1000 nodes per zone per pool); larger is a typo, not a plan."""
 DISK_SIZE_RANGE = (50, 65536)
 RESERVED_LABEL_PREFIX = "gpu-platform.io/"
-RESERVED_LABELS = ("nvidia.com/device-plugin.config", "nvidia.com/mig.config")
+RESERVED_LABELS = (
+    "nvidia.com/device-plugin.config",
+    "nvidia.com/mig.config",
+    "k8s.amazonaws.com/accelerator",
+)
 
 PoolProblems = Callable[[int], Problems]
 """Where the problems of pool ``i`` are filed: ``gpuPools[i]``, ``pools[i]`` or ``pool``."""

@@ -29,6 +29,8 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
         "kubeconfig": infra.kubeconfig,
         "gpuPools": {p.name: p.gpu.key for p in spec.pools},
     }
+    if spec.cloud == "eks":
+        outputs.update(addons.eks_networking_and_autoscaling(spec, infra, k8s_opts))
     namespaces = create_namespaces(spec, k8s_opts)
     operator = kueue = None
     if spec.gpu_operator is not None:

@@ -240,7 +240,7 @@ def load_platform(
     at = lambda i: p.at("gpu_pools", i)  # noqa: E731
     check_cuda_default(cfg.get("cuda_version"), p.at("cuda_version"))
     raw_pools = cfg.get("gpu_pools", [])
-    pools = resolve_cluster_pools(cloud, raw_pools, cfg.get("cuda_version"), at, camel=True)
+    pools = resolve_cluster_pools(cloud, raw_pools, cfg.get("cuda_version"), at, camel=True, created=True)
     cluster = (
         resolve_cluster(cloud, cfg["cluster"], pools.pools, at, p.at("cluster")) if "cluster" in cfg else None
     )
