@@ -167,6 +167,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
             version=plan.inputs.get("kubernetes_version"),
             ami_type="AL2023_x86_64_STANDARD",
             instance_types=[sp.machine_type],
+            labels=plan.system_pool_labels,
             capacity_type="ON_DEMAND",
             disk_size=SYSTEM_DISK_GB,
             scaling_config=eks.NodeGroupScalingConfigArgs(
