@@ -177,8 +177,8 @@ def helm_values(plan: OperatorPlan) -> dict[str, Any]:
         values["driver"]["version"] = str(driver.driver_version)
     # Explicit requests on every GPU-node operand (the chart sets none): Kueue takes the same numbers off
     # each node's allocatable (plans.node_daemonsets).
-    for section, resources in resources_values().items():
-        values.setdefault(section, {}).update(resources)
+    for section, operand in resources_values().items():
+        values.setdefault(section, {}).update(operand)
 
     dp_data = device_plugin_config_data(plan)
     if dp_data:
