@@ -41,6 +41,7 @@ import yaml
 from gpu_platform import versions
 from gpu_platform.driver import DriverPlan
 from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.kueue import GpuOperatorFacts
 from gpu_platform.scheduling import device_plugin_pools, mig_manager_pools
 from gpu_platform.sharing import device_plugin_config_key
 
@@ -79,14 +80,6 @@ container; they are the smallest, so a pod's ``max(init, sum of containers)`` is
 NFD_WORKER_REQUESTS = Requests(5, 64)
 """The node-feature-discovery subchart's ``worker.resources.requests`` (gpu-operator v26.7.0, not set by
 the library): the NFD worker runs on every node, GPU and CPU."""
-
-
-@dataclass(frozen=True)
-class GpuOperatorFacts:
-    """What decides which operands run where: the driver plan and the DCGM exporter switch."""
-
-    driver: DriverPlan
-    dcgm_exporter: bool = True
 
 
 def resources_values() -> dict[str, Any]:

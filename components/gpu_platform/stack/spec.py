@@ -8,7 +8,7 @@ follow-on errors in the queues and services that name it. Nothing is registered 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpu_platform.args import stack as schema
@@ -24,7 +24,7 @@ from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.inference import ServiceRequest, resolve_request
-from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue
+from gpu_platform.resolve.kueue import GpuOperatorFacts, KueueSpec, resolve_kueue
 from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default
 from gpu_platform.stack.read import misspelled_namespace_problems
 from gpu_platform.versions import GPU_OPERATOR
@@ -246,7 +246,8 @@ def load_platform(
     )
     kueue_section = cfg.get("kueue", {})
     kueue_on = kueue_section.get("enabled", True)
-    kueue = resolve_kueue(cloud, kueue_section, pools, at, p.at("kueue")) if kueue_on else None
+    system_pool = cluster.system_pool if cluster is not None and cluster.create else None
+    kueue = resolve_kueue(cloud, kueue_section, pools, at, p.at("kueue"), system_pool) if kueue_on else None
     kserve = None
     if "kserve" in cfg or "kserve" not in _given(raw):
         kserve = _kserve(cfg.get("kserve", {}), cfg.get("kserve_services", []), pools, kueue, kueue_on, p)
@@ -256,6 +257,10 @@ def load_platform(
     p.raise_for_config()
     assert cluster is not None and driver is not None
     operator = cfg.get("gpu_operator", {})
+    if kueue is not None and operator.get("enabled", True):
+        # The operands the GPU Operator runs on each GPU node come off Kueue's quota.
+        dcgm = operator.get("dcgm_exporter", {}).get("enabled", True)
+        kueue = replace(kueue, gpu_operator=GpuOperatorFacts(driver, dcgm))
     return PlatformSpec(
         cloud=Cloud(cloud).value,
         cluster=cluster,
