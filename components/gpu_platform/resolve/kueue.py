@@ -471,15 +471,15 @@ def _system_pool_flavor(
             cloud, system_pool.machine_type, shape.vcpus, shape.memory_gib, overhead
         )
         n = system_pool.max_nodes
-        for key, value, total, unit in (
-            ("cpus", cpus, cpu_m * n, 1000),
-            ("memory_gib", memory, mem_mib * n, MIB_PER_GIB),
+        for key, value, total, unit, name in (
+            ("cpus", cpus, cpu_m * n, 1000, "cores"),
+            ("memory_gib", memory, mem_mib * n, MIB_PER_GIB, "GiB"),
         ):
             if value is not None and value * unit > total:
                 p.add(
                     (key,),
                     f"{value} is more than the system pool holds: {n} x {system_pool.machine_type} offer "
-                    f"{total / unit:.1f} allocatable",
+                    f"{total / unit:.1f} {name} to pods",
                 )
     return SystemFlavor(
         dict(SYSTEM_POOL_LABELS),
