@@ -247,7 +247,7 @@ def default_max_pods(cloud: str, machine_type: str, vcpus: int) -> int:
 def node_allocatable(
     cloud: str,
     vcpus: int,
-    memory_gib: float,
+    memory_gib: Fraction | float,
     max_pods: int,
     vm_memory_overhead_percent: Fraction | float = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
 ) -> Allocatable:
