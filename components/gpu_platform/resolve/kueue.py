@@ -530,9 +530,14 @@ def _system_flavor(
     )
 
 
-def _overhead(raw: Mapping[str, Any], p: Problems) -> Fraction:
+def _overhead(cloud: str, raw: Mapping[str, Any], p: Problems) -> Fraction:
     value = raw.get("vm_memory_overhead_percent", a.DEFAULT_VM_MEMORY_OVERHEAD)
-    if not 0 <= value <= 50:
+    if cloud == "existing" and "vm_memory_overhead_percent" in raw:
+        p.add(
+            ("vm_memory_overhead_percent",),
+            "not used on an existing cluster, whose pools declare their allocatable memory; remove it",
+        )
+    elif not 0 <= value <= 50:
         p.add(
             ("vm_memory_overhead_percent",),
             f"{value} is out of range; 0 to 50 (percent of the node's memory)",
@@ -555,7 +560,7 @@ def resolve_kueue(
     before = p.count()
     _pool_problems(cloud, pools.pools, at)
     wait = _wait(raw.get("wait_for_pods_ready", {}), pools.pools, p.at("wait_for_pods_ready"))
-    overhead = _overhead(raw, p)
+    overhead = _overhead(cloud, raw, p)
     system = _system_flavor(
         cloud, raw.get("system_flavor", {}), system_pool, overhead, pools.pools, at, p.at("system_flavor")
     )
