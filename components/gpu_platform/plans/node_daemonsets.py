@@ -22,6 +22,10 @@ What runs on a pool's nodes follows the ``DriverPlan`` and the labels ``scheduli
 - GKE with Google's COS driver installer: that DaemonSet's init containers request 150m CPU each
   (``data/gke-cos-daemonset-preloaded.yaml``); a pod holds ``max(init, sum of containers)``.
 
+A DaemonSet the library adds to GPU nodes (the AWS EFA device plugin, the NVIDIA DRA kubelet plugin)
+belongs here too: its requests in a table entry, set on the chart from it, and counted in
+``gpu_node_pods`` where it runs; otherwise Kueue's quota counts CPU and memory its pods hold.
+
 Not subtracted [U]: the clouds' own per-node agents (kube-proxy, CNI, CSI, logging and metrics agents);
 their requests vary by cluster version and add-ons and are not published as one table. A pod asking for
 every last millicore of a node's quota share can still find it taken by them.
