@@ -75,6 +75,8 @@ def test_gke_system_pool_is_untainted_and_nodes_use_a_least_privilege_account(
     cfg = system.inputs["nodeConfig"]
     assert "taints" not in cfg and "guestAccelerators" not in cfg
     assert system.inputs["autoscaling"] == {"totalMinNodeCount": 1, "totalMaxNodeCount": 4}
+    # Kueue's system flavor selects these nodes (kueue.systemFlavor).
+    assert cfg["labels"] == {"gpu-platform.io/pool-role": "system"}
     assert system.options["ignoreChanges"] == ["initialNodeCount", "nodeCount"]
     assert cfg["serviceAccount"] == "gpu-nodes@proj.iam.gserviceaccount.com"
     assert cfg["workloadMetadataConfig"] == {"mode": "GKE_METADATA"}
@@ -166,6 +168,7 @@ def test_eks_system_group_is_untainted_and_waits_for_node_policies(eks: tuple[Pl
     plan, _ = eks
     system = plan.one("aws:eks/nodeGroup:NodeGroup", "gpu-system")
     assert "taints" not in system.inputs
+    assert system.inputs["labels"] == {"gpu-platform.io/pool-role": "system"}
     assert system.inputs["amiType"] == "AL2023_x86_64_STANDARD"
     assert system.inputs["subnetIds"] == ["gpu-private-us-east-1a-id", "gpu-private-us-east-1b-id"]
     assert system.options["ignoreChanges"] == ["scalingConfig.desiredSize"]
@@ -213,6 +216,7 @@ def test_aks_cluster_has_workload_identity_and_no_local_accounts(aks: tuple[Plan
     assert i["networkProfile"]["networkPluginMode"] == "overlay"
     [system] = i["agentPoolProfiles"]
     assert system["mode"] == "System" and "nodeTaints" not in system
+    assert system["nodeLabels"] == {"gpu-platform.io/pool-role": "system"}
     assert system["vnetSubnetID"] == "gpu-nodes-id" and system["osSKU"] == "Ubuntu"
     assert mc.options["ignoreChanges"] == ["agentPoolProfiles[0].count"]
 

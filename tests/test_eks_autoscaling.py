@@ -437,3 +437,13 @@ def test_bad_autoscaler_settings_are_refused(cfg: dict[str, Any], line: str) -> 
     with pytest.raises(ConfigError) as err:
         load_platform(cfg)
     assert str(err.value).startswith(line), str(err.value)
+
+
+def test_kueue_covers_efa_so_training_jobs_that_ask_for_it_are_admitted(prod: Plan) -> None:
+    cq = prod.one("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "kueue-cq-training").inputs["spec"]
+    (group,) = cq["resourceGroups"]
+    assert "vpc.amazonaws.com/efa" in group["coveredResources"]
+    quota = {f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in group["flavors"]}
+    training = next(p for p in stack_raw_config("prod")["gpuPools"] if p["name"] == "h100-training")
+    assert quota["h100-training"]["vpc.amazonaws.com/efa"] == 32 * training["maxNodes"]
+    assert quota["system-cpu"]["vpc.amazonaws.com/efa"] == 0

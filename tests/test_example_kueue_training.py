@@ -75,3 +75,22 @@ def test_jobset_is_created_after_kueue_through_the_cluster_provider(plan: Plan) 
     component = plan.one("gpu-platform:index:Kueue")
     assert lq.urn in jobset.depends_on or component.urn in jobset.depends_on
     assert jobset.options["replaceOnChanges"] == ["spec"] and jobset.options["deleteBeforeReplace"]
+
+
+def test_every_pod_takes_the_nodes_efa_devices_and_the_queue_covers_them(plan: Plan) -> None:
+    """Without vpc.amazonaws.com/efa in the pod, NCCL runs over TCP; without it in the ClusterQueue, Kueue
+    never admits the job."""
+    from gpu_platform.catalog.machines import find_machine
+
+    p5 = find_machine("eks", "p5.48xlarge")
+    assert p5 is not None
+    (rjob,) = _jobset(plan)["spec"]["replicatedJobs"]
+    (container,) = rjob["template"]["spec"]["template"]["spec"]["containers"]
+    assert container["resources"]["limits"]["vpc.amazonaws.com/efa"] == p5.efa_interfaces == 32
+    assert {"name": "FI_PROVIDER", "value": "efa"} in container["env"]
+    (cq,) = plan.by_type(KUEUE + "ClusterQueue")
+    (group,) = cq.inputs["spec"]["resourceGroups"]
+    assert "vpc.amazonaws.com/efa" in group["coveredResources"]
+    pool = next(f for f in group["flavors"] if f["name"] == "h100-efa")
+    quota = {r["name"]: r["nominalQuota"] for r in pool["resources"]}
+    assert quota["vpc.amazonaws.com/efa"] == 2 * 32

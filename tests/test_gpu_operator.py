@@ -30,6 +30,7 @@ from gpu_platform.plans.gpu_operator import (
     mig_parted_config_data,
     plan_gpu_operator,
 )
+from gpu_platform.plans.node_daemonsets import GPU_NODE_DAEMONSET_REQUESTS
 from gpu_platform.pools import AKS_SPOT_TAINT, GPU_TAINT
 from gpu_platform.stack import addons, load_platform
 from gpu_platform.versions import (
@@ -66,8 +67,23 @@ H100_MIG_GKE = {
 }
 
 
+def without_requests(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values with each operand's ``resources`` taken out where it is exactly the table's requests
+    (``test_every_gpu_node_operand_requests_the_table`` checks those); sections left empty are dropped."""
+    out: dict[str, Any] = {}
+    for key, section in values.items():
+        expected = GPU_NODE_DAEMONSET_REQUESTS.get(key)
+        if expected is not None and section.get("resources") == {"requests": expected.quantities()}:
+            section = {k: v for k, v in section.items() if k != "resources"}
+            if not section:
+                continue
+        out[key] = section
+    return out
+
+
 def values_of(**args: Any) -> dict[str, Any]:
-    return helm_values(plan_gpu_operator(args))  # type: ignore[arg-type]
+    """The chart values less the operands' requests (exact-value tests below)."""
+    return without_requests(helm_values(plan_gpu_operator(args)))  # type: ignore[arg-type]
 
 
 def digest_env(data: Mapping[str, str]) -> dict[str, str]:
@@ -90,7 +106,7 @@ def test_gke_cos_time_slicing_follows_nvidia_path_a() -> None:
     args = {"cloud": "gke", "pools": [L4_TS]}
     plan = plan_gpu_operator(args)  # type: ignore[arg-type]
     dp = device_plugin_config_data(plan)
-    assert helm_values(plan) == {
+    assert without_requests(helm_values(plan)) == {
         **common([GPU_TOL]),
         "driver": {"enabled": False},
         "toolkit": {
@@ -113,7 +129,7 @@ def test_gke_cos_time_slicing_follows_nvidia_path_a() -> None:
 
 def test_gke_mig_pool_gets_with_reboot_and_custom_config() -> None:
     plan = plan_gpu_operator({"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE]})
-    values = helm_values(plan)
+    values = without_requests(helm_values(plan))
     assert values["mig"] == {"strategy": "mixed"}
     assert values["migManager"] == {
         "enabled": True,
@@ -166,7 +182,7 @@ def test_eks_al2023_driver_and_toolkit_on_the_image() -> None:
         },
     ]
     plan = plan_gpu_operator({"cloud": "eks", "pools": pools})
-    assert helm_values(plan) == {
+    assert without_requests(helm_values(plan)) == {
         **common([GPU_TOL]),
         "driver": {"enabled": False},
         "toolkit": {"enabled": False},
@@ -271,7 +287,7 @@ def test_existing_cluster_operator_owned_without_csp_reboot() -> None:
             "driver": {"owner": "operator", "version": "580.105.08"},
         }
     )
-    values = helm_values(plan)
+    values = without_requests(helm_values(plan))
     assert values["driver"] == {"enabled": True, "version": "580.105.08"}
     assert values["toolkit"] == {"enabled": True}
     assert values["mig"] == {"strategy": "mixed"}
@@ -367,7 +383,7 @@ def test_typed_values_win_over_the_escape_hatch() -> None:
         values={"driver": {"enabled": False, "usePrecompiled": True}, "gfd": {"enabled": False}},
     )
     assert values["driver"] == {"enabled": True, "usePrecompiled": True, "version": "595.91.07"}
-    assert values["gfd"] == {"enabled": False}
+    assert values["gfd"]["enabled"] is False  # the escape hatch still reaches the chart
 
 
 def test_service_monitor_only_when_asked() -> None:
@@ -411,6 +427,8 @@ FREE_FORM: frozenset[tuple[str, ...]] = frozenset(
         ("migManager", "config", "data"),
         ("daemonsets", "labels"),
         ("daemonsets", "annotations"),
+        # ``resources: {}``: a Kubernetes ResourceRequirements, checked against the ClusterPolicy schema.
+        *((section, "resources") for section in GPU_NODE_DAEMONSET_REQUESTS),
     }
 )
 """Maps the chart documents as free-form (``{}`` with user keys below); nothing below is checked."""
@@ -517,8 +535,24 @@ def test_key_path_walker_catches_a_wrong_key(chart_values: dict[str, Any]) -> No
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_every_gpu_node_operand_requests_the_table(scenario: str) -> None:
+    # Kueue subtracts exactly these per GPU node (plans.node_daemonsets): the operator must get them too.
+    values = helm_values(plan_gpu_operator(SCENARIOS[scenario]))  # type: ignore[arg-type]
+    requests = {key: values[key]["resources"] for key in GPU_NODE_DAEMONSET_REQUESTS}
+    assert requests == {
+        "driver": {"requests": {"cpu": "200m", "memory": "512Mi"}},
+        "toolkit": {"requests": {"cpu": "50m", "memory": "64Mi"}},
+        "devicePlugin": {"requests": {"cpu": "50m", "memory": "128Mi"}},
+        "gfd": {"requests": {"cpu": "50m", "memory": "64Mi"}},
+        "dcgmExporter": {"requests": {"cpu": "100m", "memory": "512Mi"}},
+        "migManager": {"requests": {"cpu": "50m", "memory": "128Mi"}},
+        "validator": {"requests": {"cpu": "10m", "memory": "32Mi"}},
+    }
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_every_values_key_exists_in_the_chart(scenario: str, chart_values: dict[str, Any]) -> None:
-    values = values_of(**SCENARIOS[scenario])
+    values = helm_values(plan_gpu_operator(SCENARIOS[scenario]))  # type: ignore[arg-type]
     assert missing_upstream(values, chart_values) == []
 
 
@@ -527,6 +561,8 @@ CHART_ONLY = {("devicePlugin", "config"): {"create", "data"}, ("migManager", "co
 CLUSTER_POLICY_SECTIONS = (
     "driver",
     "toolkit",
+    "gfd",
+    "validator",
     "devicePlugin",
     "mig",
     "migManager",
@@ -547,7 +583,7 @@ def cluster_policy_spec() -> dict[str, Any]:
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_values_fit_the_cluster_policy_schema(scenario: str, cluster_policy_spec: dict[str, Any]) -> None:
-    values = values_of(**SCENARIOS[scenario])
+    values = helm_values(plan_gpu_operator(SCENARIOS[scenario]))  # type: ignore[arg-type]
     checked = 0
     for section in CLUSTER_POLICY_SECTIONS:
         if section not in values:
@@ -766,9 +802,9 @@ def test_stack_config_and_component_args_give_the_same_operator(run_component: A
     assert plan.pools[0].cuda_version == "12.8"  # the stack's cudaVersion reaches the pool's CUDA check
     values = helm_values(plan)
     assert registered.one(RELEASE).inputs["values"] == values
-    assert values["driver"] == {"enabled": True, "version": "580.105.08"}
+    assert without_requests(values)["driver"] == {"enabled": True, "version": "580.105.08"}
     assert values["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
-    assert values["gfd"] == {"enabled": False}
+    assert values["gfd"]["enabled"] is False  # the escape hatch still reaches the chart
     assert values["daemonsets"]["tolerations"] == [GPU_TOL, SPOT_TOL]
     mig = yaml.safe_load(mig_parted_config_data(plan)["config.yaml"])
     assert mig["mig-configs"]["custom-h100"][0]["mig-devices"] == {"2g.20gb": 2, "3g.40gb": 1}

@@ -109,7 +109,8 @@ def test_configuration_yaml_keeps_upstream_defaults_and_adds_gang_admission(plan
     for key in ("health", "metrics", "webhook", "leaderElection", "controller", "clientConnection"):
         assert conf[key] == default[key], key
     wait = conf["waitForPodsReady"]
-    assert wait["timeout"] == "10m" and wait["blockAdmission"] is True
+    # Pools scale from zero: 30m (Kueue's own default timeout); blockAdmission is Kueue's default, false.
+    assert wait["timeout"] == "30m" and wait["blockAdmission"] is False
     assert wait["requeuingStrategy"]["timestamp"] == "Eviction"
     assert conf["integrations"] == {
         "frameworks": ["batch/job", "jobset.x-k8s.io/jobset", "kubeflow.org/pytorchjob"]
@@ -147,12 +148,24 @@ def test_cluster_queues_depend_on_their_flavors(plan: Plan) -> None:
         assert {flavors[f] for f in used} <= set(cq.depends_on)
 
 
-def test_quota_in_the_plan_is_physical_capacity(plan: Plan) -> None:
+# What the GPU Operator's pods request on one H100 node of an existing cluster whose driver the operator
+# installs (the default assumed there): driver, toolkit, device plugin, GFD, DCGM exporter, MIG manager
+# (an H100 is MIG-capable), validator, and the NFD worker of the operator's chart.
+H100_OPERANDS_CPU_M = 200 + 50 + 50 + 50 + 100 + 50 + 10 + 5
+H100_OPERANDS_MEMORY_MIB = 512 + 64 + 128 + 64 + 512 + 128 + 32 + 64
+
+
+def test_quota_in_the_plan_is_declared_allocatable_less_the_operator_pods(plan: Plan) -> None:
     cq = plan.one(KUEUE_TYPE + "ClusterQueue", "kueue-cq-training").inputs["spec"]
     (group,) = cq["resourceGroups"]
     own = {r["name"]: r["nominalQuota"] for r in group["flavors"][0]["resources"]}
     assert group["flavors"][0]["name"] == "h100"
-    assert own == {"cpu": 416, "memory": "3744Gi", "nvidia.com/gpu": 16}
+    # Existing cluster: the pool declares its nodes' allocatable (208 cores, 1872 GiB); 2 nodes.
+    assert own == {
+        "cpu": f"{2 * (208 * 1000 - H100_OPERANDS_CPU_M)}m",
+        "memory": f"{2 * (1872 * 1024 - H100_OPERANDS_MEMORY_MIB)}Mi",
+        "nvidia.com/gpu": 16,
+    }
     assert cq["cohortName"] == "ml"
 
 
@@ -245,6 +258,7 @@ def test_the_stack_config_and_the_component_args_give_the_same_plan() -> None:
     args: KueueArgs = {
         "cloud": "existing",
         "pools": raw["gpuPools"],
+        "gpu_operator": {"enabled": False},  # as the fixture's gpuOperator
         "wait_for_pods_ready": {"timeout": "20m", "requeuing_strategy": {"backoff_limit_count": -1}},
         "teams": [{"name": "ml", "cluster_queue": "gpu"}],
     }

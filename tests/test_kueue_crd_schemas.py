@@ -252,8 +252,11 @@ def _mixed_scenario() -> KueueObjects:
                 {"name": "urgent", "value": 2000, "description": "pager"},
                 {"name": "bulk", "value": -5},
             ],
+            # A system flavor first in both queues, with the queues' borrowing/lending limits on it too.
+            "system_flavor": {"node_labels": {"node.example.com/role": "cpu"}, "cpus": 33, "memory_gib": 129},
         }
     )
+    assert plan.objects.flavors[0]["metadata"]["name"] == "system-cpu"
     return plan.objects
 
 
@@ -282,10 +285,10 @@ def _cloud_scenarios() -> list[KueueObjects]:
             },
         ),
     ):
-        plan = plan_kueue(
-            {"cloud": cloud, "pools": [pool], "teams": [{"name": "ml", "cluster_queue": "gpu"}]}  # type: ignore[typeddict-item]
-        )
-        out.append(plan.objects)
+        args = {"cloud": cloud, "pools": [pool], "teams": [{"name": "ml", "cluster_queue": "gpu"}]}
+        if cloud != "existing":
+            args["system_pool"] = {"max_nodes": 3}  # the cloud's default system machine: a derived quota
+        out.append(plan_kueue(args).objects)  # type: ignore[arg-type]
     return out
 
 

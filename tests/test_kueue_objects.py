@@ -1,7 +1,10 @@
-"""Kueue objects from the pools: quotas equal physical capacity, flavors select and tolerate their pool.
+"""Kueue objects from the pools: quotas equal what the nodes offer, flavors select and tolerate their pool.
 
 Expected numbers are computed here from first principles (GPUs per node x units per GPU x nodes),
-never by calling the capacity function under test.
+never by calling the capacity function under test. The pools are mostly existing-cluster pools, which
+declare their allocatable cpu and memory, with the GPU Operator switched off: their cpu/memory quota is
+then exactly the declared figures x nodes. Cloud allocatable and the operator's per-node requests are
+tested in test_kueue_allocatable.py.
 """
 
 from __future__ import annotations
@@ -18,8 +21,13 @@ from gpu_platform.stack import load_platform
 H100_NODE = {"gpu": "h100-80gb", "gpus_per_node": 8, "cpus_per_node": 208, "memory_gib_per_node": 1872}
 
 
+NO_OPERATOR = {"enabled": False}
+"""No GPU Operator on the existing clusters here: nothing is taken off the declared allocatable."""
+
+
 def plan(*pools: dict[str, Any], cloud: str = "existing", **kueue: Any) -> ko.KueuePlan:
     """The Kueue plan for these pools and settings; every check runs (an ``ArgumentsError`` fails the test)."""
+    kueue.setdefault("gpu_operator", NO_OPERATOR)
     return ko.plan_kueue({"cloud": cloud, "pools": [dict(p) for p in pools], **kueue})  # type: ignore[typeddict-item]
 
 
@@ -52,16 +60,6 @@ def test_plain_pool_quota_is_nodes_times_gpus_cpu_and_memory() -> None:
         "cpu": 2 * 208,
         "memory": f"{2 * 1872}Gi",
         "nvidia.com/gpu": 2 * 8,
-    }
-
-
-def test_cloud_pool_takes_cpu_and_memory_from_the_machine_type() -> None:
-    # GKE a3-highgpu-8g: 8 x H100 80GB, 208 vCPU, 1872 GiB (Google's machine table).
-    objs = build({"name": "a3", "machine_type": "a3-highgpu-8g", "max_nodes": 4}, cloud="gke")
-    assert quotas(queue(objs, "gpu"), "a3") == {
-        "cpu": 4 * 208,
-        "memory": f"{4 * 1872}Gi",
-        "nvidia.com/gpu": 32,
     }
 
 
@@ -294,8 +292,10 @@ def test_configuration_enables_gang_admission_by_default() -> None:
     conf = ko.manager_configuration(settings())
     assert conf["apiVersion"] == "config.kueue.x-k8s.io/v1beta2"
     assert conf["waitForPodsReady"] == {
-        "timeout": "10m",
-        "blockAdmission": True,
+        # The pool scales from zero (min_nodes 0): pods may wait for a node, so Kueue's own 30m.
+        "timeout": "30m",
+        # Kueue's own default: admissions are not serialised behind a slow start-up.
+        "blockAdmission": False,
         "requeuingStrategy": {
             "timestamp": "Eviction",
             "backoffLimitCount": 5,
@@ -307,6 +307,20 @@ def test_configuration_enables_gang_admission_by_default() -> None:
     assert {"batch/job", "jobset.x-k8s.io/jobset", "kubeflow.org/pytorchjob", "ray.io/rayjob"} <= set(
         conf["integrations"]["frameworks"]
     )
+
+
+def test_default_timeout_is_short_only_when_pods_never_wait_for_a_node() -> None:
+    def timeout(**pool: Any) -> str:
+        spec = plan({"name": "a", **H100_NODE, **pool}).spec
+        return ko.manager_configuration(spec)["waitForPodsReady"]["timeout"]
+
+    assert timeout(min_nodes=2, max_nodes=2) == "10m"  # fixed size: only image pulls
+    assert timeout(min_nodes=1, max_nodes=2) == "30m"  # scale-up
+    assert timeout(min_nodes=0, max_nodes=2) == "30m"  # scale from zero
+    mig = {"mode": "mig", "mig": {"layout": "all-1g.10gb"}}
+    assert timeout(min_nodes=2, max_nodes=2, sharing=mig) == "30m"  # the MIG manager may reboot the node
+    spec = plan({"name": "a", **H100_NODE, "max_nodes": 2}, wait_for_pods_ready={"timeout": "45m"}).spec
+    assert ko.manager_configuration(spec)["waitForPodsReady"]["timeout"] == "45m"  # given: kept
 
 
 def test_configuration_without_gang_admission_or_backoff_limit() -> None:

@@ -17,6 +17,7 @@ from gpu_platform.cli import main
 from gpu_platform.plan import Plan, run_plan, write_plan
 from gpu_platform.plan.recorder import Registration
 from gpu_platform.plan.render import RenderError, render_releases
+from gpu_platform.plans.node_daemonsets import GPU_NODE_DAEMONSET_REQUESTS
 from tests.conftest import REPO, UPSTREAM
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -151,5 +152,8 @@ def test_real_helm_renders_the_prod_releases(tmp_path: Path) -> None:
     )
     values = plan.one(RELEASE, "gpu-operator-helm").inputs["values"]
     assert policy["spec"]["driver"]["enabled"] is values["driver"]["enabled"]
+    # The requests Kueue takes off every GPU node's allocatable reach the ClusterPolicy the operator reads.
+    for section, requests in GPU_NODE_DAEMONSET_REQUESTS.items():
+        assert policy["spec"][section]["resources"] == {"requests": requests.quantities()}, section
     kueue = list((tmp_path / "rendered" / "kueue").glob("Deployment-*"))
     assert kueue and yaml.safe_load(kueue[0].read_text())["metadata"]["namespace"] == "kueue-system"

@@ -37,6 +37,9 @@ GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
 DEPLOY_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 """GPU Operator per-node switch: ``false`` keeps its device plugin off that node."""
 DEPLOY_MIG_MANAGER_LABEL = "nvidia.com/gpu.deploy.mig-manager"
+POOL_ROLE_LABEL = f"{LABEL_PREFIX}/pool-role"
+SYSTEM_POOL_LABELS = {POOL_ROLE_LABEL: "system"}
+"""On the untainted system pool of clusters the library creates: Kueue's system flavor selects it."""
 
 
 def selector_labels(pool: GpuPool) -> dict[str, str]:

@@ -1,9 +1,11 @@
-"""Distributed PyTorch training on 2 nodes x 8 H100, admitted by Kueue only when all 16 GPUs are free.
+"""Distributed PyTorch training on 2 nodes x 8 H100 over EFA, admitted by Kueue only when all 16 GPUs are free.
 
-An existing cluster (kubeconfig from secret config) with one H100 pool gets Kueue from the
-gpu-platform library: a ResourceFlavor for the pool, a ClusterQueue whose quota is the pool's
-capacity (2 x 8 = 16 ``nvidia.com/gpu``), a team namespace with a LocalQueue, and gang admission
-(``waitForPodsReady``). The JobSet below asks that LocalQueue for 2 pods x 8 GPUs; see README.md.
+An EKS cluster (kubeconfig from secret config) with a p5.48xlarge EFA pool, as ``examples/eks-gpu-pools``
+creates it (``h100-efa``: every EFA device attached, the EFA device plugin installed), gets Kueue from the
+gpu-platform library: a ResourceFlavor for the pool, a ClusterQueue whose quota is the pool's capacity
+(2 x 8 = 16 ``nvidia.com/gpu``, 2 x 32 = 64 ``vpc.amazonaws.com/efa``), a team namespace with a
+LocalQueue, and gang admission (``waitForPodsReady``). The JobSet below asks that LocalQueue for 2 pods,
+each a whole node: 8 GPUs and the node's 32 EFA devices, so NCCL runs over EFA, not TCP; see README.md.
 """
 
 from __future__ import annotations
@@ -17,12 +19,18 @@ from gpu_platform.plans.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 
 NODES = 2
 GPUS_PER_NODE = 8
+EFA_PER_NODE = 32
+"""EFA devices of a p5.48xlarge; a pod that asks for none gets none, and NCCL falls back to TCP."""
 TEAM = "ml-research"
 LOCAL_QUEUE = "training"
 JOB = "pytorch-ddp"
 WORKERS = "workers"
 MASTER_PORT = 29500
-DEFAULT_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"
+DEFAULT_IMAGE = (
+    "763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2.5.1-gpu-py311-cu124-ubuntu22.04-ec2"
+)
+"""AWS Deep Learning Container for EC2/EKS: PyTorch with libfabric and the AWS OFI NCCL plugin, which NCCL
+needs to use EFA (a stock PyTorch image has neither). Use the registry of your region."""
 
 config = pulumi.Config()
 provider = k8s.Provider(
@@ -35,16 +43,16 @@ on_cluster = pulumi.ResourceOptions(provider=provider)
 kueue = Kueue(
     "kueue",
     {
-        "cloud": "existing",
+        "cloud": "eks",
+        # The pool exactly as the EKS node group was given it (examples/eks-gpu-pools, H100_EFA).
         "pools": [
             {
-                "name": "h100",
-                "gpu": "h100-80gb",
-                "gpus_per_node": GPUS_PER_NODE,
-                "cpus_per_node": 208,
-                "memory_gib_per_node": 1872,
+                "name": "h100-efa",
+                "machine_type": "p5.48xlarge",
                 "min_nodes": 0,
                 "max_nodes": NODES,
+                "efa": True,
+                "taints": [{"key": "workload", "value": "training", "effect": "NoSchedule"}],
             }
         ],
         "teams": [{"name": TEAM, "cluster_queue": "gpu", "queue_name": LOCAL_QUEUE}],
@@ -83,7 +91,12 @@ script = k8s.core.v1.ConfigMap(
 )
 
 # Requests equal limits: GPUs are extended resources (no overcommit), and Kueue counts requests.
-resources = {"nvidia.com/gpu": GPUS_PER_NODE, "cpu": "64", "memory": "512Gi"}
+resources = {
+    "nvidia.com/gpu": GPUS_PER_NODE,
+    "vpc.amazonaws.com/efa": EFA_PER_NODE,
+    "cpu": "64",
+    "memory": "512Gi",
+}
 # JobSet's headless service names each pod <jobset>-<job>-<job index>-<pod index>.<jobset>: rank 0 is here.
 master = f"{JOB}-{WORKERS}-0-0.{JOB}"
 
@@ -128,7 +141,13 @@ jobset = CustomResource(
                                             f"--master-addr={master} --master-port={MASTER_PORT} "
                                             "/workspace/train.py",
                                         ],
-                                        "env": [{"name": "NCCL_DEBUG", "value": "WARN"}],
+                                        "env": [
+                                            # NCCL over EFA through libfabric, with GPUDirect RDMA (p4d/p5).
+                                            {"name": "FI_PROVIDER", "value": "efa"},
+                                            {"name": "FI_EFA_USE_DEVICE_RDMA", "value": "1"},
+                                            # INFO prints "NET/OFI Selected provider is efa" once per rank.
+                                            {"name": "NCCL_DEBUG", "value": "INFO"},
+                                        ],
                                         "ports": [{"containerPort": MASTER_PORT}],
                                         "resources": {"requests": dict(resources), "limits": dict(resources)},
                                         "volumeMounts": [

@@ -11,9 +11,12 @@ from typing import Any, NotRequired
 from pydantic import with_config
 from typing_extensions import TypedDict
 
+from gpu_platform.args.cluster import SystemPoolArgs
 from gpu_platform.args.common import Cloud
+from gpu_platform.args.operators import GpuOperatorSection
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
+from gpu_platform.catalog.allocatable import DEFAULT_VM_MEMORY_OVERHEAD_PERCENT
 
 
 class RequeueTimestamp(enum.StrEnum):
@@ -58,7 +61,18 @@ DEFAULT_CLUSTER_QUEUE = "gpu"
 DEFAULT_LOCAL_QUEUE = "default"
 """A team's LocalQueue name when not given."""
 DEFAULT_WAIT_TIMEOUT = "10m"
-DEFAULT_BLOCK_ADMISSION = True
+"""``waitForPodsReady.timeout`` when every pool has a fixed size and no operator-managed MIG: admitted pods
+land on running nodes and only pull their images."""
+DEFAULT_COLD_WAIT_TIMEOUT = "30m"
+"""``waitForPodsReady.timeout`` when a pool autoscales (``min_nodes < max_nodes``, e.g. from zero) or the
+GPU Operator's MIG manager partitions it: a node must be created, get its driver, possibly reboot for MIG,
+and pull images and models before the pods are ready. Kueue's own default (``DefaultWaitForPodsReadyTimeout``)."""
+DEFAULT_BLOCK_ADMISSION = False
+"""Kueue's own default: a ClusterQueue keeps admitting while an admitted workload's pods start."""
+SYSTEM_FLAVOR_NAME = "system-cpu"
+"""The ResourceFlavor of the untainted system pool, first in every ClusterQueue (CPU-only jobs)."""
+DEFAULT_VM_MEMORY_OVERHEAD = float(DEFAULT_VM_MEMORY_OVERHEAD_PERCENT)
+"""7.5: percent of a node's nominal memory the kernel and firmware keep (Karpenter's default)."""
 DEFAULT_REQUEUE_TIMESTAMP = RequeueTimestamp.EVICTION.value
 DEFAULT_BACKOFF_LIMIT_COUNT = 5
 """Requeues before a workload is deactivated (Kueue's default); ``-1`` requeues forever."""
@@ -99,11 +113,15 @@ class WaitForPodsReadyArgs(TypedDict):
     enabled: NotRequired[bool]
     """Default true."""
     timeout: NotRequired[str]
-    """Time an admitted workload has until all its pods are ready, like ``10m``; default
-    ``DEFAULT_WAIT_TIMEOUT``. Cover node scale-up, driver install and image pulls."""
+    """Time an admitted workload has until all its pods are ready, like ``10m``. It must cover node
+    scale-up from zero, driver install, a MIG reboot and image/model pulls. Default
+    ``DEFAULT_COLD_WAIT_TIMEOUT`` (30m) when a pool autoscales or uses the operator's MIG manager, else
+    ``DEFAULT_WAIT_TIMEOUT`` (10m)."""
     block_admission: NotRequired[bool]
-    """Admit one workload at a time until its pods are ready, so two gangs never deadlock; default
-    ``DEFAULT_BLOCK_ADMISSION``."""
+    """Admit one workload at a time until its pods are ready (Kueue ``blockAdmission``); default
+    ``DEFAULT_BLOCK_ADMISSION`` (false, Kueue's default). Turn it on only when gangs that each fit the
+    quota can deadlock on nodes (quota larger than what actually schedules); it serialises every
+    admission of a ClusterQueue behind the slowest start-up."""
     requeuing_strategy: NotRequired[RequeuingStrategyArgs]
     """Requeue backoff of evicted workloads."""
 
@@ -159,6 +177,28 @@ class TeamArgs(TypedDict):
 
 
 @with_config(ARGS_CONFIG)
+class SystemFlavorArgs(TypedDict):
+    """The untainted CPU nodes as Kueue's first flavor, so CPU-only jobs of team namespaces land there and
+    not on a GPU pool (``SYSTEM_FLAVOR_NAME``, listed first in every ClusterQueue with 0 of every GPU
+    resource). Its cpu/memory quota is split evenly over the ClusterQueues; queues of one cohort borrow
+    each other's unused share."""
+
+    enabled: NotRequired[bool]
+    """Default true when the library created the cluster (its system pool is known), or when ``node_labels``
+    is given; false on existing or attached clusters otherwise (CPU-only jobs of team namespaces are then
+    admitted on the first GPU flavor and run on GPU nodes)."""
+    node_labels: NotRequired[Mapping[str, str]]
+    """Labels of the CPU nodes CPU-only jobs may use. Default on created clusters: the system pool's
+    ``gpu-platform.io/pool-role: system``. Existing/attached clusters: required to get a system flavor.
+    Given, it needs ``cpus`` and ``memory_gib``."""
+    cpus: NotRequired[int]
+    """Cores CPU-only jobs may request in total (all queues); default: the system pool's allocatable CPU x
+    its ``max_nodes``, less the GPU Operator's node agent. At most that on created clusters."""
+    memory_gib: NotRequired[int]
+    """GiB CPU-only jobs may request in total; default as for ``cpus``."""
+
+
+@with_config(ARGS_CONFIG)
 class PriorityClassArgs(TypedDict):
     """A Kueue WorkloadPriorityClass."""
 
@@ -174,6 +214,13 @@ class KueueSettings(TypedDict):
 
     wait_for_pods_ready: NotRequired[WaitForPodsReadyArgs]
     """Gang admission; on by default."""
+    system_flavor: NotRequired[SystemFlavorArgs]
+    """The CPU flavor for CPU-only jobs; see ``SystemFlavorArgs`` for its defaults."""
+    vm_memory_overhead_percent: NotRequired[float]
+    """Percent of each node's nominal memory the kernel and firmware keep, subtracted before the cloud's
+    published reservation (0 to 50); default ``DEFAULT_VM_MEMORY_OVERHEAD`` (7.5, Karpenter's default).
+    Lower it to what ``kubectl get node`` shows for your machines. Not used on existing clusters, where
+    pools declare their allocatable."""
     integrations: NotRequired[Sequence[str]]
     """Kueue ``integrations.frameworks``; default ``DEFAULT_INTEGRATIONS``."""
     cluster_queues: NotRequired[Sequence[ClusterQueueArgs]]
@@ -197,3 +244,12 @@ class KueueArgs(KueueSettings):
     """Where the controller runs; default ``versions.KUEUE.namespace``."""
     cuda_version: NotRequired[str]
     """CUDA ``major.minor`` of the images, for pools without their own ``cuda_version``."""
+    system_pool: NotRequired[SystemPoolArgs]
+    """GKE/EKS/AKS: the system pool exactly as given to the cluster component (``GkeCluster`` ...), which
+    labels its nodes ``gpu-platform.io/pool-role: system``; the system flavor's quota is its allocatable.
+    Without it there is no system flavor unless ``system_flavor.node_labels`` is given."""
+    gpu_operator: NotRequired[GpuOperatorSection]
+    """The settings given to ``GpuOperator`` (driver owner, DCGM exporter; ``enabled: false`` when no GPU
+    Operator runs): the requests of the operands it runs on every GPU node are taken off the quota.
+    Default: the operator's defaults; on existing clusters without ``driver.owner`` the operator is
+    assumed to install the driver (the larger reservation)."""

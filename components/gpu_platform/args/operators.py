@@ -42,6 +42,14 @@ class GpuOperatorSettings(TypedDict):
     """Escape hatch: chart values merged under the library's; the library's typed values win."""
 
 
+@with_config(ARGS_CONFIG)
+class GpuOperatorSection(GpuOperatorSettings):
+    """``gpuOperator``: the NVIDIA GPU Operator, configured from the pools."""
+
+    enabled: NotRequired[bool]
+    """Default true. Off only when something else installs the device plugin (and driver)."""
+
+
 class GpuOperatorArgs(GpuOperatorSettings):
     """The NVIDIA GPU Operator over the cluster's GPU pools (``GpuOperator``). Everything here decides
     which objects exist, so it must be known at plan time."""

@@ -134,7 +134,8 @@ class GpuPoolArgs(TypedDict):
     """Lowercase letters, digits and dashes (at most 32); names the cloud pool, its labels and its
     Kueue flavor."""
     max_nodes: int
-    """Autoscaler maximum; Kueue quotas are ``max_nodes`` x the units each node advertises."""
+    """Autoscaler maximum; Kueue quotas are ``max_nodes`` x what each node offers pods (GPU units,
+    allocatable cpu and memory less the GPU Operator's pods)."""
     machine_type: NotRequired[str]
     """Machine type from the GPU catalog (``g2-standard-8``, ``p5.48xlarge``, ``Standard_ND96isr_H100_v5``).
     Required except on existing clusters, where ``gpu`` and ``gpus_per_node`` describe the nodes."""
@@ -144,9 +145,11 @@ class GpuPoolArgs(TypedDict):
     gpus_per_node: NotRequired[int]
     """Existing clusters: GPUs per node (required). GKE N1 machines: attached T4s (1, 2 or 4)."""
     cpus_per_node: NotRequired[int]
-    """Existing clusters: vCPUs per node, for Kueue's cpu quota (required with Kueue)."""
+    """Existing clusters: each node's *allocatable* CPU in cores, rounded down (``kubectl get node``), for
+    Kueue's cpu quota (required with Kueue). Cloud pools derive it from the machine type."""
     memory_gib_per_node: NotRequired[int]
-    """Existing clusters: memory per node in GiB, for Kueue's memory quota (required with Kueue)."""
+    """Existing clusters: each node's *allocatable* memory in GiB, rounded down, for Kueue's memory quota
+    (required with Kueue)."""
     min_nodes: NotRequired[int]
     """Autoscaler minimum; default ``DEFAULT_MIN_NODES`` (0, scale to zero)."""
     initial_nodes: NotRequired[int]

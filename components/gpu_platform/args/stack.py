@@ -14,17 +14,9 @@ from gpu_platform.args.cluster import ClusterConfigArgs
 from gpu_platform.args.common import Cloud
 from gpu_platform.args.inference import InferenceServiceConfigArgs
 from gpu_platform.args.kueue import KueueSettings
-from gpu_platform.args.operators import GpuOperatorSettings, KServeSettings
+from gpu_platform.args.operators import GpuOperatorSection, KServeSettings
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
-
-
-@with_config(ARGS_CONFIG)
-class GpuOperatorSection(GpuOperatorSettings):
-    """``gpuOperator``: the NVIDIA GPU Operator, configured from the pools."""
-
-    enabled: NotRequired[bool]
-    """Default true. Off only when something else installs the device plugin (and driver)."""
 
 
 @with_config(ARGS_CONFIG)

@@ -107,6 +107,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
                     os_type="Linux",
                     os_sku=plan.os_sku,
                     vm_size=sp.machine_type,
+                    node_labels=plan.system_pool_labels,
                     count=sp.min_nodes,
                     enable_auto_scaling=True,
                     min_count=sp.min_nodes,

@@ -171,6 +171,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
             version=plan.inputs.get("kubernetes_version"),
             ami_type=SYSTEM_AMI,
             instance_types=[sp.machine_type],
+            labels=plan.system_pool_labels,
             capacity_type="ON_DEMAND",
             disk_size=SYSTEM_DISK_GB,
             scaling_config=eks.NodeGroupScalingConfigArgs(

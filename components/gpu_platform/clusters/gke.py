@@ -167,6 +167,7 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
             management=container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
             node_config=container.NodePoolNodeConfigArgs(
                 machine_type=sp.machine_type,
+                labels=plan.system_pool_labels,
                 image_type="COS_CONTAINERD",
                 disk_size_gb=SYSTEM_DISK_GB,
                 service_account=account.email,

@@ -1,7 +1,8 @@
 """``Kueue``: quotas derived from the GPU pools, team queues, and gang admission for distributed jobs.
 
 One Helm release (``versions.KUEUE``, OCI chart) carries the controller ``Configuration``; every custom
-resource (``plans.kueue``: one ResourceFlavor per pool, ClusterQueues with quota = physical capacity,
+resource (``plans.kueue``: one ResourceFlavor per pool, ClusterQueues with quota = what the nodes offer pods
+(allocatable less the GPU Operator's pods), a system flavor for CPU-only jobs,
 team LocalQueues, WorkloadPriorityClasses) depends on that release, which installs the CRDs and the
 webhooks that validate them.
 """

@@ -27,6 +27,7 @@ from gpu_platform.args.autoscaling import (
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
+from gpu_platform.plans.node_daemonsets import EFA_DEVICE_PLUGIN_REQUESTS
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import KUBERNETES_VERSION
@@ -234,6 +235,8 @@ def efa_device_plugin_values(plan: EfaDevicePluginPlan) -> dict[str, Any]:
         },
         "nodeSelector": {EFA_LABEL: "true"},
         "tolerations": plan.tolerations,
+        # Kueue takes these off each EFA node's quota (plans.node_daemonsets).
+        "resources": {"requests": EFA_DEVICE_PLUGIN_REQUESTS.quantities()},
     }
     return deep_merge(plan.user_values, ours)
 

@@ -20,6 +20,7 @@ from gpu_platform.driver import AKS_IMAGES
 from gpu_platform.errors import Problems
 from gpu_platform.plans.names import digest
 from gpu_platform.resolve.cluster import SystemPool, network_problem, region_of, system_pool_problems
+from gpu_platform.scheduling import SYSTEM_POOL_LABELS
 
 EKS_MAX_DEFAULT_ZONES = 3
 """Zones used when none are given."""
@@ -36,6 +37,12 @@ class ClusterPlan:
     def protect(self) -> bool:
         """Network, control plane and system pool are protected from deletion unless told otherwise."""
         return bool(self.inputs.get("protect", True))
+
+    @property
+    def system_pool_labels(self) -> dict[str, str]:
+        """Node labels of the system pool: Kueue's system flavor selects them (``kueue.systemFlavor``).
+        Labels change in place on every cloud, so adding them never replaces the pool."""
+        return dict(SYSTEM_POOL_LABELS)
 
     def system_pool_name(self, *fixed: Any) -> str:
         """``system-<digest>``: a change the cloud cannot make in place gets a new name, so the new system

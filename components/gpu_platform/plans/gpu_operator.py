@@ -25,6 +25,7 @@ from gpu_platform.catalog.drivers import GPU_OPERATOR_DEFAULT_DRIVER
 from gpu_platform.driver import GKE_DRIVER_DIR, DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
+from gpu_platform.plans.node_daemonsets import resources_values
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
@@ -174,6 +175,10 @@ def helm_values(plan: OperatorPlan) -> dict[str, Any]:
     }
     if driver.driver == "operator":
         values["driver"]["version"] = str(driver.driver_version)
+    # Explicit requests on every GPU-node operand (the chart sets none): Kueue takes the same numbers off
+    # each node's allocatable (plans.node_daemonsets).
+    for section, operand in resources_values().items():
+        values.setdefault(section, {}).update(operand)
 
     dp_data = device_plugin_config_data(plan)
     if dp_data:

@@ -57,6 +57,10 @@ def inference_service_plan(
         value = model.get(key)
         if value is not None and not (isinstance(value, (list, tuple)) and not value):
             spec[field_name] = value
+    # On the InferenceService: KServe v0.20.0 copies its labels onto the predictor's Deployment and pod
+    # template (components/predictor.go buildObjectMeta; reconcilers/deployment createRawDefaultDeployment),
+    # where Kueue's deployment webhook reads the queue and priority and puts them on the pods
+    # (pkg/controller/jobs/deployment/deployment_webhook.go at v0.19.2).
     labels = {}
     if request.queue:
         labels[QUEUE_NAME_LABEL] = request.queue
@@ -89,6 +93,14 @@ def plan_gpu_inference_service(name: str, args: GpuInferenceServiceArgs) -> Infe
     resolved = resolve_pool_list(checked["cloud"], [checked["pool"]], None, lambda _: p.at("pool"))
     pool = resolved.pools[0] if resolved.pools else None
     request = resolve_request(checked, checked.get("name", name), pool, p)
+    if checked.get("priority_class") is not None and checked.get("queue") is None:
+        # Kueue reads the priority only of workloads it admits, i.e. those labelled with a LocalQueue; the
+        # component cannot see which LocalQueues the namespace has (the stack file defaults a team's).
+        p.add(
+            ("priority_class",),
+            "needs {{queue}}: without a LocalQueue the predictor bypasses Kueue and the priority means nothing; "
+            "name the namespace's LocalQueue",
+        )
     p.raise_for_arguments()
     assert request is not None
     return inference_service_plan(request, checked, checked.get("deployment_mode", DEFAULT_DEPLOYMENT_MODE))

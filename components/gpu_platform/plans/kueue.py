@@ -7,9 +7,20 @@ Model (GPU_PLATFORM_FACTS.md section 6):
 
 - One ``ResourceFlavor`` per pool: ``nodeLabels`` select the pool's nodes, ``tolerations`` are the
   pool's taints (GPU taint, user taints, the AKS spot taint). Kueue injects both into admitted pods.
-- Quota = physical capacity: per pool, ``advertised_resources(pool) x max_nodes`` plus the node's
-  cpu and memory x ``max_nodes``. A pool is the nominal quota of exactly one ClusterQueue, so the
+- Quota = what pods can be scheduled on: per pool, ``node_resources(pool) x max_nodes`` plus each
+  node's *allocatable* cpu and memory (``catalog.allocatable``: the cloud's published reservation and
+  eviction threshold, and the VM memory overhead) less the requests of the library's DaemonSets on that
+  node (``plans.node_daemonsets``: the GPU Operator's operands), x ``max_nodes``. On existing clusters
+  the pools declare their allocatable. A pool is the nominal quota of exactly one ClusterQueue, so the
   sum of nominal quotas never exceeds what the nodes hold.
+- A system flavor (``SYSTEM_FLAVOR_NAME``) for the untainted CPU nodes comes *first* in every
+  ClusterQueue with 0 of every GPU resource: CPU-only jobs fit it and land on CPU nodes; GPU jobs do
+  not fit it and move on to the GPU flavors. Its cpu/memory (the system pool's allocatable x
+  ``max_nodes``, or ``kueue.systemFlavor.cpus``/``memoryGib``) is split evenly over the ClusterQueues,
+  the remainder going to the first ones, so the nominal quotas sum to exactly that capacity; queues of a
+  cohort borrow each other's unused share (Kueue borrows per flavor within a cohort). Operators running
+  on the system pool (Kueue, KServe, cert-manager, the GPU Operator's controller) are Deployments that
+  are not taken off; when the system flavor is full Kueue tries the next flavor, a GPU pool.
 - One resource group per ClusterQueue covering ``cpu``, ``memory`` and every GPU resource of its
   pools; each flavor lists all covered resources, ``0`` for what its nodes do not advertise. Kueue
   allows a resource in only one group, and cpu/memory belong to the same nodes as the GPUs: splitting
@@ -21,30 +32,40 @@ Model (GPU_PLATFORM_FACTS.md section 6):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from gpu_platform import versions
-from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE, KueueArgs
+from gpu_platform.args.common import DriverOwner
+from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE, SYSTEM_FLAVOR_NAME, KueueArgs
 from gpu_platform.args.validate import check_arguments
+from gpu_platform.catalog.allocatable import MIB_PER_GIB
 from gpu_platform.errors import Problems
+from gpu_platform.plans.gpu_operator import check_operator_settings
 from gpu_platform.plans.helm import deep_merge
+from gpu_platform.plans.node_daemonsets import cpu_node_requests, gpu_node_requests
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
+from gpu_platform.resolve.cluster import system_pool_problems
+from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.kueue import (
     ClusterQueue,
+    GpuOperatorFacts,
     KueueSpec,
+    SystemFlavor,
     cohort_peers,
     covered_resources,
+    node_allocatable_units,
     queue_pools,
     resolve_kueue,
 )
-from gpu_platform.resolve.pools import check_cuda_default
+from gpu_platform.resolve.pools import PoolProblems, check_cuda_default
 from gpu_platform.scheduling import LABEL_PREFIX, pool_tolerations, selector_labels
 from gpu_platform.sharing import node_resources
+from gpu_platform.versions import GPU_OPERATOR
 
 API_VERSION = "kueue.x-k8s.io/v1beta2"
 CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
@@ -58,6 +79,8 @@ HELM_RELEASE_NAME = "kueue"
 """Fixed Helm release name: the chart's object names (``kueue-webhook-service``, ``kueue-controller-manager``)
 then match the defaults Kueue's internal certificate management expects."""
 DEFAULT_CLUSTER_QUEUE_NAME = DEFAULT_CLUSTER_QUEUE
+CLOUDS = ("gke", "eks", "aks")
+"""Clouds whose node reservations are published (``catalog.allocatable``)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -70,10 +93,24 @@ def flavor_name(pool: GpuPool) -> str:
     return pool.name
 
 
-def _units(pool: GpuPool) -> dict[str, int]:
-    """Physical capacity of the whole pool in base units: cpu in millicores, memory in MiB."""
+def node_units(pool: GpuPool, spec: KueueSpec, pools: Sequence[GpuPool]) -> tuple[int, int]:
+    """``(millicores, MiB)`` one node of ``pool`` offers Kueue's workloads: its allocatable (the cloud's
+    published reservation, or what an existing cluster's pool declares) less the library's DaemonSets."""
+    if spec.cloud in CLOUDS and pool.machine is not None and pool.vcpus and pool.memory_gib:
+        cpu, memory = node_allocatable_units(
+            spec.cloud, pool.machine.name, pool.vcpus, pool.memory_gib, spec.vm_memory_overhead_percent
+        )
+    else:
+        cpu, memory = (pool.vcpus or 0) * 1000, (pool.memory_gib or 0) * MIB_PER_GIB
+    taken = gpu_node_requests(pool, pools, spec.gpu_operator)
+    return max(cpu - taken.cpu_millicores, 0), max(memory - taken.memory_mib, 0)
+
+
+def _units(pool: GpuPool, spec: KueueSpec, pools: Sequence[GpuPool]) -> dict[str, int]:
+    """What the whole pool offers at ``max_nodes`` in base units: cpu in millicores, memory in MiB."""
     n = pool.max_nodes
-    out = {"cpu": (pool.vcpus or 0) * 1000 * n, "memory": (pool.memory_gib or 0) * 1024 * n}
+    cpu, memory = node_units(pool, spec, pools)
+    out = {"cpu": cpu * n, "memory": memory * n}
     out.update({name: units * n for name, units in node_resources(pool).items()})
     return out
 
@@ -86,13 +123,51 @@ def _quantity(resource: str, units: int) -> int | str:
     return units
 
 
-def pool_capacity(pool: GpuPool) -> dict[str, int | str]:
-    """What the pool holds at ``max_nodes``, as Kubernetes quantities.
+def pool_capacity(pool: GpuPool, spec: KueueSpec, pools: Sequence[GpuPool]) -> dict[str, int | str]:
+    """What the pool offers Kueue at ``max_nodes``, as Kubernetes quantities (``pools``: all GPU pools).
 
-    2 nodes of 8 x H100 with ``all-1g.10gb`` (mixed) -> ``{"cpu": ..., "memory": "...Gi",
+    2 nodes of 8 x H100 with ``all-1g.10gb`` (mixed) -> ``{"cpu": "...m", "memory": "...Mi",
     "nvidia.com/mig-1g.10gb": 112}``.
     """
-    return {name: _quantity(name, units) for name, units in _units(pool).items()}
+    return {name: _quantity(name, units) for name, units in _units(pool, spec, pools).items()}
+
+
+def system_units(spec: KueueSpec) -> dict[str, int] | None:
+    """The system flavor's total cpu (millicores) and memory (MiB), for all ClusterQueues together."""
+    flavor = spec.system_flavor
+    if flavor is None:
+        return None
+    cpu, memory = flavor.cpu_millicores, flavor.memory_mib
+    if cpu is None or memory is None:
+        assert flavor.shape is not None and flavor.machine_type is not None
+        node_cpu, node_memory = node_allocatable_units(
+            spec.cloud,
+            flavor.machine_type,
+            flavor.shape.vcpus,
+            flavor.shape.memory_gib,
+            spec.vm_memory_overhead_percent,
+        )
+        taken = cpu_node_requests(spec.gpu_operator)
+        n = flavor.max_nodes
+        cpu = cpu if cpu is not None else max(node_cpu - taken.cpu_millicores, 0) * n
+        memory = memory if memory is not None else max(node_memory - taken.memory_mib, 0) * n
+    return {"cpu": cpu, "memory": memory}
+
+
+def split_evenly(total: int, parts: int) -> list[int]:
+    """``total`` in ``parts`` whole shares that sum to it exactly; the first ones get the remainder."""
+    base, extra = divmod(total, parts)
+    return [base + (1 if i < extra else 0) for i in range(parts)]
+
+
+def system_shares(spec: KueueSpec) -> list[dict[str, int]]:
+    """Each ClusterQueue's nominal share of the system flavor, in queue order (empty: no system flavor)."""
+    total = system_units(spec)
+    if total is None:
+        return []
+    n = len(spec.cluster_queues)
+    split = {name: split_evenly(units, n) for name, units in total.items()}
+    return [{name: shares[i] for name, shares in split.items()} for i in range(n)]
 
 
 def _percent(resource: str, units: int, percent: int) -> int | str:
@@ -102,6 +177,16 @@ def _percent(resource: str, units: int, percent: int) -> int | str:
 # ---------------------------------------------------------------------------------------------
 # Objects
 # ---------------------------------------------------------------------------------------------
+
+
+def system_resource_flavor(flavor: SystemFlavor) -> dict[str, Any]:
+    """The CPU nodes as a ResourceFlavor: node labels only; no tolerations, the nodes are untainted."""
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "ResourceFlavor",
+        "metadata": {"name": SYSTEM_FLAVOR_NAME},
+        "spec": {"nodeLabels": dict(flavor.node_labels)},
+    }
 
 
 def resource_flavor(pool: GpuPool) -> dict[str, Any]:
@@ -114,31 +199,43 @@ def resource_flavor(pool: GpuPool) -> dict[str, Any]:
     }
 
 
-def _flavor_quotas(pool: GpuPool, covered: Sequence[str], owned: bool, queue: ClusterQueue) -> dict[str, Any]:
-    units = _units(pool)
+def _flavor_quotas(
+    name: str, units: Mapping[str, int], covered: Sequence[str], owned: bool, queue: ClusterQueue
+) -> dict[str, Any]:
     resources = []
-    for name in covered:
-        capacity = units.get(name, 0)
+    for resource in covered:
+        capacity = units.get(resource, 0)
         nominal = capacity if owned else 0
-        entry: dict[str, Any] = {"name": name, "nominalQuota": _quantity(name, nominal)}
+        entry: dict[str, Any] = {"name": resource, "nominalQuota": _quantity(resource, nominal)}
         if queue.cohort is not None and queue.borrowing_limit_percent is not None:
-            # Percent of the pool's capacity: on a peer's flavor (nominal 0) that is what may be borrowed.
-            entry["borrowingLimit"] = _percent(name, capacity, queue.borrowing_limit_percent)
+            # Percent of the flavor's capacity: on a peer's flavor (nominal 0) that is what may be borrowed.
+            entry["borrowingLimit"] = _percent(resource, capacity, queue.borrowing_limit_percent)
         if queue.cohort is not None and queue.lending_limit_percent is not None and owned:
-            entry["lendingLimit"] = _percent(name, nominal, queue.lending_limit_percent)
+            entry["lendingLimit"] = _percent(resource, nominal, queue.lending_limit_percent)
         resources.append(entry)
-    return {"name": flavor_name(pool), "resources": resources}
+    return {"name": name, "resources": resources}
 
 
 def cluster_queue(
-    queue: ClusterQueue, owned: Sequence[GpuPool], borrowable: Sequence[GpuPool] = ()
+    queue: ClusterQueue,
+    owned: Sequence[GpuPool],
+    borrowable: Sequence[GpuPool],
+    spec: KueueSpec,
+    pools: Sequence[GpuPool],
+    system_share: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """A ClusterQueue whose nominal quota is the physical capacity of ``owned`` pools."""
+    """A ClusterQueue whose nominal quota is what the ``owned`` pools offer, after ``system_share`` of the
+    system flavor (first, so CPU-only jobs land there; 0 of every GPU resource)."""
     covered = covered_resources([*owned, *borrowable])
-    flavors = [_flavor_quotas(p, covered, True, queue) for p in owned]
-    flavors += [_flavor_quotas(p, covered, False, queue) for p in borrowable]
+    flavors = []
+    if system_share is not None:
+        flavors.append(_flavor_quotas(SYSTEM_FLAVOR_NAME, system_share, covered, True, queue))
+    flavors += [_flavor_quotas(flavor_name(p), _units(p, spec, pools), covered, True, queue) for p in owned]
+    flavors += [
+        _flavor_quotas(flavor_name(p), _units(p, spec, pools), covered, False, queue) for p in borrowable
+    ]
     p = queue.preemption
-    spec: dict[str, Any] = {
+    body: dict[str, Any] = {
         "namespaceSelector": {"matchLabels": {CLUSTER_QUEUE_NAMESPACE_LABEL: queue.name}},
         "queueingStrategy": queue.queueing_strategy,
         "preemption": {
@@ -149,13 +246,17 @@ def cluster_queue(
         "resourceGroups": [{"coveredResources": covered, "flavors": flavors}] if flavors else [],
     }
     if queue.cohort is not None:
-        spec["cohortName"] = queue.cohort
-    return {"apiVersion": API_VERSION, "kind": "ClusterQueue", "metadata": {"name": queue.name}, "spec": spec}
+        body["cohortName"] = queue.cohort
+    return {"apiVersion": API_VERSION, "kind": "ClusterQueue", "metadata": {"name": queue.name}, "spec": body}
 
 
 def cluster_queues(spec: KueueSpec, pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
     queues = spec.cluster_queues
-    return [cluster_queue(q, queue_pools(q, pools), cohort_peers(q, queues, pools)) for q in queues]
+    shares: list[Mapping[str, int] | None] = [*system_shares(spec)] or [None] * len(queues)
+    return [
+        cluster_queue(q, queue_pools(q, pools), cohort_peers(q, queues, pools), spec, pools, share)
+        for q, share in zip(queues, shares, strict=True)
+    ]
 
 
 def team_namespaces(spec: KueueSpec) -> list[dict[str, Any]]:
@@ -270,7 +371,10 @@ class KueueObjects:
 def build(pools: Sequence[GpuPool], spec: KueueSpec) -> KueueObjects:
     """Every Kueue object for the pools and settings."""
     return KueueObjects(
-        flavors=[resource_flavor(p) for p in pools],
+        flavors=[
+            *([system_resource_flavor(spec.system_flavor)] if spec.system_flavor is not None else []),
+            *(resource_flavor(p) for p in pools),
+        ],
         cluster_queues=cluster_queues(spec, pools),
         namespaces=team_namespaces(spec),
         local_queues=local_queues(spec),
@@ -324,6 +428,28 @@ def kueue_plan(
     return KueuePlan(spec, build(pools, spec), helm_values(spec), namespace, manage_namespaces, secret)
 
 
+def _operator_facts(
+    cloud: str, settings: Mapping[str, Any], pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+) -> GpuOperatorFacts | None:
+    """The GPU Operator as ``GpuOperator`` would run it with ``settings`` (``None``: switched off)."""
+    if not settings.get("enabled", True):
+        return None
+    here = p.at("gpu_operator")
+    before = p.count()
+    check_operator_settings(settings, here)
+    if p.count() != before or not pools:
+        return None
+    driver = dict(settings.get("driver", {}))
+    if cloud == "existing":
+        # Unknown nodes: assume the operator's driver containers, the larger set of operands.
+        driver.setdefault("owner", DriverOwner.OPERATOR.value)
+    where = DriverLocations(here.at("driver"), at, p.at("pools"), p.at("cuda_version"))
+    plan = resolve_driver(cloud, pools, driver, settings.get("version", GPU_OPERATOR.version), where)
+    if plan is None:
+        return None
+    return GpuOperatorFacts(plan, settings.get("dcgm_exporter", {}).get("enabled", True))
+
+
 def plan_kueue(args: KueueArgs) -> KueuePlan:
     """``Kueue``'s arguments checked and resolved like the stack file's ``kueue``; ``ArgumentsError`` lists
     every problem with its argument path."""
@@ -332,10 +458,23 @@ def plan_kueue(args: KueueArgs) -> KueuePlan:
     if checked is None:
         p.raise_for_arguments()
     assert checked is not None
+    cloud = checked["cloud"]
     check_cuda_default(checked.get("cuda_version"), p.at("cuda_version"))
     at = lambda i: p.at("pools", i)  # noqa: E731
-    resolved = resolve_cluster_pools(checked["cloud"], checked["pools"], checked.get("cuda_version"), at)
-    spec = resolve_kueue(checked["cloud"], checked, resolved, at, p)
+    resolved = resolve_cluster_pools(cloud, checked["pools"], checked.get("cuda_version"), at)
+    system = None
+    if "system_pool" in checked and cloud == "existing":
+        p.add(
+            ("system_pool",),
+            "an existing cluster has no system pool made by the library: describe its CPU nodes with "
+            "{{system_flavor.node_labels}}, {{system_flavor.cpus}} and {{system_flavor.memory_gib}}",
+        )
+    elif "system_pool" in checked:
+        system = system_pool_problems(cloud, checked["system_pool"], p.at("system_pool"))
+    facts = None
+    if len(resolved.pools) == len(checked["pools"]):
+        facts = _operator_facts(cloud, checked.get("gpu_operator", {}), resolved.pools, at, p)
+    spec = resolve_kueue(cloud, checked, resolved, at, p, system, facts)
     p.raise_for_arguments()
     assert spec is not None
     return kueue_plan(resolved.pools, spec, checked.get("namespace", versions.KUEUE.namespace))

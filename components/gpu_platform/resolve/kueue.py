@@ -9,14 +9,19 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from gpu_platform.args import kueue as a
+from gpu_platform.catalog.allocatable import MIB_PER_GIB, default_max_pods, node_allocatable
+from gpu_platform.catalog.cpu_machines import CpuShape, cpu_machine_shape
+from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES, is_dns_subdomain
+from gpu_platform.resolve.cluster import SystemPool
+from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES, is_dns_subdomain, label_problems
 from gpu_platform.resolve.pools import PoolProblems, ResolvedPools
-from gpu_platform.scheduling import pool_tolerations, selector_labels
+from gpu_platform.scheduling import SYSTEM_POOL_LABELS, pool_tolerations, selector_labels
 from gpu_platform.sharing import node_resources
 
 MAX_NODE_LABELS = 8
@@ -110,6 +115,28 @@ class WaitForPodsReady:
 
 
 @dataclass(frozen=True)
+class GpuOperatorFacts:
+    """What decides which GPU Operator operands run on a GPU node: the driver plan, the DCGM exporter."""
+
+    driver: DriverPlan
+    dcgm_exporter: bool = True
+
+
+@dataclass(frozen=True)
+class SystemFlavor:
+    """The CPU nodes CPU-only jobs are admitted to, and the total cpu/memory they may request."""
+
+    node_labels: Mapping[str, str]
+    cpu_millicores: int | None = None
+    """Given total (``system_flavor.cpus``); ``None``: the system pool's allocatable x ``max_nodes``."""
+    memory_mib: int | None = None
+    machine_type: str | None = None
+    shape: CpuShape | None = None
+    """The system pool's machine, when the quota is derived from it."""
+    max_nodes: int = 0
+
+
+@dataclass(frozen=True)
 class KueueSpec:
     """Kueue over the pools with every default applied."""
 
@@ -121,10 +148,20 @@ class KueueSpec:
     integrations: tuple[str, ...] = a.DEFAULT_INTEGRATIONS
     values: Mapping[str, Any] = field(default_factory=dict)
     explicit_queues: bool = False
+    cloud: str = "existing"
+    """How node allocatable is known: the cloud's published reservation, or declared (``existing``)."""
+    system_flavor: SystemFlavor | None = None
+    vm_memory_overhead_percent: Fraction = Fraction(a.DEFAULT_VM_MEMORY_OVERHEAD)
+    gpu_operator: GpuOperatorFacts | None = None
+    """The GPU Operator whose operands' requests come off each GPU node; ``None``: it is not installed."""
 
     def local_queues(self) -> set[tuple[str, str]]:
         """``(namespace, LocalQueue)`` of every team."""
         return {(t.namespace, t.queue_name) for t in self.teams}
+
+    def namespace_queues(self, namespace: str) -> list[str]:
+        """The LocalQueues of the teams in ``namespace`` (empty: no Kueue team there), in team order."""
+        return list(dict.fromkeys(t.queue_name for t in self.teams if t.namespace == namespace))
 
 
 def queue_pools(queue: ClusterQueue, pools: Sequence[GpuPool]) -> list[GpuPool]:
@@ -171,8 +208,22 @@ def _requeuing(raw: Mapping[str, Any], p: Problems) -> RequeuingStrategy:
     )
 
 
-def _wait(raw: Mapping[str, Any], p: Problems) -> WaitForPodsReady:
-    timeout = raw.get("timeout", a.DEFAULT_WAIT_TIMEOUT)
+def cold_start(pools: Sequence[GpuPool]) -> bool:
+    """A pool's pods may wait for a new node (it autoscales) or a MIG reboot (the operator partitions it)."""
+    return any(
+        pool.min_nodes < pool.max_nodes
+        or (pool.sharing.mode == "mig" and pool.sharing.managed_by == "operator")
+        for pool in pools
+    )
+
+
+def default_wait_timeout(pools: Sequence[GpuPool]) -> str:
+    """``waitForPodsReady.timeout`` when none is given: 30m when pods may wait for a node, else 10m."""
+    return a.DEFAULT_COLD_WAIT_TIMEOUT if cold_start(pools) else a.DEFAULT_WAIT_TIMEOUT
+
+
+def _wait(raw: Mapping[str, Any], pools: Sequence[GpuPool], p: Problems) -> WaitForPodsReady:
+    timeout = raw.get("timeout", default_wait_timeout(pools))
     if not DURATION.match(timeout):
         p.add(("timeout",), f"{timeout!r} is not a positive duration like '10m' (s, m or h)")
     return WaitForPodsReady(
@@ -249,23 +300,33 @@ def _queue_pools_problems(queues: Sequence[ClusterQueue], pools: ResolvedPools, 
 
 
 def _limit_problems(
-    queue: ClusterQueue, queues: Sequence[ClusterQueue], pools: Sequence[GpuPool], p: Problems
+    queue: ClusterQueue,
+    queues: Sequence[ClusterQueue],
+    pools: Sequence[GpuPool],
+    p: Problems,
+    system_flavor: bool = False,
 ) -> None:
     """Kueue's size limits on the ClusterQueue the library would generate for ``queue``."""
-    flavors = [*queue_pools(queue, pools), *cohort_peers(queue, queues, pools)]
-    covered = covered_resources(flavors)
+    gpu_flavors = [*queue_pools(queue, pools), *cohort_peers(queue, queues, pools)]
+    covered = covered_resources(gpu_flavors)
+    n_flavors = len(gpu_flavors) + int(system_flavor)
+    what = (
+        f"{n_flavors} flavors ({len(gpu_flavors)} pools and the system flavor)"
+        if system_flavor
+        else f"{n_flavors} pools"
+    )
     if len(covered) > MAX_COVERED_RESOURCES:
         p.add(
             ("resources",),
             f"{len(covered)} distinct resources ({', '.join(covered)}); Kueue allows {MAX_COVERED_RESOURCES} per resource group",
         )
-    if len(flavors) > MAX_FLAVORS_PER_GROUP:
-        p.add(("pools",), f"{len(flavors)} pools; Kueue allows {MAX_FLAVORS_PER_GROUP} flavors per queue")
-    combos = len(flavors) * len(covered)
+    if n_flavors > MAX_FLAVORS_PER_GROUP:
+        p.add(("pools",), f"{what}; Kueue allows {MAX_FLAVORS_PER_GROUP} flavors per queue")
+    combos = n_flavors * len(covered)
     if combos > MAX_FLAVOR_RESOURCES_PER_GROUP:
         p.add(
             ("pools",),
-            f"{len(flavors)} pools x {len(covered)} resources = {combos} quotas; Kueue allows "
+            f"{what} x {len(covered)} resources = {combos} quotas; Kueue allows "
             f"{MAX_FLAVOR_RESOURCES_PER_GROUP} per resource group: split the pools over queues",
         )
 
@@ -363,20 +424,153 @@ def _pool_problems(cloud: str, pools: Sequence[GpuPool], at: PoolProblems) -> No
                 )
 
 
+def node_allocatable_units(
+    cloud: str, machine_type: str, vcpus: int, memory_gib: Fraction | float, overhead: Fraction
+) -> tuple[int, int]:
+    """``(millicores, MiB)`` one node of a library-made pool offers pods (``catalog.allocatable``)."""
+    alloc = node_allocatable(cloud, vcpus, memory_gib, default_max_pods(cloud, machine_type, vcpus), overhead)
+    return alloc.cpu_millicores, alloc.memory_mib
+
+
+SYSTEM_FLAVOR_FIX = (
+    "{{system_flavor.cpus}} and {{system_flavor.memory_gib}}, or {{system_flavor.enabled}} false"
+)
+
+
+def _system_flavor_value_problems(
+    raw: Mapping[str, Any], pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+) -> None:
+    for key in ("cpus", "memory_gib"):
+        value = raw.get(key)
+        if value is not None and value < 1:
+            p.add((key,), f"{value} is out of range; at least 1")
+    for key, value in (raw.get("node_labels") or {}).items():
+        for part, reason in label_problems(key, value):
+            p.add(("node_labels", key), reason if part == "key" else f"value {reason}")
+    for pool in pools:
+        if pool.name == a.SYSTEM_FLAVOR_NAME:
+            at(pool.index).add(
+                ("name",),
+                f"'{pool.name}' is the name of Kueue's system flavor; rename the pool or set "
+                "{{kueue.system_flavor.enabled}} false",
+            )
+
+
+def _system_pool_flavor(
+    cloud: str, cpus: int | None, memory: int | None, system_pool: SystemPool, overhead: Fraction, p: Problems
+) -> SystemFlavor:
+    """The system flavor over the cluster's own system pool; given totals may not exceed what it holds."""
+    shape = cpu_machine_shape(cloud, system_pool.machine_type)
+    if shape is None and (cpus is None or memory is None):
+        p.add(
+            (),
+            f"the size of the system pool's machine '{system_pool.machine_type}' is not known to the library, "
+            f"so its Kueue quota cannot be derived: set {SYSTEM_FLAVOR_FIX}",
+        )
+    elif shape is not None:
+        cpu_m, mem_mib = node_allocatable_units(
+            cloud, system_pool.machine_type, shape.vcpus, shape.memory_gib, overhead
+        )
+        n = system_pool.max_nodes
+        for key, value, total, unit, name in (
+            ("cpus", cpus, cpu_m * n, 1000, "cores"),
+            ("memory_gib", memory, mem_mib * n, MIB_PER_GIB, "GiB"),
+        ):
+            if value is not None and value * unit > total:
+                p.add(
+                    (key,),
+                    f"{value} is more than the system pool holds: {n} x {system_pool.machine_type} offer "
+                    f"{total / unit:.1f} {name} to pods",
+                )
+    return SystemFlavor(
+        dict(SYSTEM_POOL_LABELS),
+        None if cpus is None else cpus * 1000,
+        None if memory is None else memory * MIB_PER_GIB,
+        system_pool.machine_type,
+        shape,
+        system_pool.max_nodes,
+    )
+
+
+def _system_flavor(
+    cloud: str,
+    raw: Mapping[str, Any],
+    system_pool: SystemPool | None,
+    overhead: Fraction,
+    pools: Sequence[GpuPool],
+    at: PoolProblems,
+    p: Problems,
+) -> SystemFlavor | None:
+    """The system flavor from ``kueue.system_flavor`` and the cluster's system pool (``None``: none known)."""
+    labels, cpus, memory = raw.get("node_labels"), raw.get("cpus"), raw.get("memory_gib")
+    if raw.get("enabled") is False:
+        for key in ("node_labels", "cpus", "memory_gib"):
+            if key in raw:
+                p.add((key,), "has no effect with {{system_flavor.enabled}} false; remove it")
+        return None
+    _system_flavor_value_problems(raw, pools, at, p)
+    if labels is None and system_pool is None:
+        if raw.get("enabled") or cpus is not None or memory is not None:
+            p.add(
+                ("node_labels",),
+                "required on an existing or attached cluster: the labels of the CPU nodes CPU-only jobs may "
+                "use (the library made no system pool here)",
+            )
+        return None
+    if labels is None:
+        assert system_pool is not None
+        return _system_pool_flavor(cloud, cpus, memory, system_pool, overhead, p)
+    for key, value in (("cpus", cpus), ("memory_gib", memory)):
+        if value is None:
+            p.add(
+                (key,),
+                "required with {{system_flavor.node_labels}}: the total CPU-only jobs may request there",
+            )
+    return SystemFlavor(
+        dict(labels), None if cpus is None else cpus * 1000, None if memory is None else memory * MIB_PER_GIB
+    )
+
+
+def _overhead(cloud: str, raw: Mapping[str, Any], p: Problems) -> Fraction:
+    value = raw.get("vm_memory_overhead_percent", a.DEFAULT_VM_MEMORY_OVERHEAD)
+    if cloud == "existing" and "vm_memory_overhead_percent" in raw:
+        p.add(
+            ("vm_memory_overhead_percent",),
+            "not used on an existing cluster, whose pools declare their allocatable memory; remove it",
+        )
+    elif not 0 <= value <= 50:
+        p.add(
+            ("vm_memory_overhead_percent",),
+            f"{value} is out of range; 0 to 50 (percent of the node's memory)",
+        )
+    return Fraction(value).limit_denominator(1000)
+
+
 def resolve_kueue(
-    cloud: str, raw: Mapping[str, Any], pools: ResolvedPools, at: PoolProblems, p: Problems
+    cloud: str,
+    raw: Mapping[str, Any],
+    pools: ResolvedPools,
+    at: PoolProblems,
+    p: Problems,
+    system_pool: SystemPool | None = None,
+    gpu_operator: GpuOperatorFacts | None = None,
 ) -> KueueSpec | None:
-    """The Kueue settings over the resolved pools (``p`` is where the settings live)."""
+    """The Kueue settings over the resolved pools (``p`` is where the settings live). ``system_pool``: the
+    system pool of a cluster the library creates (``None`` on existing and attached clusters);
+    ``gpu_operator``: the operator whose operands run on the GPU nodes (``None``: not installed)."""
     before = p.count()
     _pool_problems(cloud, pools.pools, at)
-    wait = _wait(raw.get("wait_for_pods_ready", {}), p.at("wait_for_pods_ready"))
+    wait = _wait(raw.get("wait_for_pods_ready", {}), pools.pools, p.at("wait_for_pods_ready"))
+    overhead = _overhead(cloud, raw, p)
+    system = _system_flavor(
+        cloud, raw.get("system_flavor", {}), system_pool, overhead, pools.pools, at, p.at("system_flavor")
+    )
     explicit = [_queue(q, p.at("cluster_queues", i)) for i, q in enumerate(raw.get("cluster_queues", ()))]
     queues = explicit or [ClusterQueue(a.DEFAULT_CLUSTER_QUEUE)]
     _queue_pools_problems(explicit, pools, p.at("cluster_queues"))
     for i, q in enumerate(queues):
-        _limit_problems(
-            q, queues, pools.pools, p.at("cluster_queues", i) if explicit else p.at("cluster_queues")
-        )
+        where = p.at("cluster_queues", i) if explicit else p.at("cluster_queues")
+        _limit_problems(q, queues, pools.pools, where, system_flavor=system is not None)
     teams = _teams(raw.get("teams", ()), queues, p.at("teams"))
     classes = _priority_classes(raw.get("priority_classes"), p.at("priority_classes"))
     integrations = tuple(raw.get("integrations", a.DEFAULT_INTEGRATIONS))
@@ -391,4 +585,8 @@ def resolve_kueue(
         integrations=integrations,
         values=dict(raw.get("values", {})),
         explicit_queues=bool(explicit),
+        cloud=cloud,
+        system_flavor=system,
+        vm_memory_overhead_percent=overhead,
+        gpu_operator=gpu_operator,
     )

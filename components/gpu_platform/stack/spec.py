@@ -8,12 +8,13 @@ follow-on errors in the queues and services that name it. Nothing is registered 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpu_platform.args import stack as schema
 from gpu_platform.args.common import Cloud
 from gpu_platform.args.inference import InferenceServiceConfigArgs
+from gpu_platform.args.kueue import DEFAULT_LOCAL_QUEUE
 from gpu_platform.args.validate import hints, parse, unknown_key_reason
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
@@ -24,7 +25,7 @@ from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.inference import ServiceRequest, resolve_request
-from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue
+from gpu_platform.resolve.kueue import GpuOperatorFacts, KueueSpec, resolve_kueue
 from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default
 from gpu_platform.stack.read import misspelled_namespace_problems
 from gpu_platform.versions import GPU_OPERATOR
@@ -138,7 +139,9 @@ def _kserve(
         if key in seen:
             here.add(("name",), f"'{svc['name']}' is already used in namespace '{key[0]}'")
         seen.add(key)
-        _service_queue(svc, kueue, kueue_on, here, p)
+        queue = _service_queue(svc, kueue, kueue_on, here, p)
+        if queue is not None:
+            svc = {**svc, "queue": queue}
         pool = by_name.get(svc["pool"])
         if pool is None and svc["pool"] not in pools.broken:
             here.add(("pool",), f"'{svc['pool']}' is not a GPU pool; valid: {', '.join(by_name)}")
@@ -152,27 +155,54 @@ def _kserve(
 
 def _service_queue(
     svc: Mapping[str, Any], kueue: KueueSpec | None, kueue_on: bool, here: Problems, p: Problems
-) -> None:
+) -> str | None:
+    """The LocalQueue the service's predictor is labelled with: its ``queue``, or, when it has only a
+    ``priority_class``, its namespace's team LocalQueue (a priority without a queue would bypass Kueue)."""
     priority = svc.get("priority_class")
+    known = kueue is not None and priority in [c.name for c in kueue.priority_classes]
     if priority is not None and not kueue_on:
         here.add(
             ("priority_class",), "a Kueue WorkloadPriorityClass, but Kueue is off; remove it or enable Kueue"
         )
-    elif (
-        priority is not None
-        and kueue is not None
-        and priority not in [c.name for c in kueue.priority_classes]
-    ):
+    elif priority is not None and kueue is not None and not known:
         valid = ", ".join(c.name for c in kueue.priority_classes)
         here.add(("priority_class",), f"'{priority}' is not a Kueue WorkloadPriorityClass; valid: {valid}")
     queue = svc.get("queue")
-    if queue is None:
-        return
     namespace = svc.get("namespace", "default")
+    if queue is None and priority is not None and kueue is not None and known:
+        queue = _team_queue(kueue, namespace, priority, here)
+    if queue is None:
+        return None
     if not kueue_on or (kueue is not None and (namespace, queue) not in kueue.local_queues()):
         here.add(("queue",), f"no Kueue LocalQueue '{queue}' in namespace '{namespace}' (kueue.teams)")
     elif kueue is not None and not {"pod", "deployment"} <= set(kueue.integrations):
         p.add(("kueue", "integrations"), "KServe predictors are Deployments: add 'pod' and 'deployment'")
+    return queue
+
+
+def _team_queue(kueue: KueueSpec, namespace: str, priority: str, here: Problems) -> str | None:
+    """The namespace's team LocalQueue for a service with a priority and no queue; refused when there is
+    none (Kueue would never see the service, so its priority would mean nothing) or it is ambiguous."""
+    queues = kueue.namespace_queues(namespace)
+    if not queues:
+        teams = sorted({t.namespace for t in kueue.teams})
+        where = f"a team namespace ({', '.join(teams)})" if teams else "a team namespace (kueue.teams)"
+        here.add(
+            ("priority_class",),
+            f"'{priority}' is a Kueue priority, but namespace '{namespace}' has no Kueue team, so no LocalQueue "
+            f"admits the service and Kueue never sees it: run it in {where}, whose LocalQueue then admits "
+            "it, or remove {{priority_class}}",
+        )
+        return None
+    if len(queues) > 1 and DEFAULT_LOCAL_QUEUE not in queues:
+        here.add(
+            ("queue",),
+            f"required with {{{{priority_class}}}}: namespace '{namespace}' has several LocalQueues "
+            f"({', '.join(queues)}); name one",
+        )
+        return None
+    # One team queue; or Kueue's own choice (LocalQueueDefaulting picks the one named 'default').
+    return queues[0] if len(queues) == 1 else DEFAULT_LOCAL_QUEUE
 
 
 def _driver(
@@ -246,7 +276,8 @@ def load_platform(
     )
     kueue_section = cfg.get("kueue", {})
     kueue_on = kueue_section.get("enabled", True)
-    kueue = resolve_kueue(cloud, kueue_section, pools, at, p.at("kueue")) if kueue_on else None
+    system_pool = cluster.system_pool if cluster is not None and cluster.create else None
+    kueue = resolve_kueue(cloud, kueue_section, pools, at, p.at("kueue"), system_pool) if kueue_on else None
     kserve = None
     if "kserve" in cfg or "kserve" not in _given(raw):
         kserve = _kserve(cfg.get("kserve", {}), cfg.get("kserve_services", []), pools, kueue, kueue_on, p)
@@ -256,6 +287,10 @@ def load_platform(
     p.raise_for_config()
     assert cluster is not None and driver is not None
     operator = cfg.get("gpu_operator", {})
+    if kueue is not None and operator.get("enabled", True):
+        # The operands the GPU Operator runs on each GPU node come off Kueue's quota.
+        dcgm = operator.get("dcgm_exporter", {}).get("enabled", True)
+        kueue = replace(kueue, gpu_operator=GpuOperatorFacts(driver, dcgm))
     return PlatformSpec(
         cloud=Cloud(cloud).value,
         cluster=cluster,

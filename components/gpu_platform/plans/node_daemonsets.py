@@ -1,0 +1,178 @@
+"""The pods the library places on every GPU node, and what they request: one table, two readers.
+
+The GPU Operator plan sets these requests on the operands (``<section>.resources`` in the chart values,
+which the operator copies onto every container of the operand's DaemonSet, ``controllers/
+object_controls.go`` at v26.7.0); Kueue takes the same numbers off each node's allocatable before it
+multiplies by ``max_nodes``. So a quota never counts CPU or memory that the operator's pods hold.
+
+The chart sets no requests by default (``resources: {}`` in ``values.yaml``): the numbers in
+``GPU_NODE_DAEMONSET_REQUESTS`` are the library's, sized above the operands' usual footprint [U: no
+upstream sizing guidance]. No limits are set, so an operand can still burst.
+
+What runs on a pool's nodes follows the ``DriverPlan`` and the labels ``scheduling`` puts on them:
+
+- ``driver`` and ``toolkit`` only where the operator installs them; the device plugin only where the
+  operator's plugin serves the pool (not Bottlerocket, not GKE-shared pools); ``migManager`` on the pools
+  ``scheduling.mig_manager_pools`` names; the MPS control daemon on operator-MPS pools.
+- ``gfd``, ``validator`` and ``dcgmExporter`` (when enabled) on every GPU node; the chart's NFD worker on
+  every node, CPU nodes included (``NFD_WORKER_REQUESTS``, the subchart's own requests).
+- The device plugin, GFD and MPS daemon get a ``config-manager`` sidecar (with the same requests) when the
+  device-plugin ConfigMap is set, i.e. when some pool is shared through the operator
+  (``handleDevicePluginConfig`` removes it otherwise).
+- GKE with Google's COS driver installer: that DaemonSet's init containers request 150m CPU each
+  (``data/gke-cos-daemonset-preloaded.yaml``); a pod holds ``max(init, sum of containers)``.
+
+- The AWS EFA device plugin on EFA pools (``EFA_DEVICE_PLUGIN_REQUESTS``, the chart's own requests, set
+  on the release from here), with or without the GPU Operator: an EFA pool needs it either way.
+
+A DaemonSet the library adds to GPU nodes (the NVIDIA DRA kubelet plugin) belongs here too: its requests
+in a table entry, set on the chart from it, and counted in ``gpu_node_pods`` where it runs; otherwise
+Kueue's quota counts CPU and memory its pods hold.
+
+Not subtracted [U]: the clouds' own per-node agents (kube-proxy, CNI, CSI, logging and metrics agents);
+their requests vary by cluster version and add-ons and are not published as one table. A pod asking for
+every last millicore of a node's quota share can still find it taken by them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from gpu_platform import versions
+from gpu_platform.driver import DriverPlan
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.kueue import GpuOperatorFacts
+from gpu_platform.scheduling import device_plugin_pools, mig_manager_pools
+from gpu_platform.sharing import device_plugin_config_key
+
+
+@dataclass(frozen=True)
+class Requests:
+    """CPU (millicores) and memory (MiB) a pod or container requests."""
+
+    cpu_millicores: int = 0
+    memory_mib: int = 0
+
+    def __add__(self, other: Requests) -> Requests:
+        return Requests(self.cpu_millicores + other.cpu_millicores, self.memory_mib + other.memory_mib)
+
+    def __mul__(self, n: int) -> Requests:
+        return Requests(self.cpu_millicores * n, self.memory_mib * n)
+
+    def quantities(self) -> dict[str, str]:
+        """As Kubernetes quantities: ``{"cpu": "50m", "memory": "128Mi"}``."""
+        return {"cpu": f"{self.cpu_millicores}m", "memory": f"{self.memory_mib}Mi"}
+
+
+GPU_NODE_DAEMONSET_REQUESTS: dict[str, Requests] = {
+    "driver": Requests(200, 512),
+    "toolkit": Requests(50, 64),
+    "devicePlugin": Requests(50, 128),
+    "gfd": Requests(50, 64),
+    "dcgmExporter": Requests(100, 512),
+    "migManager": Requests(50, 128),
+    "validator": Requests(10, 32),
+}
+"""Requests per container of each GPU Operator operand, keyed by its chart values section
+(``<section>.resources.requests``). The validator's also go on every operand's ``*-validation`` init
+container; they are the smallest, so a pod's ``max(init, sum of containers)`` is its containers' sum."""
+
+NFD_WORKER_REQUESTS = Requests(5, 64)
+"""The node-feature-discovery subchart's ``worker.resources.requests`` (gpu-operator v26.7.0, not set by
+the library): the NFD worker runs on every node, GPU and CPU."""
+
+
+EFA_DEVICE_PLUGIN_REQUESTS = Requests(10, 20)
+"""The aws-efa-k8s-device-plugin chart's ``resources.requests`` (v0.5.30), kept and set explicitly."""
+
+
+def resources_values() -> dict[str, Any]:
+    """Chart values: ``{"devicePlugin": {"resources": {"requests": {...}}}, ...}`` for every operand."""
+    return {
+        key: {"resources": {"requests": r.quantities()}} for key, r in GPU_NODE_DAEMONSET_REQUESTS.items()
+    }
+
+
+_MEMORY_UNITS_MIB = {"Ki": 1 / 1024, "Mi": 1, "Gi": 1024}
+
+
+def _container_requests(container: Mapping[str, Any]) -> Requests:
+    requests = container.get("resources", {}).get("requests", {})
+    cpu = str(requests.get("cpu", "0"))
+    millicores = int(cpu[:-1]) if cpu.endswith("m") else round(float(cpu) * 1000)
+    memory = str(requests.get("memory", "0Mi"))
+    unit = memory[-2:]
+    if unit not in _MEMORY_UNITS_MIB:
+        raise ValueError(f"memory request {memory!r}: only Ki, Mi and Gi are read here")
+    return Requests(millicores, math.ceil(float(memory[:-2]) * _MEMORY_UNITS_MIB[unit]))
+
+
+def pod_requests(pod_spec: Mapping[str, Any]) -> Requests:
+    """A pod's effective requests: per resource, the larger of any init container and the containers' sum."""
+    init = [_container_requests(c) for c in pod_spec.get("initContainers", [])]
+    total = sum((_container_requests(c) for c in pod_spec.get("containers", [])), Requests())
+    return Requests(
+        max([total.cpu_millicores, *(r.cpu_millicores for r in init)]),
+        max([total.memory_mib, *(r.memory_mib for r in init)]),
+    )
+
+
+@cache
+def gke_driver_installer_requests() -> Requests:
+    """What Google's COS installer DaemonSet pod holds on each GKE GPU node (read from the packaged manifest)."""
+    manifest = resources.files("gpu_platform").joinpath("data", versions.GKE_COS_INSTALLER.file).read_text()
+    return pod_requests(yaml.safe_load(manifest)["spec"]["template"]["spec"])
+
+
+def device_plugin_config_set(pools: Sequence[GpuPool], driver: DriverPlan) -> bool:
+    """The operator's device-plugin ConfigMap is set (some pool is shared through the operator), which adds
+    the ``config-manager`` sidecar to the device plugin, GFD and MPS daemon pods."""
+    return any(device_plugin_config_key(p) for p in device_plugin_pools(pools, driver))
+
+
+def gpu_node_pods(pool: GpuPool, pools: Sequence[GpuPool], facts: GpuOperatorFacts) -> dict[str, Requests]:
+    """The library's DaemonSet pods on one node of ``pool`` (``pools``: every GPU pool of the cluster), by
+    name, with their effective requests."""
+    driver = facts.driver
+    table = GPU_NODE_DAEMONSET_REQUESTS
+    containers = 2 if device_plugin_config_set(pools, driver) else 1
+    pods: dict[str, Requests] = {}
+    if driver.driver == "operator":
+        pods["driver"] = table["driver"]
+    if driver.toolkit == "operator":
+        pods["toolkit"] = table["toolkit"]
+    if pool in device_plugin_pools(pools, driver):
+        pods["devicePlugin"] = table["devicePlugin"] * containers
+        if pool.sharing.mode == "mps" and pool.sharing.managed_by == "operator":
+            pods["mpsControlDaemon"] = table["devicePlugin"] * containers
+    pods["gfd"] = table["gfd"] * containers
+    if facts.dcgm_exporter:
+        pods["dcgmExporter"] = table["dcgmExporter"]
+    if pool in mig_manager_pools(pools, driver):
+        pods["migManager"] = table["migManager"]
+    pods["validator"] = table["validator"]
+    pods["nfdWorker"] = NFD_WORKER_REQUESTS
+    if driver.gke_google_installer:
+        pods["gkeDriverInstaller"] = gke_driver_installer_requests()
+    return pods
+
+
+def gpu_node_requests(pool: GpuPool, pools: Sequence[GpuPool], facts: GpuOperatorFacts | None) -> Requests:
+    """Everything the library's DaemonSets request on one node of ``pool``: the GPU Operator's pods (none
+    without the operator) and the EFA device plugin on EFA pools."""
+    efa = EFA_DEVICE_PLUGIN_REQUESTS if pool.efa else Requests()
+    if facts is None:
+        return efa
+    return sum(gpu_node_pods(pool, pools, facts).values(), efa)
+
+
+def cpu_node_requests(facts: GpuOperatorFacts | None) -> Requests:
+    """What the library's DaemonSets request on a CPU (system) node: the GPU Operator's NFD worker."""
+    return NFD_WORKER_REQUESTS if facts is not None else Requests()
