@@ -52,11 +52,11 @@ class Volcano(PlannedComponent[VolcanoPlan]):
                 repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=pin.repo),
                 namespace=plan.namespace,
                 create_namespace=False,
-                values=plan.values,
+                values=pulumi.Output.secret(plan.values) if plan.secret_values else plan.values,
             ),
             opts=self.child_opts(depends_on=[ns, *deps], retain_on_delete=True),
         )
-        for obj in plan.namespaces:
+        for obj in plan.namespaces if plan.manage_namespaces else ():
             k8s.core.v1.Namespace(
                 f"{name}-ns-{obj['metadata']['name']}",
                 metadata=obj["metadata"],

@@ -50,7 +50,7 @@ def helm_release(owner: PlannedComponent[Any], name: str, plan: ControllerPlan, 
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=pin.repo) if pin.repo else None,
             namespace=plan.namespace,
             create_namespace=False,
-            values=plan.values,
+            values=pulumi.Output.secret(plan.values) if plan.secret_values else plan.values,
         ),
         opts=owner.child_opts(depends_on=[ns, *depends_on], retain_on_delete=plan.crds_in_release),
     )

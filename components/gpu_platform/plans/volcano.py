@@ -154,13 +154,19 @@ class VolcanoPlan:
     namespaces: tuple[dict[str, Any], ...]
     placements: dict[str, dict[str, Any]]
     """Pool -> ``{"nodeSelector", "tolerations"}`` a Volcano job's pod template needs to run there."""
+    manage_namespaces: bool = True
+    """Create the team namespaces (the stack layer creates every namespace itself, once)."""
+    secret_values: bool = False
+    """The user's values hold a secret: the values input is stored encrypted."""
 
     @property
     def namespace(self) -> str:
         return versions.VOLCANO.namespace
 
 
-def volcano_plan(spec: VolcanoSpec, placement: Placement) -> VolcanoPlan:
+def volcano_plan(
+    spec: VolcanoSpec, placement: Placement, manage_namespaces: bool = True, secret: bool = False
+) -> VolcanoPlan:
     """The plan from a resolved spec (the stack layer's path; checks have run)."""
     return VolcanoPlan(
         spec=spec,
@@ -168,6 +174,8 @@ def volcano_plan(spec: VolcanoSpec, placement: Placement) -> VolcanoPlan:
         queues=tuple(queue(spec, t) for t in spec.teams),
         namespaces=tuple(team_namespaces(spec)),
         placements={p.name: pool_placement(p) for p in spec.pools},
+        manage_namespaces=manage_namespaces,
+        secret_values=secret,
     )
 
 

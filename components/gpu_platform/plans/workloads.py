@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
@@ -250,6 +250,8 @@ class ControllerPlan:
     objects: tuple[dict[str, Any], ...] = ()
     """Custom resources created after the release (Trainer's ClusterTrainingRuntimes)."""
     gang_scheduler: str = DEFAULT_GANG_SCHEDULER
+    secret_values: bool = False
+    """The user's values hold a secret (a ``secure:`` stack value): the values input is stored encrypted."""
 
     @property
     def namespace(self) -> str:
@@ -288,10 +290,11 @@ def controller_plan(
     )
 
 
-def workload_plans(cloud: str, workloads: WorkloadsSpec) -> list[ControllerPlan]:
-    """One plan per controller the stack installs, in creation order (JobSet before Trainer)."""
+def workload_plans(cloud: str, workloads: WorkloadsSpec, secret: bool = False) -> list[ControllerPlan]:
+    """One plan per controller the stack installs, in creation order (JobSet before Trainer); ``secret``: the
+    ``workloads`` section holds a ``secure:`` value."""
     placement = controller_placement(cloud, workloads.node_selector)
-    return [
+    plans = [
         controller_plan(
             c,
             placement,
@@ -302,6 +305,7 @@ def workload_plans(cloud: str, workloads: WorkloadsSpec) -> list[ControllerPlan]
         )
         for c in workloads.installed
     ]
+    return [replace(plan, secret_values=secret) for plan in plans]
 
 
 def _checked(tp: Any, args: Any, controller: str) -> tuple[dict[str, Any], Placement]:

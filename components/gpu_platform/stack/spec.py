@@ -26,6 +26,8 @@ from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.inference import ServiceRequest, resolve_request
 from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue
 from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default
+from gpu_platform.resolve.volcano import VolcanoSpec, resolve_volcano
+from gpu_platform.resolve.workloads import WorkloadsSpec, resolve_workloads, with_workload_integrations
 from gpu_platform.stack.read import misspelled_namespace_problems
 from gpu_platform.versions import GPU_OPERATOR
 
@@ -59,6 +61,10 @@ class PlatformSpec:
     """The validated stack file (snake_case keys), for outputs and diagnostics."""
     secret_sections: frozenset[str] = frozenset()
     """Sections holding a ``secure:`` value (snake_case): their chart values are stored encrypted."""
+    workloads: WorkloadsSpec = field(default_factory=WorkloadsSpec)
+    """The workload controllers the stack installs (issue 15)."""
+    volcano: VolcanoSpec | None = None
+    """Volcano and its team queues, or ``None`` when it is not installed (issue 15)."""
 
 
 def _sections(raw: Any, p: Problems) -> dict[str, Any]:
@@ -196,6 +202,29 @@ def _driver(
     )
 
 
+# --- workload layer (issue 15) ---
+def _workload_layer(
+    cfg: Mapping[str, Any], pools: ResolvedPools, kueue: KueueSpec | None, kueue_on: bool, p: Problems
+) -> tuple[WorkloadsSpec, VolcanoSpec | None, KueueSpec | None]:
+    """``workloads`` and ``volcano``; Kueue's integrations then follow the installed controllers."""
+    section = cfg.get("volcano", {})
+    volcano_on = section.get("enabled", False)
+    workloads = resolve_workloads(cfg.get("workloads", {}), volcano_on, p.at("workloads"))
+    kueue_section = cfg.get("kueue", {})
+    if kueue_on:
+        kueue = with_workload_integrations(kueue, kueue_section, workloads, p.at("kueue", "integrations"))
+    volcano = None
+    if volcano_on:
+        at = lambda i: p.at("gpu_pools", i)  # noqa: E731
+        volcano = resolve_volcano(section, pools, at, p.at("volcano"), kueue_section if kueue_on else None)
+    elif section.get("teams"):
+        p.add(("volcano", "teams"), "{{volcano.enabled}} is false")
+    return workloads, volcano, kueue
+
+
+# --- end workload layer ---
+
+
 def _no_operator_sharing(pools: Sequence[GpuPool], at: Any) -> None:
     """Sharing configured through the GPU Operator cannot happen when the operator is switched off."""
     for pool in pools:
@@ -247,6 +276,7 @@ def load_platform(
     kueue_section = cfg.get("kueue", {})
     kueue_on = kueue_section.get("enabled", True)
     kueue = resolve_kueue(cloud, kueue_section, pools, at, p.at("kueue")) if kueue_on else None
+    workloads, volcano, kueue = _workload_layer(cfg, pools, kueue, kueue_on, p)
     kserve = None
     if "kserve" in cfg or "kserve" not in _given(raw):
         kserve = _kserve(cfg.get("kserve", {}), cfg.get("kserve_services", []), pools, kueue, kueue_on, p)
@@ -267,4 +297,6 @@ def load_platform(
         kserve=kserve,
         config=cfg,
         secret_sections=secret_sections or frozenset(),
+        workloads=workloads,
+        volcano=volcano,
     )
