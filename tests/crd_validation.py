@@ -62,9 +62,9 @@ CEL: dict[str, Callable[[Any], bool]] = {
     "self == oldSelf": lambda _: True,  # immutability: only checked on update
     # kubeflow/trainer@v2.3.0
     "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')": lambda s: bool(
-        _DNS1035.match(s["metadata"]["name"])
+        _DNS1035.match(s.get("metadata", {}).get("name", ""))
     ),
-    "size(self.metadata.name) <= 63": lambda s: len(s["metadata"]["name"]) <= 63,
+    "size(self.metadata.name) <= 63": lambda s: len(s.get("metadata", {}).get("name", "")) <= 63,
     "self == '' || self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')": lambda s: s == "" or bool(_URI.match(s)),
     "self in ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']": lambda s: (
         s in ("trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue")

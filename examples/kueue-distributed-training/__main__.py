@@ -1,6 +1,6 @@
 """Distributed PyTorch training on 2 nodes x 8 H100, admitted by Kueue only when all 16 GPUs are free.
 
-An existing cluster (kubeconfig from secret config) with one H100 pool gets Kueue from the
+An existing cluster (kubeconfig from secret config) with one H100 pool gets JobSet and Kueue from the
 gpu-platform library: a ResourceFlavor for the pool, a ClusterQueue whose quota is the pool's
 capacity (2 x 8 = 16 ``nvidia.com/gpu``), a team namespace with a LocalQueue, and gang admission
 (``waitForPodsReady``). The JobSet below asks that LocalQueue for 2 pods x 8 GPUs; see README.md.
@@ -12,8 +12,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform import Kueue
+from gpu_platform import JobSet, Kueue
 from gpu_platform.plans.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
+from gpu_platform.plans.workloads import kueue_integrations
 
 NODES = 2
 GPUS_PER_NODE = 8
@@ -32,6 +33,8 @@ provider = k8s.Provider(
 )
 on_cluster = pulumi.ResourceOptions(provider=provider)
 
+# The JobSet controller (pinned chart, on the system nodes); Kueue integrates exactly what runs here.
+jobset_controller = JobSet("jobset", opts=on_cluster)
 kueue = Kueue(
     "kueue",
     {
@@ -48,6 +51,7 @@ kueue = Kueue(
             }
         ],
         "teams": [{"name": TEAM, "cluster_queue": "gpu", "queue_name": LOCAL_QUEUE}],
+        "integrations": kueue_integrations(["jobset"]),
     },
     opts=on_cluster,
 )
@@ -151,7 +155,7 @@ jobset = CustomResource(
     },
     opts=pulumi.ResourceOptions(
         provider=provider,
-        depends_on=[kueue, script],
+        depends_on=[kueue, jobset_controller, script],
         # A JobSet's replicatedJobs are immutable: a changed job is a new run.
         replace_on_changes=["spec"],
         delete_before_replace=True,
