@@ -321,3 +321,23 @@ def test_repository_stacks_install_what_their_queues_integrate(stack: str) -> No
     integrated = set(spec.kueue.integrations)
     for controller, frameworks in CONTROLLER_FRAMEWORKS.items():
         assert (controller in spec.workloads.available()) == bool(integrated & set(frameworks)), controller
+
+
+def test_the_configuration_in_docs_workloads_is_valid() -> None:
+    import re
+    import textwrap
+
+    text = (REPO / "docs" / "workloads.md").read_text()
+    [block] = [b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if "gpu-platform:workloads" in b]
+    doc = yaml.safe_load(textwrap.dedent(block))
+    spec = load_platform(config(**{k.split(":", 1)[1]: v for k, v in doc.items()}))
+    assert spec.workloads.installed == ("jobset", "leaderWorkerSet", "trainer", "kuberay")
+    assert spec.volcano is not None and [t.name for t in spec.volcano.teams] == ["research"]
+    # Volcano gang-schedules LWS, Trainer and KubeRay: Kueue keeps the plain kinds, JobSet and the MPI Operator.
+    assert spec.kueue is not None and spec.kueue.integrations == (
+        "batch/job",
+        "pod",
+        "deployment",
+        "jobset.x-k8s.io/jobset",
+        "kubeflow.org/mpijob",
+    )
