@@ -341,3 +341,30 @@ def test_the_configuration_in_docs_workloads_is_valid() -> None:
         "jobset.x-k8s.io/jobset",
         "kubeflow.org/mpijob",
     )
+
+
+def test_every_workload_release_of_a_stack_renders_with_its_vendored_chart(
+    plan_stack: Callable[..., Plan], tmp_path: Any
+) -> None:
+    from gpu_platform.plan.render import render_releases
+    from tests.conftest import UPSTREAM
+
+    plan = _plan(plan_stack, config(**copy.deepcopy(VOLCANO_STACK)))
+    names = {"jobset", "lws", "kubeflow-trainer", "kuberay-operator", "volcano"}
+    workload = Plan(plan.project, plan.stack, [r for r in plan.by_type(RELEASE) if r.inputs["name"] in names])
+    lines = render_releases(workload, UPSTREAM / "charts", tmp_path)
+    assert sorted(line.split(":", 1)[0] for line in lines) == sorted(names)
+    rendered = tmp_path / "rendered"
+    lws_config = yaml.safe_load(
+        (rendered / "lws" / "ConfigMap-lws-system-lws-manager-config.yaml").read_text()
+    )["data"]["controller_manager_config.yaml"]
+    assert yaml.safe_load(lws_config)["gangSchedulingManagement"] == {"schedulerProvider": "volcano"}
+    scheduler = yaml.safe_load(
+        (rendered / "volcano" / "ConfigMap-volcano-system-volcano-scheduler-configmap.yaml").read_text()
+    )
+    assert scheduler["data"]["volcano-scheduler.conf"].strip() == SCHEDULER_CONFIG.strip()
+    for release in names:
+        for path in (rendered / release).glob("Deployment-*.yaml"):
+            pod = yaml.safe_load(path.read_text())["spec"]["template"]["spec"]
+            assert pod["nodeSelector"] == {"cloud.google.com/gke-nodepool": "system"}, path.name
+            assert "tolerations" not in pod, path.name
