@@ -161,6 +161,13 @@ def resolve_volcano(
     kueue_pools = kueue_owned_pools(kueue, pools.pools) if kueue is not None else {}
     kueue_ns = kueue_namespaces(kueue) if kueue is not None else {}
     mine = [pl for pl in pools.pools if pl.name not in kueue_pools]
+    if kueue is not None and not mine and not raw.get("teams"):
+        p.add(
+            ("enabled",),
+            "every GPU pool is the quota of a Kueue ClusterQueue, so Volcano would schedule GPUs Kueue has already "
+            "promised: give {{kueue.cluster_queues}} explicit pools (Volcano gets the others) or set "
+            "{{kueue.enabled}} to false",
+        )
     seen = _Seen()
     teams: list[VolcanoTeam] = []
     for i, t in enumerate(raw.get("teams", ())):
