@@ -44,7 +44,7 @@ CHART_DIRS = {
     "trainer": "kubeflow-trainer-2.3.0",
     "kuberay": "kuberay-operator-1.7.0",
 }
-GKE_SYSTEM = {"cloud.google.com/gke-nodepool": "system"}
+AKS_SYSTEM = {"kubernetes.azure.com/mode": "system"}
 H100 = {
     "name": "h100",
     "gpu": "h100-80gb",
@@ -66,7 +66,7 @@ def _render(chart_dir: str, values: dict[str, Any], name: str, namespace: str) -
 
 @functools.cache
 def _rendered(controller: str, gang_scheduler: str) -> tuple[ControllerPlan, list[dict[str, Any]]]:
-    plan = controller_plan(controller, controller_placement("gke"), gang_scheduler=gang_scheduler)
+    plan = controller_plan(controller, controller_placement("aks"), gang_scheduler=gang_scheduler)
     return plan, _render(CHART_DIRS[controller], plan.values, plan.release_name, plan.namespace)
 
 
@@ -107,7 +107,7 @@ def test_each_release_renders_with_its_pinned_chart_on_the_system_pool(controlle
     pods = _pod_specs(objects)
     assert pods, "the chart rendered no controller"
     for where, spec in pods.items():
-        assert spec.get("nodeSelector") == GKE_SYSTEM, where
+        assert spec.get("nodeSelector") == AKS_SYSTEM, where
         assert spec.get("affinity") == OFF_GPU_NODES, where
         assert not any(t.get("key") in ("nvidia.com/gpu", None) for t in spec.get("tolerations") or []), where
         for container in spec["containers"]:
@@ -212,7 +212,7 @@ def test_volcano_renders_with_the_capacity_plugin_on_the_system_pool() -> None:
     assert "reclaim" in scheduler["actions"]
     assert conf["data"]["volcano-scheduler.conf"].strip() == SCHEDULER_CONFIG.strip()
     for where, spec in _pod_specs(objects).items():
-        assert spec.get("nodeSelector") == {"kubernetes.azure.com/agentpool": "system"}, where
+        assert spec.get("nodeSelector") == AKS_SYSTEM, where
         assert spec.get("affinity") == OFF_GPU_NODES, where
         for container in spec["containers"]:
             assert container["image"].endswith(":v1.15.1"), container["image"]
@@ -343,3 +343,27 @@ def test_pool_placement_is_what_the_pool_nodes_carry() -> None:
     }
     with pytest.raises(ArgumentsError):
         pool_placements("existing", [{**H100, "gpu": "h100-81gb"}])
+
+
+def test_controllers_land_on_the_system_pool_of_the_librarys_clusters(
+    run_component: Callable[..., Plan],
+) -> None:
+    """AKS labels System-mode nodes ``kubernetes.azure.com/mode=system``; GKE and EKS have no such label, and the
+    library's clusters there have one untainted pool, the system pool, which is where the affinity leaves them."""
+    from gpu_platform import AksCluster, EksCluster, GkeCluster
+    from gpu_platform.plans.workloads import SYSTEM_POOL_SELECTOR
+
+    aks = run_component(lambda: AksCluster("c", {}))
+    [cluster] = aks.by_type("azure-native:containerservice:ManagedCluster")
+    assert [p["mode"] for p in cluster.inputs["agentPoolProfiles"]] == ["System"]
+    assert SYSTEM_POOL_SELECTOR == {"aks": AKS_SYSTEM}
+    gke = run_component(lambda: GkeCluster("c", {"location": "us-central1", "project": "p"}))
+    [pool] = gke.by_type("gcp:container/nodePool:NodePool")
+    assert not pool.inputs["nodeConfig"].get("taints") and POOL_LABEL not in pool.inputs["nodeConfig"].get(
+        "labels", {}
+    )
+    eks = run_component(lambda: EksCluster("c", {}))
+    [group] = eks.by_type("aws:eks/nodeGroup:NodeGroup")
+    assert not group.inputs.get("taints") and POOL_LABEL not in group.inputs.get("labels", {})
+    assert controller_placement("gke").node_selector == controller_placement("eks").node_selector == {}
+    assert controller_placement("existing", {"role": "ops"}).node_selector == {"role": "ops"}

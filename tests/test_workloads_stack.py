@@ -15,6 +15,7 @@ from gpu_platform import versions
 from gpu_platform.errors import ConfigError
 from gpu_platform.plan import Plan
 from gpu_platform.plans.volcano import SCHEDULER_CONFIG
+from gpu_platform.plans.workloads import OFF_GPU_NODES
 from gpu_platform.scheduling import pool_tolerations, selector_labels
 from gpu_platform.sharing import advertised_resources
 from gpu_platform.stack import load_platform
@@ -97,9 +98,9 @@ def test_every_controller_is_one_pinned_release_and_kueue_integrates_exactly_tho
     assert set(releases) == {*expected, "gpu-operator", "kueue"}
     assert releases["kuberay-operator"]["values"]["replicas"] == 2  # the values escape hatch
     assert releases["kubeflow-trainer"]["values"]["jobset"]["install"] is False
-    assert releases["jobset"]["values"]["controller"]["nodeSelector"] == {
-        "cloud.google.com/gke-nodepool": "system"
-    }
+    # GKE: no system-pool label to pin; the affinity keeps the controller off every GPU pool.
+    assert releases["jobset"]["values"]["controller"]["nodeSelector"] == {}
+    assert releases["jobset"]["values"]["controller"]["affinity"] == OFF_GPU_NODES
     assert _frameworks(plan) == [
         "batch/job",
         "pod",
@@ -366,5 +367,5 @@ def test_every_workload_release_of_a_stack_renders_with_its_vendored_chart(
     for release in names:
         for path in (rendered / release).glob("Deployment-*.yaml"):
             pod = yaml.safe_load(path.read_text())["spec"]["template"]["spec"]
-            assert pod["nodeSelector"] == {"cloud.google.com/gke-nodepool": "system"}, path.name
+            assert pod["affinity"] == OFF_GPU_NODES, path.name
             assert "tolerations" not in pod, path.name

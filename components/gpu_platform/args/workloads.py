@@ -97,9 +97,9 @@ class WorkloadsSettings(TypedDict):
     """Controllers the cluster already runs (installed outside this stack); their Kueue integrations are
     enabled too. A controller the stack installs cannot be listed."""
     node_selector: NotRequired[Mapping[str, str]]
-    """Node labels the controllers' pods select. Default: the library's system pool on GKE/EKS/AKS, none on an
-    existing cluster. Controllers never tolerate the GPU taint, and a required node affinity keeps them off
-    every node labelled ``gpu-platform.io/pool``."""
+    """Node labels the controllers' pods select. Default: ``kubernetes.azure.com/mode: system`` on AKS (AKS's label
+    of System-mode pools), none elsewhere. Controllers never tolerate the GPU taint, and a required node affinity
+    keeps them off every node labelled ``gpu-platform.io/pool``."""
 
 
 class WorkloadControllerArgs(TypedDict):

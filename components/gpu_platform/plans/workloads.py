@@ -2,8 +2,8 @@
 
 Each controller is one pinned Helm release (``versions``) whose values set, per chart:
 
-- placement: the system pool's node labels (``nodeSelector``) and a required node affinity that keeps the
-  controller off every GPU pool node (``gpu-platform.io/pool`` DoesNotExist); no GPU toleration, ever;
+- placement: a required node affinity that keeps the controller off every GPU pool node (``gpu-platform.io/pool``
+  DoesNotExist), the system pool's node label where the cloud has one (AKS), no GPU toleration, ever;
 - the release image where the chart in its repository carries a development tag (JobSet, LWS;
   NEW_COMPONENTS_NOTES.md section 0 "stamped" table);
 - gang scheduling through Volcano when Volcano is the stack's gang scheduler (LWS
@@ -53,15 +53,14 @@ from gpu_platform.resolve.workloads import (
 from gpu_platform.scheduling import POOL_LABEL, pool_tolerations, selector_labels
 from gpu_platform.versions import ChartPin
 
-SYSTEM_POOL_NAME = "system"
-"""The untainted pool ``GkeCluster``, ``EksCluster`` and ``AksCluster`` create for operators."""
 SYSTEM_POOL_SELECTOR: dict[str, dict[str, str]] = {
-    "gke": {"cloud.google.com/gke-nodepool": SYSTEM_POOL_NAME},
-    "eks": {"eks.amazonaws.com/nodegroup": SYSTEM_POOL_NAME},
-    "aks": {"kubernetes.azure.com/agentpool": SYSTEM_POOL_NAME},
+    "aks": {"kubernetes.azure.com/mode": "system"},
 }
-"""The node label each cloud puts on the nodes of a pool, for the library's system pool. An existing cluster's
-system nodes are unknown: ``workloads.nodeSelector`` names them (default none; the affinity still applies)."""
+"""A label the cloud itself puts on system-pool nodes: AKS marks every node of a System-mode pool (the library's
+``AksCluster`` system pool is one). GKE and EKS have no such label, and the library names their system pools
+``system-<digest>`` (replaced create-before-delete), so none is pinned there: the library's clusters have no
+other untainted pool, and ``OFF_GPU_NODES`` keeps controllers off every GPU pool. ``workloads.nodeSelector``
+names the system nodes of any other cluster."""
 OFF_GPU_NODES: dict[str, Any] = {
     "nodeAffinity": {
         "requiredDuringSchedulingIgnoredDuringExecution": {
@@ -114,7 +113,7 @@ class Placement:
 
 
 def controller_placement(cloud: str, node_selector: Mapping[str, str] | None = None) -> Placement:
-    """The system pool of the library's clusters (or ``node_selector``), never a GPU node."""
+    """The system pool (``SYSTEM_POOL_SELECTOR`` or ``node_selector``), never a GPU node."""
     selector = SYSTEM_POOL_SELECTOR.get(cloud, {}) if node_selector is None else node_selector
     return Placement(dict(selector))
 
