@@ -11,15 +11,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpu_platform import versions
 from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE
 from gpu_platform.args.workloads import DEFAULT_VOLCANO_BORROWING
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.kubernetes import DNS_LABEL
+from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES
 from gpu_platform.resolve.pools import PoolProblems, ResolvedPools
 
 RESERVED_QUEUES = frozenset({"default", "root"})
 """Queues Volcano creates and owns itself."""
+CONTROLLER_NAMESPACES: dict[str, str] = {
+    versions.JOBSET.namespace: "JobSet's namespace",
+    versions.LEADER_WORKER_SET.namespace: "LeaderWorkerSet's namespace",
+    versions.KUBEFLOW_TRAINER.namespace: "Kubeflow Trainer's namespace",
+    versions.KUBERAY_OPERATOR.namespace: "KubeRay's namespace",
+    versions.VOLCANO.namespace: "Volcano's own namespace (its webhooks skip it)",
+}
 
 
 @dataclass(frozen=True)
@@ -86,15 +94,25 @@ class _Seen:
     deserved_by: dict[str, str] = field(default_factory=dict)
 
 
-def _team_names(team: VolcanoTeam, kueue_ns: Mapping[str, int], seen: _Seen, here: Problems) -> None:
+def _team_names(
+    team: VolcanoTeam, own_namespace: bool, kueue_ns: Mapping[str, int], seen: _Seen, here: Problems
+) -> None:
+    """``own_namespace``: the team gives ``namespace``; otherwise it is the name, and a refused name says it all."""
+    before = here.count()
     if not DNS_LABEL.match(team.name):
         here.add(("name",), f"{team.name!r} is not a valid queue name: lowercase letters, digits and dashes")
     elif team.name in RESERVED_QUEUES:
         here.add(("name",), f"'{team.name}' is a queue Volcano creates itself; choose another name")
     elif team.name in seen.names:
         here.add(("name",), f"'{team.name}' is used by more than one team")
-    if not DNS_LABEL.match(team.namespace):
+    if not own_namespace and here.count() != before:
+        pass  # the namespace is the refused name: one mistake, one line
+    elif not DNS_LABEL.match(team.namespace):
         here.add(("namespace",), f"'{team.namespace}' is not a valid namespace name (DNS label)")
+    elif (
+        owner := RESERVED_NAMESPACES.get(team.namespace) or CONTROLLER_NAMESPACES.get(team.namespace)
+    ) is not None:
+        here.add(("namespace",), f"'{team.namespace}' is {owner}, never a team's")
     elif team.namespace in kueue_ns:
         here.add(
             ("namespace",),
@@ -177,7 +195,7 @@ def resolve_volcano(
             tuple(t.get("pools") or [pl.name for pl in mine]),
             t.get("borrowing", DEFAULT_VOLCANO_BORROWING),
         )
-        _team_names(team, kueue_ns, seen, p.at("teams", i))
+        _team_names(team, "namespace" in t, kueue_ns, seen, p.at("teams", i))
         _team_pools(team, bool(t.get("pools")), pools, kueue_pools, seen, p.at("teams", i))
         teams.append(team)
     if teams:
