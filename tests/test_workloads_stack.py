@@ -369,3 +369,19 @@ def test_every_workload_release_of_a_stack_renders_with_its_vendored_chart(
             pod = yaml.safe_load(path.read_text())["spec"]["template"]["spec"]
             assert pod["affinity"] == OFF_GPU_NODES, path.name
             assert "tolerations" not in pod, path.name
+
+
+def test_switching_the_workload_layer_off_keeps_crds_namespaces_and_data() -> None:
+    """Day 2 (docs/day2.md): prod without Trainer and JobSet; the diff deletes no namespace and no release that
+    holds CRDs (Trainer's is retained), exactly as ``gpu-platform diff`` judges it."""
+    from tests.test_day2 import _diff, _gone, assert_safe
+
+    def edit(cfg: dict[str, Any]) -> None:
+        cfg["gpu-platform:workloads"] = {}
+
+    d = _diff("prod", edit)
+    assert_safe(d)
+    removed = {c.name: c for c in d.changes if c.type == RELEASE and c.action == "removed"}
+    assert set(removed) == {"jobset-helm", "kubeflow-trainer-helm"}
+    assert removed["kubeflow-trainer-helm"].retained and not _gone(removed["kubeflow-trainer-helm"])
+    assert not [c for c in d.changes if c.type == "kubernetes:core/v1:Namespace" and _gone(c)]
