@@ -45,6 +45,11 @@ VALID: dict[str, dict[str, Any]] = {
     "GpuInferenceService": {"cloud": "existing", "pool": EXISTING_POOL, "model_format": "huggingface"},
     "ClusterAutoscaler": {"cluster_name": "c", "region": "us-east-1"},
     "EfaDevicePlugin": {"pools": [{**EKS_POOL, "machine_type": "p5.48xlarge", "efa": True}]},
+    "JobSet": {},
+    "LeaderWorkerSet": {},
+    "KubeflowTrainer": {},
+    "KubeRay": {},
+    "Volcano": {"cloud": "existing", "pools": [EXISTING_POOL]},
 }
 REQUIRED: dict[str, str] = {
     "GkeCluster": "location",
@@ -56,6 +61,7 @@ REQUIRED: dict[str, str] = {
     "GpuInferenceService": "model_format",
     "ClusterAutoscaler": "region",
     "EfaDevicePlugin": "pools",
+    "Volcano": "pools",
 }
 
 

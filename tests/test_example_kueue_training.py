@@ -61,7 +61,7 @@ def test_the_gang_needs_the_whole_queue_quota(plan: Plan) -> None:
     (flavor,) = group["flavors"]
     quota = {r["name"]: r["nominalQuota"] for r in flavor["resources"]}
     assert gang == quota["nvidia.com/gpu"] == 16
-    conf = plan.one("kubernetes:helm.sh/v3:Release").inputs["values"]["managerConfig"][
+    conf = plan.one("kubernetes:helm.sh/v3:Release", "kueue-helm").inputs["values"]["managerConfig"][
         "controllerManagerConfigYaml"
     ]
     assert "waitForPodsReady:" in conf and "jobset.x-k8s.io/jobset" in conf
@@ -74,6 +74,8 @@ def test_jobset_is_created_after_kueue_through_the_cluster_provider(plan: Plan) 
     lq = plan.one(KUEUE + "LocalQueue")
     component = plan.one("gpu-platform:index:Kueue")
     assert lq.urn in jobset.depends_on or component.urn in jobset.depends_on
+    # The JobSet controller is installed by the library before the JobSet is created.
+    assert plan.one("kubernetes:helm.sh/v3:Release", "jobset-helm").urn in jobset.depends_on
     assert jobset.options["replaceOnChanges"] == ["spec"] and jobset.options["deleteBeforeReplace"]
 
 

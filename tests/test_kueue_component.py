@@ -16,6 +16,7 @@ from gpu_platform.operators.kueue import Kueue
 from gpu_platform.plan import Plan, run_program
 from gpu_platform.plan.recorder import close_mock_runtime, run_under_mocks, start_mock_runtime
 from gpu_platform.plans.kueue import helm_values, kueue_plan, plan_kueue
+from gpu_platform.plans.workloads import kueue_integrations
 from gpu_platform.resolve.kueue import KNOWN_FRAMEWORKS
 from gpu_platform.stack import addons, load_platform
 from tests.conftest import REPO, upstream
@@ -261,6 +262,8 @@ def test_the_stack_config_and_the_component_args_give_the_same_plan() -> None:
         "gpu_operator": {"enabled": False},  # as the fixture's gpuOperator
         "wait_for_pods_ready": {"timeout": "20m", "requeuing_strategy": {"backoff_limit_count": -1}},
         "teams": [{"name": "ml", "cluster_queue": "gpu"}],
+        # The stack derives the integrations from the controllers it installs (none here).
+        "integrations": kueue_integrations([]),
     }
     component = plan_kueue(args)
     assert component.spec == spec.kueue

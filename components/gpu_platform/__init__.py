@@ -27,6 +27,13 @@ from gpu_platform.args import (
     KServeArgs,
     KueueArgs,
 )
+from gpu_platform.args.workloads import (
+    JobSetArgs,
+    KubeflowTrainerArgs,
+    KubeRayArgs,
+    LeaderWorkerSetArgs,
+    VolcanoArgs,
+)
 from gpu_platform.errors import ArgumentsError, ConfigError
 
 if TYPE_CHECKING:
@@ -43,6 +50,8 @@ if TYPE_CHECKING:
     from gpu_platform.operators.gpu_operator import GpuOperator
     from gpu_platform.operators.kserve import KServe
     from gpu_platform.operators.kueue import Kueue
+    from gpu_platform.operators.volcano import Volcano
+    from gpu_platform.operators.workloads import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
 
 try:
     __version__ = _version("gpu-platform")
@@ -63,6 +72,11 @@ _COMPONENTS = {
     "GpuInferenceService": "gpu_platform.inference",
     "ClusterAutoscaler": "gpu_platform.operators.cluster_autoscaler",
     "EfaDevicePlugin": "gpu_platform.operators.efa",
+    "JobSet": "gpu_platform.operators.workloads",
+    "LeaderWorkerSet": "gpu_platform.operators.workloads",
+    "KubeflowTrainer": "gpu_platform.operators.workloads",
+    "KubeRay": "gpu_platform.operators.workloads",
+    "Volcano": "gpu_platform.operators.volcano",
 }
 """Component class -> module, imported on first attribute access."""
 
@@ -99,9 +113,19 @@ __all__ = [
     "GpuOperator",
     "GpuOperatorArgs",
     "GpuPoolArgs",
+    "JobSet",
+    "JobSetArgs",
     "KServe",
     "KServeArgs",
+    "KubeRay",
+    "KubeRayArgs",
+    "KubeflowTrainer",
+    "KubeflowTrainerArgs",
     "Kueue",
     "KueueArgs",
+    "LeaderWorkerSet",
+    "LeaderWorkerSetArgs",
+    "Volcano",
+    "VolcanoArgs",
     "__version__",
 ]

@@ -136,3 +136,68 @@ AWS_EFA_DEVICE_PLUGIN_IMAGE_TAG = "v0.5.20"
 EKS_POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
 """EKS add-on that serves Pod Identity credentials; its version is left to EKS (the cluster's default)."""
 ALL_CHARTS = (*ALL_CHARTS, CLUSTER_AUTOSCALER, AWS_EFA_DEVICE_PLUGIN)
+
+# --- Workload layer (issue 15): the controllers the queues promise, and Volcano ------------------------
+# Versions, repositories and namespaces: tests/upstream/NEW_COMPONENTS_NOTES.md sections 0-5 (each chart is
+# vendored under tests/upstream/charts/<chart>-<version>/ and rendered offline by the tests).
+JOBSET = ChartPin(
+    chart="oci://registry.k8s.io/jobset/charts/jobset",
+    version="0.12.0",
+    repo=None,
+    namespace="jobset-system",
+)
+LEADER_WORKER_SET = ChartPin(
+    chart="oci://registry.k8s.io/lws/charts/lws",
+    version="0.10.0",
+    repo=None,
+    namespace="lws-system",
+    # Fixed: the chart's CRD (crds/, not templated) hard-codes its conversion webhook in lws-system.
+)
+KUBEFLOW_TRAINER = ChartPin(
+    chart="oci://ghcr.io/kubeflow/charts/kubeflow-trainer",
+    version="2.3.0",
+    repo=None,
+    namespace="kubeflow-system",
+)
+KUBERAY_OPERATOR = ChartPin(
+    chart="kuberay-operator",
+    version="1.7.0",
+    repo="https://ray-project.github.io/kuberay-helm/",
+    namespace="kuberay-system",
+)
+VOLCANO = ChartPin(
+    chart="volcano",
+    version="1.15.1",
+    repo="https://volcano-sh.github.io/helm-charts",
+    namespace="volcano-system",
+)
+ALL_CHARTS = (*ALL_CHARTS, JOBSET, LEADER_WORKER_SET, KUBEFLOW_TRAINER, KUBERAY_OPERATOR, VOLCANO)
+
+# The JobSet and LWS charts in their repositories carry a development image (``main``, pull policy Always);
+# their release scripts stamp the release image into the published chart. The library pins the release
+# image in the values, so what runs is the same whether the chart came from the registry or a checkout.
+JOBSET_IMAGE_REPOSITORY = "registry.k8s.io/jobset/jobset"
+JOBSET_IMAGE_TAG = "v0.12.0"
+LWS_IMAGE_REPOSITORY = "registry.k8s.io/lws/lws"
+LWS_IMAGE_TAG = "v0.10.0"
+TRAINER_IMAGE_TAG = "v2.3.0"
+"""Trainer's own images (controller, DeepSpeed runtime): the chart defaults them to ``v<chart version>``."""
+
+# Kubeflow Trainer's built-in ClusterTrainingRuntimes, created by the library (not by the chart's
+# post-install Job, which needs egress to the Alpine package mirrors): kubeflow/trainer@v2.3.0
+# manifests/base/runtimes, shipped byte for byte; ``manifests/overlays/runtimes`` then tags the DeepSpeed
+# image ``v2.3.0`` (``TRAINER_IMAGE_TAG``), which ``plans.workloads`` applies.
+TRAINER_TORCH_RUNTIME = UpstreamFile(
+    repo="kubeflow/trainer",
+    commit="658725bdae5c7e3a0854d93ac6ff492e109a22ab",
+    path="manifests/base/runtimes/torch_distributed.yaml",
+    file="trainer-torch-distributed.yaml",
+    sha256="c4520df54615d481831d402e644dbeaf77a7a521eae87b2e80fd5f789aac5df2",
+)
+TRAINER_DEEPSPEED_RUNTIME = UpstreamFile(
+    repo="kubeflow/trainer",
+    commit="658725bdae5c7e3a0854d93ac6ff492e109a22ab",
+    path="manifests/base/runtimes/deepspeed_distributed.yaml",
+    file="trainer-deepspeed-distributed.yaml",
+    sha256="f443d4c4b2c0e6a8acdae5381ff2563696b958929217c088e101a7f27bc36827",
+)

@@ -1,8 +1,8 @@
 """Distributed PyTorch training on 2 nodes x 8 H100 over EFA, admitted by Kueue only when all 16 GPUs are free.
 
 An EKS cluster (kubeconfig from secret config) with a p5.48xlarge EFA pool, as ``examples/eks-gpu-pools``
-creates it (``h100-efa``: every EFA device attached, the EFA device plugin installed), gets Kueue from the
-gpu-platform library: a ResourceFlavor for the pool, a ClusterQueue whose quota is the pool's capacity
+creates it (``h100-efa``: every EFA device attached, the EFA device plugin installed), gets JobSet and Kueue
+from the gpu-platform library: a ResourceFlavor for the pool, a ClusterQueue whose quota is the pool's capacity
 (2 x 8 = 16 ``nvidia.com/gpu``, 2 x 32 = 64 ``vpc.amazonaws.com/efa``), a team namespace with a
 LocalQueue, and gang admission (``waitForPodsReady``). The JobSet below asks that LocalQueue for 2 pods,
 each a whole node: 8 GPUs and the node's 32 EFA devices, so NCCL runs over EFA, not TCP; see README.md.
@@ -14,8 +14,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform import Kueue
+from gpu_platform import JobSet, Kueue
 from gpu_platform.plans.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
+from gpu_platform.plans.workloads import kueue_integrations
 
 NODES = 2
 GPUS_PER_NODE = 8
@@ -40,6 +41,8 @@ provider = k8s.Provider(
 )
 on_cluster = pulumi.ResourceOptions(provider=provider)
 
+# The JobSet controller (pinned chart, on the system nodes); Kueue integrates exactly what runs here.
+jobset_controller = JobSet("jobset", opts=on_cluster)
 kueue = Kueue(
     "kueue",
     {
@@ -56,6 +59,7 @@ kueue = Kueue(
             }
         ],
         "teams": [{"name": TEAM, "cluster_queue": "gpu", "queue_name": LOCAL_QUEUE}],
+        "integrations": kueue_integrations(["jobset"]),
     },
     opts=on_cluster,
 )
@@ -170,7 +174,7 @@ jobset = CustomResource(
     },
     opts=pulumi.ResourceOptions(
         provider=provider,
-        depends_on=[kueue, script],
+        depends_on=[kueue, jobset_controller, script],
         # A JobSet's replicatedJobs are immutable: a changed job is a new run.
         replace_on_changes=["spec"],
         delete_before_replace=True,

@@ -17,6 +17,7 @@ from gpu_platform.args.kueue import KueueSettings
 from gpu_platform.args.operators import GpuOperatorSection, KServeSettings
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
+from gpu_platform.args.workloads import VolcanoSettings, WorkloadsSettings
 
 
 @with_config(ARGS_CONFIG)
@@ -39,6 +40,24 @@ class KServeSection(KServeSettings):
     """Inference services, each on one GPU pool."""
 
 
+# --- workload layer (issue 15) ---
+@with_config(ARGS_CONFIG)
+class WorkloadsSection(WorkloadsSettings):
+    """``workloads``: JobSet, LeaderWorkerSet, Kubeflow Trainer and KubeRay; each off unless enabled."""
+
+
+@with_config(ARGS_CONFIG)
+class VolcanoSection(VolcanoSettings):
+    """``volcano``: Volcano, the other gang scheduler, with a Queue per team over the pools Kueue does not own."""
+
+    enabled: NotRequired[bool]
+    """Default false. When true, Volcano also gang-schedules the LeaderWorkerSet, Trainer and KubeRay the stack
+    installs (cluster-wide settings), and Kueue keeps the other integrations."""
+
+
+# --- end workload layer ---
+
+
 @with_config(ARGS_CONFIG)
 class StackConfigArgs(TypedDict):
     """Every ``gpu-platform:`` key of a ``Pulumi.<stack>.yaml``."""
@@ -57,3 +76,7 @@ class StackConfigArgs(TypedDict):
     """KServe."""
     cuda_version: NotRequired[str]
     """CUDA ``major.minor`` of the stack's images (``"12.8"``, quoted), for pools without their own."""
+    workloads: NotRequired[WorkloadsSection]
+    """Workload controllers: JobSet, LeaderWorkerSet, Kubeflow Trainer, KubeRay (docs/workloads.md)."""
+    volcano: NotRequired[VolcanoSection]
+    """Volcano, the other gang scheduler (docs/workloads.md)."""

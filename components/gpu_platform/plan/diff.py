@@ -181,7 +181,8 @@ NODE_POOL_TYPES = frozenset(
         "azure-native:containerservice:AgentPool",
     }
 )
-CRD_CHARTS = frozenset({"kueue", "cert-manager"})
+CRD_CHARTS = frozenset({"kueue", "cert-manager", "kubeflow-trainer", "volcano"})
+"""Charts whose releases hold CRDs (as templates, or cert-manager's): removing the release removes the data."""
 
 
 def chart_name(inputs: dict[str, Any]) -> str:

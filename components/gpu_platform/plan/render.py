@@ -19,6 +19,10 @@ import yaml
 from gpu_platform.plan.output import HELM_RELEASE, mask
 from gpu_platform.plan.runner import Plan
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+"""libyaml when PyYAML has it: charts whose CRDs are templates (Kubeflow Trainer, Volcano) render megabytes."""
+
 
 class RenderError(RuntimeError):
     """A release cannot be rendered: no chart directory, the extra is missing, or Helm refused."""
@@ -42,7 +46,7 @@ def _objects(texts: dict[str, str]) -> list[dict[str, Any]]:
             continue
         for part in _SEPARATOR.split(texts[path]):
             try:
-                doc = yaml.safe_load(part)
+                doc = yaml.load(part, Loader=_LOADER)
             except yaml.YAMLError as exc:
                 raise RenderError(
                     f"{path}: rendered output is not YAML: {' '.join(str(exc).split())}"
@@ -101,7 +105,7 @@ def render_releases(plan: Plan, charts: Path, out: Path) -> list[str]:
         release_dir.mkdir(parents=True, exist_ok=True)
         for obj in objects:
             (release_dir / _file_name(obj)).write_text(
-                yaml.safe_dump(mask(obj), sort_keys=True, default_flow_style=False, width=120)
+                yaml.dump(mask(obj), Dumper=_DUMPER, sort_keys=True, default_flow_style=False, width=120)
             )
         lines.append(f"{name}: {directory.name}, {len(objects)} objects -> {release_dir}")
     return lines

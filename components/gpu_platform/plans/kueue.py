@@ -52,6 +52,7 @@ from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import system_pool_problems
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.kueue import (
+    CapacityBasis,
     ClusterQueue,
     GpuOperatorFacts,
     KueueSpec,
@@ -93,23 +94,23 @@ def flavor_name(pool: GpuPool) -> str:
     return pool.name
 
 
-def node_units(pool: GpuPool, spec: KueueSpec, pools: Sequence[GpuPool]) -> tuple[int, int]:
+def node_units(pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool]) -> tuple[int, int]:
     """``(millicores, MiB)`` one node of ``pool`` offers Kueue's workloads: its allocatable (the cloud's
     published reservation, or what an existing cluster's pool declares) less the library's DaemonSets."""
-    if spec.cloud in CLOUDS and pool.machine is not None and pool.vcpus and pool.memory_gib:
+    if basis.cloud in CLOUDS and pool.machine is not None and pool.vcpus and pool.memory_gib:
         cpu, memory = node_allocatable_units(
-            spec.cloud, pool.machine.name, pool.vcpus, pool.memory_gib, spec.vm_memory_overhead_percent
+            basis.cloud, pool.machine.name, pool.vcpus, pool.memory_gib, basis.vm_memory_overhead_percent
         )
     else:
         cpu, memory = (pool.vcpus or 0) * 1000, (pool.memory_gib or 0) * MIB_PER_GIB
-    taken = gpu_node_requests(pool, pools, spec.gpu_operator)
+    taken = gpu_node_requests(pool, pools, basis.gpu_operator)
     return max(cpu - taken.cpu_millicores, 0), max(memory - taken.memory_mib, 0)
 
 
-def _units(pool: GpuPool, spec: KueueSpec, pools: Sequence[GpuPool]) -> dict[str, int]:
+def _units(pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool]) -> dict[str, int]:
     """What the whole pool offers at ``max_nodes`` in base units: cpu in millicores, memory in MiB."""
     n = pool.max_nodes
-    cpu, memory = node_units(pool, spec, pools)
+    cpu, memory = node_units(pool, basis, pools)
     out = {"cpu": cpu * n, "memory": memory * n}
     out.update({name: units * n for name, units in node_resources(pool).items()})
     return out
@@ -123,13 +124,13 @@ def _quantity(resource: str, units: int) -> int | str:
     return units
 
 
-def pool_capacity(pool: GpuPool, spec: KueueSpec, pools: Sequence[GpuPool]) -> dict[str, int | str]:
+def pool_capacity(pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool]) -> dict[str, int | str]:
     """What the pool offers Kueue at ``max_nodes``, as Kubernetes quantities (``pools``: all GPU pools).
 
     2 nodes of 8 x H100 with ``all-1g.10gb`` (mixed) -> ``{"cpu": "...m", "memory": "...Mi",
     "nvidia.com/mig-1g.10gb": 112}``.
     """
-    return {name: _quantity(name, units) for name, units in _units(pool, spec, pools).items()}
+    return {name: _quantity(name, units) for name, units in _units(pool, basis, pools).items()}
 
 
 def system_units(spec: KueueSpec) -> dict[str, int] | None:
@@ -230,9 +231,13 @@ def cluster_queue(
     flavors = []
     if system_share is not None:
         flavors.append(_flavor_quotas(SYSTEM_FLAVOR_NAME, system_share, covered, True, queue))
-    flavors += [_flavor_quotas(flavor_name(p), _units(p, spec, pools), covered, True, queue) for p in owned]
     flavors += [
-        _flavor_quotas(flavor_name(p), _units(p, spec, pools), covered, False, queue) for p in borrowable
+        _flavor_quotas(flavor_name(p), _units(p, spec.capacity_basis, pools), covered, True, queue)
+        for p in owned
+    ]
+    flavors += [
+        _flavor_quotas(flavor_name(p), _units(p, spec.capacity_basis, pools), covered, False, queue)
+        for p in borrowable
     ]
     p = queue.preemption
     body: dict[str, Any] = {

@@ -123,6 +123,17 @@ class GpuOperatorFacts:
 
 
 @dataclass(frozen=True)
+class CapacityBasis:
+    """How much cpu and memory a GPU node offers pods: the cloud's published reservation (``existing``:
+    what the pools declare), the VM memory overhead, and the GPU Operator operands on each node. Kueue's
+    quotas and Volcano's queues both size pools from it (``plans.kueue.pool_capacity``)."""
+
+    cloud: str = "existing"
+    vm_memory_overhead_percent: Fraction = Fraction(a.DEFAULT_VM_MEMORY_OVERHEAD)
+    gpu_operator: GpuOperatorFacts | None = None
+
+
+@dataclass(frozen=True)
 class SystemFlavor:
     """The CPU nodes CPU-only jobs are admitted to, and the total cpu/memory they may request."""
 
@@ -154,6 +165,10 @@ class KueueSpec:
     vm_memory_overhead_percent: Fraction = Fraction(a.DEFAULT_VM_MEMORY_OVERHEAD)
     gpu_operator: GpuOperatorFacts | None = None
     """The GPU Operator whose operands' requests come off each GPU node; ``None``: it is not installed."""
+
+    @property
+    def capacity_basis(self) -> CapacityBasis:
+        return CapacityBasis(self.cloud, self.vm_memory_overhead_percent, self.gpu_operator)
 
     def local_queues(self) -> set[tuple[str, str]]:
         """``(namespace, LocalQueue)`` of every team."""

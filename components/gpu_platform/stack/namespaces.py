@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 from gpu_platform.plans.kueue import CLUSTER_QUEUE_NAMESPACE_LABEL
+from gpu_platform.plans.volcano import TEAM_LABEL as VOLCANO_TEAM_LABEL
 from gpu_platform.resolve.kubernetes import RESERVED_NAMESPACES
 
 if TYPE_CHECKING:
@@ -32,7 +33,8 @@ class NamespacePlan:
 
 
 def namespace_plans(spec: PlatformSpec) -> list[NamespacePlan]:
-    """Team namespaces (labelled for their ClusterQueue) and the inference services' other namespaces."""
+    """Team namespaces (labelled for their ClusterQueue or Volcano queue) and the inference services' other
+    namespaces."""
     out: dict[str, NamespacePlan] = {}
     for team in spec.kueue.teams if spec.kueue else ():
         # Kept unless every team in it opts out.
@@ -40,6 +42,8 @@ def namespace_plans(spec: PlatformSpec) -> list[NamespacePlan]:
         retain = team.retain_namespace or (earlier is not None and earlier.retain)
         labels = {CLUSTER_QUEUE_NAMESPACE_LABEL: team.cluster_queue}
         out[team.namespace] = NamespacePlan(team.namespace, labels, retain)
+    for vteam in spec.volcano.teams if spec.volcano else ():  # issue 15: Volcano's teams (never Kueue's)
+        out[vteam.namespace] = NamespacePlan(vteam.namespace, {VOLCANO_TEAM_LABEL: vteam.name})
     for _, request in spec.kserve.services if spec.kserve else ():
         if request.namespace not in out and request.namespace not in RESERVED_NAMESPACES:
             out[request.namespace] = NamespacePlan(request.namespace)

@@ -17,6 +17,7 @@ from gpu_platform.stack.infrastructure import deploy_infrastructure
 from gpu_platform.stack.namespaces import create_namespaces
 from gpu_platform.stack.read import config_keys, read_stack_config, secret_sections
 from gpu_platform.stack.spec import PlatformSpec, load_platform
+from gpu_platform.stack.workloads import deploy_workloads
 
 
 def deploy(spec: PlatformSpec) -> dict[str, Any]:
@@ -39,6 +40,8 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
     if spec.kueue is not None:
         kueue = addons.kueue(spec, k8s_opts, namespaces)
         outputs["clusterQueues"] = kueue.cluster_queue_names
+    # Workload layer (issue 15): Volcano and the controllers behind Kueue's integrations.
+    outputs.update(deploy_workloads(spec, k8s_opts, namespaces))
     if spec.kserve is not None:
         # After the operator (GPU pods need the device plugin) and Kueue (queues).
         deps = [r for r in (operator, kueue) if r is not None]

@@ -25,8 +25,10 @@ from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.inference import ServiceRequest, resolve_request
-from gpu_platform.resolve.kueue import GpuOperatorFacts, KueueSpec, resolve_kueue
+from gpu_platform.resolve.kueue import CapacityBasis, GpuOperatorFacts, KueueSpec, resolve_kueue
 from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default
+from gpu_platform.resolve.volcano import VolcanoSpec, resolve_volcano
+from gpu_platform.resolve.workloads import WorkloadsSpec, resolve_workloads, with_workload_integrations
 from gpu_platform.stack.read import misspelled_namespace_problems
 from gpu_platform.versions import GPU_OPERATOR
 
@@ -60,6 +62,10 @@ class PlatformSpec:
     """The validated stack file (snake_case keys), for outputs and diagnostics."""
     secret_sections: frozenset[str] = frozenset()
     """Sections holding a ``secure:`` value (snake_case): their chart values are stored encrypted."""
+    workloads: WorkloadsSpec = field(default_factory=WorkloadsSpec)
+    """The workload controllers the stack installs (issue 15)."""
+    volcano: VolcanoSpec | None = None
+    """Volcano and its team queues, or ``None`` when it is not installed (issue 15)."""
 
 
 def _sections(raw: Any, p: Problems) -> dict[str, Any]:
@@ -226,6 +232,29 @@ def _driver(
     )
 
 
+# --- workload layer (issue 15) ---
+def _workload_layer(
+    cfg: Mapping[str, Any], pools: ResolvedPools, kueue: KueueSpec | None, kueue_on: bool, p: Problems
+) -> tuple[WorkloadsSpec, VolcanoSpec | None, KueueSpec | None]:
+    """``workloads`` and ``volcano``; Kueue's integrations then follow the installed controllers."""
+    section = cfg.get("volcano", {})
+    volcano_on = section.get("enabled", False)
+    workloads = resolve_workloads(cfg.get("workloads", {}), volcano_on, p.at("workloads"))
+    kueue_section = cfg.get("kueue", {})
+    if kueue_on:
+        kueue = with_workload_integrations(kueue, kueue_section, workloads, p.at("kueue", "integrations"))
+    volcano = None
+    if volcano_on:
+        at = lambda i: p.at("gpu_pools", i)  # noqa: E731
+        volcano = resolve_volcano(section, pools, at, p.at("volcano"), kueue_section if kueue_on else None)
+    elif section.get("teams"):
+        p.add(("volcano", "teams"), "{{volcano.enabled}} is false")
+    return workloads, volcano, kueue
+
+
+# --- end workload layer ---
+
+
 def _no_operator_sharing(pools: Sequence[GpuPool], at: Any) -> None:
     """Sharing configured through the GPU Operator cannot happen when the operator is switched off."""
     for pool in pools:
@@ -239,6 +268,26 @@ def _no_operator_sharing(pools: Sequence[GpuPool], at: Any) -> None:
 
 def _given(raw: Any) -> set[str]:
     return {_snake(k) for k in raw} if isinstance(raw, Mapping) else set()
+
+
+def _with_capacity_basis(
+    cloud: str,
+    kueue: KueueSpec | None,
+    volcano: VolcanoSpec | None,
+    operator: Mapping[str, Any],
+    driver: DriverPlan,
+) -> tuple[KueueSpec | None, VolcanoSpec | None]:
+    """Kueue's quotas and Volcano's queues count a node alike: the cloud's allocatable less the operands the
+    GPU Operator runs on it."""
+    facts = None
+    if operator.get("enabled", True):
+        facts = GpuOperatorFacts(driver, operator.get("dcgm_exporter", {}).get("enabled", True))
+    if kueue is not None:
+        kueue = replace(kueue, gpu_operator=facts)
+    if volcano is not None:
+        basis = kueue.capacity_basis if kueue is not None else CapacityBasis(cloud, gpu_operator=facts)
+        volcano = replace(volcano, capacity_basis=basis)
+    return kueue, volcano
 
 
 def load_platform(
@@ -278,6 +327,7 @@ def load_platform(
     kueue_on = kueue_section.get("enabled", True)
     system_pool = cluster.system_pool if cluster is not None and cluster.create else None
     kueue = resolve_kueue(cloud, kueue_section, pools, at, p.at("kueue"), system_pool) if kueue_on else None
+    workloads, volcano, kueue = _workload_layer(cfg, pools, kueue, kueue_on, p)
     kserve = None
     if "kserve" in cfg or "kserve" not in _given(raw):
         kserve = _kserve(cfg.get("kserve", {}), cfg.get("kserve_services", []), pools, kueue, kueue_on, p)
@@ -287,10 +337,7 @@ def load_platform(
     p.raise_for_config()
     assert cluster is not None and driver is not None
     operator = cfg.get("gpu_operator", {})
-    if kueue is not None and operator.get("enabled", True):
-        # The operands the GPU Operator runs on each GPU node come off Kueue's quota.
-        dcgm = operator.get("dcgm_exporter", {}).get("enabled", True)
-        kueue = replace(kueue, gpu_operator=GpuOperatorFacts(driver, dcgm))
+    kueue, volcano = _with_capacity_basis(cloud, kueue, volcano, operator, driver)
     return PlatformSpec(
         cloud=Cloud(cloud).value,
         cluster=cluster,
@@ -302,4 +349,6 @@ def load_platform(
         kserve=kserve,
         config=cfg,
         secret_sections=secret_sections or frozenset(),
+        workloads=workloads,
+        volcano=volcano,
     )

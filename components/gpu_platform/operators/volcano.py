@@ -1,0 +1,77 @@
+"""``Volcano``: the other gang scheduler, with a ``Queue`` per team whose quota is the pools' capacity.
+
+One pinned release (``versions.VOLCANO``) in ``volcano-system``: scheduler (capacity plugin), controllers and
+admission webhooks. Team Queues and namespaces come from ``plans.volcano``; the Queues depend on the release,
+which installs their CRD and the webhook that validates them. Namespaces are ``retain_on_delete``. Volcano's
+CRDs are chart templates with no keep policy: uninstalling the release would delete them and every Volcano Job
+and PodGroup, so the release is ``retain_on_delete`` too: removing the component (or ``pulumi destroy``) leaves
+it installed, and ``helm uninstall -n volcano-system volcano`` is a deliberate act (docs/workloads.md).
+"""
+
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_kubernetes.apiextensions import CustomResource
+
+from gpu_platform import versions
+from gpu_platform.args.workloads import VolcanoArgs
+from gpu_platform.component import PlannedComponent
+from gpu_platform.plans.volcano import HELM_RELEASE_NAME, VolcanoPlan, plan_volcano
+
+
+class Volcano(PlannedComponent[VolcanoPlan]):
+    """Volcano with a Queue per team: ``deserved`` = the team's pools, ``capability`` = what it may borrow."""
+
+    _type_token = "gpu-platform:index:Volcano"
+
+    queue_names: pulumi.Output[list[str]]
+    """The team Queues (what a Volcano Job's ``spec.queue`` names)."""
+    placements: pulumi.Output[dict[str, Any]]
+    """Pool -> ``{"nodeSelector", "tolerations"}`` a job's pod template needs to run on that pool."""
+    status: pulumi.Output[Any]
+    """The Helm release status."""
+
+    def __init__(self, name: str, args: VolcanoArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        self._start(name, plan_volcano(args), opts)
+
+    def _create(self, name: str, plan: VolcanoPlan) -> dict[str, Any]:
+        deps = self._dependencies
+        ns = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={"name": plan.namespace},
+            opts=self.child_opts(depends_on=deps, retain_on_delete=True),
+        )
+        pin = versions.VOLCANO
+        release = k8s.helm.v3.Release(
+            f"{name}-helm",
+            k8s.helm.v3.ReleaseArgs(
+                name=HELM_RELEASE_NAME,
+                chart=pin.chart,
+                version=pin.version,
+                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=pin.repo),
+                namespace=plan.namespace,
+                create_namespace=False,
+                values=pulumi.Output.secret(plan.values) if plan.secret_values else plan.values,
+            ),
+            opts=self.child_opts(depends_on=[ns, *deps], retain_on_delete=True),
+        )
+        for obj in plan.namespaces if plan.manage_namespaces else ():
+            k8s.core.v1.Namespace(
+                f"{name}-ns-{obj['metadata']['name']}",
+                metadata=obj["metadata"],
+                opts=self.child_opts(depends_on=deps, retain_on_delete=True),
+            )
+        for obj in plan.queues:
+            CustomResource(
+                f"{name}-queue-{obj['metadata']['name']}",
+                api_version=obj["apiVersion"],
+                kind=obj["kind"],
+                metadata=obj["metadata"],
+                spec=obj["spec"],
+                opts=self.child_opts(depends_on=[release]),
+            )
+        self.queue_names = pulumi.Output.from_input([q["metadata"]["name"] for q in plan.queues])
+        self.placements = pulumi.Output.from_input(plan.placements)
+        self.status = release.status
+        return {"queue_names": self.queue_names, "placements": self.placements, "status": self.status}

@@ -1,0 +1,133 @@
+"""The workload controllers the queues promise: ``JobSet``, ``LeaderWorkerSet``, ``KubeflowTrainer``, ``KubeRay``.
+
+Each is one pinned ``helm.v3.Release`` of the official chart (``versions``) in its own namespace, values from
+``plans.workloads`` (system pool, never GPU nodes; release images; Volcano gang scheduling when asked).
+
+What outlives the component (docs/workloads.md has the table):
+
+- namespaces are ``retain_on_delete``: removing a component never deletes the workloads in them;
+- JobSet, LWS and KubeRay ship their CRDs in the chart's ``crds/`` directory: Helm installs them once and never
+  deletes them, so every JobSet, LeaderWorkerSet and RayCluster survives an uninstall (and ``helm upgrade`` never
+  updates them: apply a new chart's CRDs first);
+- Kubeflow Trainer renders its CRDs as templates (``crds.enabled``) with no keep policy: uninstalling the release
+  would delete the CRDs and with them every TrainJob. Its release is therefore ``retain_on_delete``: removing the
+  component (or ``pulumi destroy``) leaves the release installed, and ``helm uninstall -n kubeflow-system
+  kubeflow-trainer`` is a deliberate act.
+- Trainer's ClusterTrainingRuntimes are created here, after the release whose webhook validates them.
+"""
+
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_kubernetes.apiextensions import CustomResource
+
+from gpu_platform.args.workloads import JobSetArgs, KubeflowTrainerArgs, KubeRayArgs, LeaderWorkerSetArgs
+from gpu_platform.component import PlannedComponent
+from gpu_platform.plans.workloads import (
+    ControllerPlan,
+    plan_jobset,
+    plan_kubeflow_trainer,
+    plan_kuberay,
+    plan_leader_worker_set,
+)
+
+
+def helm_release(owner: PlannedComponent[Any], name: str, plan: ControllerPlan, depends_on: list[Any]) -> Any:
+    """The controller's namespace (kept when the component goes) and its pinned release."""
+    ns = k8s.core.v1.Namespace(
+        f"{name}-namespace",
+        metadata={"name": plan.namespace},
+        opts=owner.child_opts(depends_on=depends_on, retain_on_delete=True),
+    )
+    pin = plan.pin
+    return k8s.helm.v3.Release(
+        f"{name}-helm",
+        k8s.helm.v3.ReleaseArgs(
+            name=plan.release_name,
+            chart=pin.chart,
+            version=pin.version,
+            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=pin.repo) if pin.repo else None,
+            namespace=plan.namespace,
+            create_namespace=False,
+            values=pulumi.Output.secret(plan.values) if plan.secret_values else plan.values,
+        ),
+        opts=owner.child_opts(depends_on=[ns, *depends_on], retain_on_delete=plan.crds_in_release),
+    )
+
+
+class _Controller(PlannedComponent[ControllerPlan]):
+    status: pulumi.Output[Any]
+    """The Helm release status."""
+
+    def _create(self, name: str, plan: ControllerPlan) -> dict[str, Any]:
+        release = helm_release(self, name, plan, self._dependencies)
+        for obj in plan.objects:
+            CustomResource(
+                f"{name}-{obj['kind'].lower()}-{obj['metadata']['name']}",
+                api_version=obj["apiVersion"],
+                kind=obj["kind"],
+                metadata=obj["metadata"],
+                spec=obj["spec"],
+                opts=self.child_opts(depends_on=[release]),
+            )
+        self.status = release.status
+        return {"status": self.status}
+
+
+_NO_ARGS: Any = {}
+
+
+class JobSet(_Controller):
+    """JobSet (``jobset.x-k8s.io/v1alpha2``): groups of Jobs for multi-node training; Kueue queues them
+    (``jobset.x-k8s.io/jobset``) and Kubeflow Trainer runs on it."""
+
+    _type_token = "gpu-platform:index:JobSet"
+
+    def __init__(
+        self, name: str, args: JobSetArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        self._start(name, plan_jobset(args), opts)
+
+
+class LeaderWorkerSet(_Controller):
+    """LeaderWorkerSet (``leaderworkerset.x-k8s.io/v1``): a leader and workers as one unit, e.g. one model
+    served across several GPU nodes; in ``lws-system``, the namespace its CRD's conversion webhook expects."""
+
+    _type_token = "gpu-platform:index:LeaderWorkerSet"
+
+    def __init__(
+        self, name: str, args: LeaderWorkerSetArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        self._start(name, plan_leader_worker_set(args), opts)
+
+
+class KubeRay(_Controller):
+    """The KubeRay operator (``ray.io/v1`` RayCluster, RayJob, RayService)."""
+
+    _type_token = "gpu-platform:index:KubeRay"
+
+    def __init__(
+        self, name: str, args: KubeRayArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        self._start(name, plan_kuberay(args), opts)
+
+
+class KubeflowTrainer(_Controller):
+    """Kubeflow Trainer v2 (``trainer.kubeflow.org/v1alpha1`` TrainJob) with its torch and DeepSpeed
+    ClusterTrainingRuntimes. Needs JobSet: give it ``depends_on=[jobset]``."""
+
+    _type_token = "gpu-platform:index:KubeflowTrainer"
+
+    runtimes: pulumi.Output[list[str]]
+    """Names of the ClusterTrainingRuntimes created (what a TrainJob's ``runtimeRef.name`` says)."""
+
+    def __init__(
+        self, name: str, args: KubeflowTrainerArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        self._start(name, plan_kubeflow_trainer(args), opts)
+
+    def _create(self, name: str, plan: ControllerPlan) -> dict[str, Any]:
+        outputs = super()._create(name, plan)
+        self.runtimes = pulumi.Output.from_input([o["metadata"]["name"] for o in plan.objects])
+        return {**outputs, "runtimes": self.runtimes}
