@@ -99,3 +99,18 @@ KSERVE_RUNTIME_CONFIGS = ChartPin(
     namespace="kserve",
 )
 ALL_CHARTS = (*ALL_CHARTS, KSERVE_RUNTIME_CONFIGS)
+
+# --- DRA and node auto-provisioning (issue 16) --------------------------------------------------------
+# NVIDIA DRA driver for GPUs, standalone next to the GPU Operator's ClusterPolicy (not the operator-managed
+# GPUCluster path, which runs v0.5.0, is a technology preview and excludes ClusterPolicy cluster-wide; see
+# plans/dra.py). Chart and image from kubernetes-sigs/dra-driver-nvidia-gpu@v0.4.1 (chart appVersion 0.4.1,
+# image tag "v" + appVersion), namespace from its docs/install.md.
+DRA_DRIVER = ChartPin(
+    chart="oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+    version="0.4.1",
+    repo=None,
+    namespace="dra-driver-nvidia-gpu",
+)
+DRA_DRIVER_IMAGE = "registry.k8s.io/dra-driver-nvidia/dra-driver-nvidia-gpu:v0.4.1"
+ALL_CHARTS = (*ALL_CHARTS, DRA_DRIVER)
+# --- end issue 16 -----------------------------------------------------------------------------------------

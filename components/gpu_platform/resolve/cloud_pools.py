@@ -9,6 +9,7 @@ from gpu_platform.catalog.mig import MigTable
 from gpu_platform.driver import DEFAULT_IMAGE
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.dra import dra_pool_problems
 from gpu_platform.resolve.pools import PoolProblems, ResolvedPools, resolve_pool_list
 
 AGENT_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
@@ -89,6 +90,7 @@ def cloud_pool_problems(pool: GpuPool, p: Problems) -> None:
         eks_pool_problems(pool, p)
     elif pool.cloud == "aks":
         aks_pool_problems(pool, p)
+    dra_pool_problems(pool, p)  # DRA (issue 16): what a DRA pool cannot be, on every path
 
 
 def cross_pool_problems(pools: Sequence[GpuPool], at: PoolProblems) -> None:
