@@ -12,6 +12,7 @@ from typing_extensions import TypedDict
 
 from gpu_platform.args.cluster import ClusterConfigArgs
 from gpu_platform.args.common import Cloud
+from gpu_platform.args.dra import DraSettings
 from gpu_platform.args.inference import InferenceServiceConfigArgs
 from gpu_platform.args.kueue import KueueSettings
 from gpu_platform.args.operators import GpuOperatorSettings, KServeSettings
@@ -48,6 +49,14 @@ class KServeSection(KServeSettings):
 
 
 @with_config(ARGS_CONFIG)
+class DraSection(DraSettings):
+    """``dra``: the NVIDIA DRA driver for the pools with ``allocation: dra`` (issue 16)."""
+
+    enabled: NotRequired[bool]
+    """Default false. Needs ``cluster.kubernetes_version`` >= 1.34.2 and the GPU Operator."""
+
+
+@with_config(ARGS_CONFIG)
 class StackConfigArgs(TypedDict):
     """Every ``gpu-platform:`` key of a ``Pulumi.<stack>.yaml``."""
 
@@ -65,3 +74,5 @@ class StackConfigArgs(TypedDict):
     """KServe."""
     cuda_version: NotRequired[str]
     """CUDA ``major.minor`` of the stack's images (``"12.8"``, quoted), for pools without their own."""
+    dra: NotRequired[DraSection]
+    """Dynamic Resource Allocation for the pools with ``allocation: dra`` (issue 16)."""

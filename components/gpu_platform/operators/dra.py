@@ -64,9 +64,12 @@ class DraDriver(PlannedComponent[d.DraPlan]):
         for obj in d.claim_templates(plan):
             meta = obj["metadata"]
             templates.append(f"{meta['namespace']}/{meta['name']}")
-            # A template's spec is immutable: a changed device request replaces it.
+            # A template's spec is immutable: a changed device request replaces it. The component's own
+            # dependencies (the stack passes Kueue, which creates the team namespaces) come along.
             opts = self.child_opts(
-                depends_on=[release, *classes], replace_on_changes=["spec"], delete_before_replace=True
+                depends_on=[release, *classes, *self._dependencies],
+                replace_on_changes=["spec"],
+                delete_before_replace=True,
             )
             k8s.resource.v1.ResourceClaimTemplate(
                 f"{name}-claim-{meta['namespace']}-{meta['name']}",

@@ -21,7 +21,7 @@ Model (GPU_PLATFORM_FACTS.md section 6):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +31,7 @@ from gpu_platform import versions
 from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE, KueueArgs
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Problems
+from gpu_platform.plans.dra import kueue_device_class_mappings
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
@@ -206,10 +207,13 @@ def priority_classes(spec: KueueSpec) -> list[dict[str, Any]]:
     return out
 
 
-def manager_configuration(spec: KueueSpec) -> dict[str, Any]:
+def manager_configuration(
+    spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = ()
+) -> dict[str, Any]:
     """The controller's Configuration: the chart's defaults, gang admission and the integrations.
 
     In config v1beta2 the presence of ``waitForPodsReady`` enables it (there is no ``enable`` field).
+    ``device_class_mappings`` (DRA pools, issue 16) charge their ResourceClaimTemplates to the pools' quotas.
     """
     conf: dict[str, Any] = {
         "apiVersion": CONFIG_API_VERSION,
@@ -244,12 +248,15 @@ def manager_configuration(spec: KueueSpec) -> dict[str, Any]:
             "requeuingStrategy": strategy,
         }
     conf["integrations"] = {"frameworks": list(spec.integrations)}
+    if device_class_mappings:  # DRA (issue 16)
+        conf["resources"] = {"deviceClassMappings": [dict(m) for m in device_class_mappings]}
     return conf
 
 
-def manager_config_yaml(spec: KueueSpec) -> str:
+def manager_config_yaml(spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = ()) -> str:
     """``managerConfig.controllerManagerConfigYaml``: the Configuration as the YAML string of the chart."""
-    return yaml.safe_dump(manager_configuration(spec), sort_keys=False, default_flow_style=False)
+    conf = manager_configuration(spec, device_class_mappings)
+    return yaml.safe_dump(conf, sort_keys=False, default_flow_style=False)
 
 
 @dataclass
@@ -278,7 +285,7 @@ def build(pools: Sequence[GpuPool], spec: KueueSpec) -> KueueObjects:
     )
 
 
-def helm_values(spec: KueueSpec) -> dict[str, Any]:
+def helm_values(spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """Chart values: the pinned release image and the controller Configuration (typed values win)."""
     typed = {
         "controllerManager": {
@@ -290,7 +297,7 @@ def helm_values(spec: KueueSpec) -> dict[str, Any]:
                 }
             }
         },
-        "managerConfig": {"controllerManagerConfigYaml": manager_config_yaml(spec)},
+        "managerConfig": {"controllerManagerConfigYaml": manager_config_yaml(spec, device_class_mappings)},
     }
     return deep_merge(dict(spec.values), typed)
 
@@ -307,7 +314,8 @@ class KueuePlan:
 
 def kueue_plan(pools: Sequence[GpuPool], spec: KueueSpec, namespace: str) -> KueuePlan:
     """The plan from resolved pools and settings (the stack layer's path; checks have run)."""
-    return KueuePlan(spec, build(pools, spec), helm_values(spec), namespace)
+    mappings = kueue_device_class_mappings(pools)  # DRA pools (issue 16)
+    return KueuePlan(spec, build(pools, spec), helm_values(spec, mappings), namespace)
 
 
 def plan_kueue(args: KueueArgs) -> KueuePlan:

@@ -35,6 +35,10 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
     if spec.kueue is not None:
         kueue = addons.kueue(spec, k8s_opts)
         outputs["clusterQueues"] = kueue.cluster_queue_names
+    if spec.dra is not None:  # DRA (issue 16)
+        dra = addons.dra(spec, k8s_opts, [r for r in (operator, kueue) if r is not None])
+        outputs["draDeviceClasses"] = dra.device_classes
+        outputs["draClaimTemplates"] = dra.claim_templates
     if spec.kserve is not None:
         # After the operator (GPU pods need the device plugin) and Kueue (team namespaces, queues).
         outputs.update(addons.kserve(spec, k8s_opts, [r for r in (operator, kueue) if r is not None]))

@@ -17,11 +17,13 @@ from gpu_platform.args.inference import InferenceServiceConfigArgs
 from gpu_platform.args.validate import hints, parse, unknown_key_reason
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
+from gpu_platform.plans.dra import check_dra_settings
 from gpu_platform.plans.gpu_operator import check_operator_settings
 from gpu_platform.plans.kserve import check_kserve_settings
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
+from gpu_platform.resolve.dra import cluster_dra_problems, dra_driver_problems, kubernetes_version_problem
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.inference import ServiceRequest, resolve_request
 from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue
@@ -55,6 +57,8 @@ class PlatformSpec:
     """The ``gpuOperator`` settings, or ``None`` when it is switched off."""
     kueue: KueueSpec | None = None
     kserve: KServeSpec | None = None
+    dra: Mapping[str, Any] | None = None
+    """The ``dra`` settings when the NVIDIA DRA driver is enabled (issue 16), else ``None``."""
     config: Mapping[str, Any] = field(default_factory=dict)
     """The validated stack file (snake_case keys), for outputs and diagnostics."""
 
@@ -195,6 +199,7 @@ def load_platform(raw: Any, other_keys: Sequence[str] = ()) -> PlatformSpec:
     kueue = resolve_kueue(cloud, kueue_section, pools, at, p.at("kueue")) if kueue_on else None
     kserve = _kserve(cfg.get("kserve", {}), cfg.get("kserve_services", []), pools, kueue, kueue_on, p)
     driver = _driver(cloud, cfg, pools, len(raw_pools), p)
+    dra = _dra(cfg, pools, cluster, driver, at, p)
     p.raise_for_config()
     assert cluster is not None and driver is not None
     operator = cfg.get("gpu_operator", {})
@@ -207,5 +212,40 @@ def load_platform(raw: Any, other_keys: Sequence[str] = ()) -> PlatformSpec:
         gpu_operator=operator if operator.get("enabled", True) else None,
         kueue=kueue,
         kserve=kserve,
+        dra=dra,
         config=cfg,
     )
+
+
+def _dra(
+    cfg: Mapping[str, Any],
+    pools: ResolvedPools,
+    cluster: ClusterSpec | None,
+    driver: DriverPlan | None,
+    at: Any,
+    p: Problems,
+) -> Mapping[str, Any] | None:
+    """The ``dra`` section (issue 16): settings, the cluster version, the GPU Operator and the node driver."""
+    section = cfg.get("dra", {})
+    enabled = section.get("enabled", False)
+    cluster_dra_problems(pools.pools, enabled, at, p.at("dra"))
+    if not enabled:
+        return None
+    check_dra_settings(section, p.at("dra"))
+    if cluster is not None and (reason := kubernetes_version_problem(cluster.kubernetes_version)):
+        p.add(("cluster", "kubernetes_version"), reason)
+    if not cfg.get("gpu_operator", {}).get("enabled", True):
+        p.add(
+            ("dra", "enabled"),
+            "needs {{gpu_operator.enabled}}: the operator's NFD labels place the DRA plugin and its per-node "
+            "labels keep its device plugin off the DRA nodes",
+        )
+    if driver is not None:
+        dra_driver_problems(
+            pools.pools,
+            driver,
+            section.get("compute_domains", False),
+            at,
+            p.at("gpu_operator", "driver"),
+        )
+    return section
