@@ -112,5 +112,23 @@ DRA_DRIVER = ChartPin(
     namespace="dra-driver-nvidia-gpu",
 )
 DRA_DRIVER_IMAGE = "registry.k8s.io/dra-driver-nvidia/dra-driver-nvidia-gpu:v0.4.1"
-ALL_CHARTS = (*ALL_CHARTS, DRA_DRIVER)
+# Karpenter (AWS) v1.14.1: the CRDs from their own chart (templates, so `helm upgrade` updates them), the
+# controller chart with skipCrds. The chart in the tree at the tag still says 1.13.0 (stamped at publish
+# time): the release image tag and digest are pinned here (aws/karpenter-provider-aws main 1d927085,
+# "docs: update for patch release v1.14.1"; tests/upstream/NEW_COMPONENTS_NOTES.md section 0).
+KARPENTER = ChartPin(
+    chart="oci://public.ecr.aws/karpenter/karpenter",
+    version="1.14.1",
+    repo=None,
+    namespace="kube-system",
+)
+KARPENTER_CRD = ChartPin(
+    chart="oci://public.ecr.aws/karpenter/karpenter-crd",
+    version="1.14.1",
+    repo=None,
+    namespace="kube-system",
+)
+KARPENTER_IMAGE_TAG = "1.14.1"
+KARPENTER_IMAGE_DIGEST = "sha256:723130949e4cab989461ff07d1be4cd781d63515432494641b33c235f300ae23"
+ALL_CHARTS = (*ALL_CHARTS, DRA_DRIVER, KARPENTER, KARPENTER_CRD)
 # --- end issue 16 -----------------------------------------------------------------------------------------
