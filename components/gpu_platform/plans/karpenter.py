@@ -429,230 +429,196 @@ def pod_identity_trust() -> dict[str, Any]:
     }
 
 
-def _arn(ctx: AwsContext, service: str, resource: str, region: bool = True, account: str = "*") -> str:
-    return f"arn:{ctx.partition}:{service}:{ctx.region if region else ''}:{account}:{resource}"
+def _stmt(sid: str, resource: Any, action: Any, condition: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"Sid": sid, "Effect": "Allow", "Resource": resource, "Action": action}
+    if condition is not None:
+        out["Condition"] = condition
+    return out
+
+
+def _doc(*statements: dict[str, Any]) -> dict[str, Any]:
+    return {"Version": "2012-10-17", "Statement": list(statements)}
+
+
+def _ec2(ctx: AwsContext, resource: str, account: str = "*") -> str:
+    return f"arn:{ctx.partition}:ec2:{ctx.region}:{account}:{resource}"
+
+
+def _owned(cluster: str, kind: str = "ResourceTag") -> dict[str, str]:
+    return {f"aws:{kind}/kubernetes.io/cluster/{cluster}": "owned"}
+
+
+def node_lifecycle_policy(ctx: AwsContext, cluster: str) -> dict[str, Any]:
+    """Launch, tag and terminate only what carries this cluster's ownership tags."""
+    any_pool = {"aws:ResourceTag/karpenter.sh/nodepool": "*"}
+    req_pool = {"aws:RequestTag/karpenter.sh/nodepool": "*"}
+    requested = {**_owned(cluster, "RequestTag"), "aws:RequestTag/eks:eks-cluster-name": cluster}
+    kinds = ("fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request")
+    tagged = [_ec2(ctx, f"{k}/*") for k in kinds]
+    launch = ["ec2:RunInstances", "ec2:CreateFleet"]
+    shared = ["image/*", "snapshot/*"]
+    regional = ["security-group/*", "subnet/*", "capacity-reservation/*", "placement-group/*"]
+    return _doc(
+        _stmt(
+            "AllowScopedEC2InstanceAccessActions",
+            [*(_ec2(ctx, r, "") for r in shared), *(_ec2(ctx, r) for r in regional)],
+            launch,
+        ),
+        _stmt(
+            "AllowScopedEC2LaunchTemplateAccessActions",
+            _ec2(ctx, "launch-template/*"),
+            launch,
+            {"StringEquals": _owned(cluster), "StringLike": any_pool},
+        ),
+        _stmt(
+            "AllowScopedEC2InstanceActionsWithTags",
+            tagged,
+            [*launch, "ec2:CreateLaunchTemplate"],
+            {"StringEquals": requested, "StringLike": req_pool},
+        ),
+        _stmt(
+            "AllowScopedResourceCreationTagging",
+            tagged,
+            "ec2:CreateTags",
+            {
+                "StringEquals": {
+                    **requested,
+                    "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"],
+                },
+                "StringLike": req_pool,
+            },
+        ),
+        _stmt(
+            "AllowScopedResourceTagging",
+            _ec2(ctx, "instance/*"),
+            "ec2:CreateTags",
+            {
+                "StringEquals": _owned(cluster),
+                "StringLike": any_pool,
+                "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": cluster},
+                "ForAllValues:StringEquals": {
+                    "aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]
+                },
+            },
+        ),
+        _stmt(
+            "AllowScopedDeletion",
+            [_ec2(ctx, "instance/*"), _ec2(ctx, "launch-template/*")],
+            ["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
+            {"StringEquals": _owned(cluster), "StringLike": any_pool},
+        ),
+    )
+
+
+def iam_integration_policy(ctx: AwsContext, cluster: str, node_role_arn: str) -> dict[str, Any]:
+    """Pass the node role to EC2, and manage the instance profiles Karpenter creates for it."""
+    profile = f"arn:{ctx.partition}:iam::{ctx.account}:instance-profile/*"
+    requested = {
+        **_owned(cluster, "RequestTag"),
+        "aws:RequestTag/eks:eks-cluster-name": cluster,
+        "aws:RequestTag/topology.kubernetes.io/region": ctx.region,
+    }
+    existing = {**_owned(cluster), "aws:ResourceTag/topology.kubernetes.io/region": ctx.region}
+    any_class = {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"}
+    req_class = {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"}
+    return _doc(
+        _stmt(
+            "AllowPassingInstanceRole",
+            node_role_arn,
+            "iam:PassRole",
+            {"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"]}},
+        ),
+        _stmt(
+            "AllowScopedInstanceProfileCreationActions",
+            profile,
+            ["iam:CreateInstanceProfile"],
+            {"StringEquals": requested, "StringLike": req_class},
+        ),
+        _stmt(
+            "AllowScopedInstanceProfileTagActions",
+            profile,
+            ["iam:TagInstanceProfile"],
+            {"StringEquals": {**existing, **requested}, "StringLike": {**any_class, **req_class}},
+        ),
+        _stmt(
+            "AllowScopedInstanceProfileActions",
+            profile,
+            [
+                "iam:AddRoleToInstanceProfile",
+                "iam:RemoveRoleFromInstanceProfile",
+                "iam:DeleteInstanceProfile",
+            ],
+            {"StringEquals": existing, "StringLike": any_class},
+        ),
+    )
+
+
+DISCOVERY_ACTIONS = [
+    "ec2:DescribeCapacityReservations",
+    "ec2:DescribeImages",
+    "ec2:DescribeInstances",
+    "ec2:DescribeInstanceStatus",
+    "ec2:DescribeInstanceTypeOfferings",
+    "ec2:DescribeInstanceTypes",
+    "ec2:DescribeLaunchTemplates",
+    "ec2:DescribePlacementGroups",
+    "ec2:DescribeSecurityGroups",
+    "ec2:DescribeSpotPriceHistory",
+    "ec2:DescribeSubnets",
+]
+
+
+def resource_discovery_policy(ctx: AwsContext) -> dict[str, Any]:
+    """Read-only discovery: instance types, prices, AMIs (SSM), subnets, security groups, profiles."""
+    return _doc(
+        _stmt(
+            "AllowRegionalReadActions",
+            "*",
+            DISCOVERY_ACTIONS,
+            {"StringEquals": {"aws:RequestedRegion": ctx.region}},
+        ),
+        _stmt(
+            "AllowSSMReadActions",
+            f"arn:{ctx.partition}:ssm:{ctx.region}::parameter/aws/service/*",
+            "ssm:GetParameter",
+        ),
+        _stmt("AllowPricingReadActions", "*", "pricing:GetProducts"),
+        _stmt("AllowUnscopedInstanceProfileListAction", "*", "iam:ListInstanceProfiles"),
+        _stmt(
+            "AllowInstanceProfileReadActions",
+            f"arn:{ctx.partition}:iam::{ctx.account}:instance-profile/*",
+            "iam:GetInstanceProfile",
+        ),
+    )
 
 
 def controller_policies(
     ctx: AwsContext, cluster: str, node_role_arn: str, queue_arn: str
 ) -> dict[str, dict[str, Any]]:
     """The six controller policies of Karpenter's getting-started template, by their template names."""
-    ec2 = lambda r, acct="*": _arn(ctx, "ec2", r, account=acct)  # noqa: E731
-    owned = {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"}
-    req_owned = {f"aws:RequestTag/kubernetes.io/cluster/{cluster}": "owned"}
-    any_pool = {"aws:ResourceTag/karpenter.sh/nodepool": "*"}
-    req_pool = {"aws:RequestTag/karpenter.sh/nodepool": "*"}
-    tagged = [
-        ec2("fleet/*"),
-        ec2("instance/*"),
-        ec2("volume/*"),
-        ec2("network-interface/*"),
-        ec2("launch-template/*"),
-        ec2("spot-instances-request/*"),
-    ]
-    profile = f"arn:{ctx.partition}:iam::{ctx.account}:instance-profile/*"
-    region_tag = {"aws:ResourceTag/topology.kubernetes.io/region": ctx.region}
     cluster_arn = f"arn:{ctx.partition}:eks:{ctx.region}:{ctx.account}:cluster/{cluster}"
-
-    def doc(*statements: dict[str, Any]) -> dict[str, Any]:
-        return {"Version": "2012-10-17", "Statement": list(statements)}
-
     return {
-        "NodeLifecyclePolicy": doc(
-            {
-                "Sid": "AllowScopedEC2InstanceAccessActions",
-                "Effect": "Allow",
-                "Resource": [
-                    ec2("image/*", ""),
-                    ec2("snapshot/*", ""),
-                    ec2("security-group/*"),
-                    ec2("subnet/*"),
-                    ec2("capacity-reservation/*"),
-                    ec2("placement-group/*"),
-                ],
-                "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
-            },
-            {
-                "Sid": "AllowScopedEC2LaunchTemplateAccessActions",
-                "Effect": "Allow",
-                "Resource": ec2("launch-template/*"),
-                "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
-                "Condition": {"StringEquals": owned, "StringLike": any_pool},
-            },
-            {
-                "Sid": "AllowScopedEC2InstanceActionsWithTags",
-                "Effect": "Allow",
-                "Resource": tagged,
-                "Action": ["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
-                "Condition": {
-                    "StringEquals": {**req_owned, "aws:RequestTag/eks:eks-cluster-name": cluster},
-                    "StringLike": req_pool,
-                },
-            },
-            {
-                "Sid": "AllowScopedResourceCreationTagging",
-                "Effect": "Allow",
-                "Resource": tagged,
-                "Action": "ec2:CreateTags",
-                "Condition": {
-                    "StringEquals": {
-                        **req_owned,
-                        "aws:RequestTag/eks:eks-cluster-name": cluster,
-                        "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"],
-                    },
-                    "StringLike": req_pool,
-                },
-            },
-            {
-                "Sid": "AllowScopedResourceTagging",
-                "Effect": "Allow",
-                "Resource": ec2("instance/*"),
-                "Action": "ec2:CreateTags",
-                "Condition": {
-                    "StringEquals": owned,
-                    "StringLike": any_pool,
-                    "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": cluster},
-                    "ForAllValues:StringEquals": {
-                        "aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]
-                    },
-                },
-            },
-            {
-                "Sid": "AllowScopedDeletion",
-                "Effect": "Allow",
-                "Resource": [ec2("instance/*"), ec2("launch-template/*")],
-                "Action": ["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
-                "Condition": {"StringEquals": owned, "StringLike": any_pool},
-            },
+        "NodeLifecyclePolicy": node_lifecycle_policy(ctx, cluster),
+        "IAMIntegrationPolicy": iam_integration_policy(ctx, cluster, node_role_arn),
+        "EKSIntegrationPolicy": _doc(
+            _stmt("AllowAPIServerEndpointDiscovery", cluster_arn, "eks:DescribeCluster")
         ),
-        "IAMIntegrationPolicy": doc(
-            {
-                "Sid": "AllowPassingInstanceRole",
-                "Effect": "Allow",
-                "Resource": node_role_arn,
-                "Action": "iam:PassRole",
-                "Condition": {
-                    "StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"]}
-                },
-            },
-            {
-                "Sid": "AllowScopedInstanceProfileCreationActions",
-                "Effect": "Allow",
-                "Resource": profile,
-                "Action": ["iam:CreateInstanceProfile"],
-                "Condition": {
-                    "StringEquals": {
-                        **req_owned,
-                        "aws:RequestTag/eks:eks-cluster-name": cluster,
-                        "aws:RequestTag/topology.kubernetes.io/region": ctx.region,
-                    },
-                    "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-                },
-            },
-            {
-                "Sid": "AllowScopedInstanceProfileTagActions",
-                "Effect": "Allow",
-                "Resource": profile,
-                "Action": ["iam:TagInstanceProfile"],
-                "Condition": {
-                    "StringEquals": {
-                        **owned,
-                        **region_tag,
-                        **req_owned,
-                        "aws:RequestTag/eks:eks-cluster-name": cluster,
-                        "aws:RequestTag/topology.kubernetes.io/region": ctx.region,
-                    },
-                    "StringLike": {
-                        "aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*",
-                        "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*",
-                    },
-                },
-            },
-            {
-                "Sid": "AllowScopedInstanceProfileActions",
-                "Effect": "Allow",
-                "Resource": profile,
-                "Action": [
-                    "iam:AddRoleToInstanceProfile",
-                    "iam:RemoveRoleFromInstanceProfile",
-                    "iam:DeleteInstanceProfile",
-                ],
-                "Condition": {
-                    "StringEquals": {**owned, **region_tag},
-                    "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-                },
-            },
+        "InterruptionPolicy": _doc(
+            _stmt(
+                "AllowInterruptionQueueActions",
+                queue_arn,
+                ["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
+            )
         ),
-        "EKSIntegrationPolicy": doc(
-            {
-                "Sid": "AllowAPIServerEndpointDiscovery",
-                "Effect": "Allow",
-                "Resource": cluster_arn,
-                "Action": "eks:DescribeCluster",
-            }
+        "ZonalShiftPolicy": _doc(
+            _stmt(
+                "AllowZonalShiftStatusReadOnly",
+                "*",
+                ["arc-zonal-shift:GetManagedResource"],
+                {"StringEquals": {"arc-zonal-shift:ResourceIdentifier": cluster_arn}},
+            )
         ),
-        "InterruptionPolicy": doc(
-            {
-                "Sid": "AllowInterruptionQueueActions",
-                "Effect": "Allow",
-                "Resource": queue_arn,
-                "Action": ["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
-            }
-        ),
-        "ZonalShiftPolicy": doc(
-            {
-                "Sid": "AllowZonalShiftStatusReadOnly",
-                "Effect": "Allow",
-                "Resource": "*",
-                "Action": ["arc-zonal-shift:GetManagedResource"],
-                "Condition": {"StringEquals": {"arc-zonal-shift:ResourceIdentifier": cluster_arn}},
-            }
-        ),
-        "ResourceDiscoveryPolicy": doc(
-            {
-                "Sid": "AllowRegionalReadActions",
-                "Effect": "Allow",
-                "Resource": "*",
-                "Action": [
-                    "ec2:DescribeCapacityReservations",
-                    "ec2:DescribeImages",
-                    "ec2:DescribeInstances",
-                    "ec2:DescribeInstanceStatus",
-                    "ec2:DescribeInstanceTypeOfferings",
-                    "ec2:DescribeInstanceTypes",
-                    "ec2:DescribeLaunchTemplates",
-                    "ec2:DescribePlacementGroups",
-                    "ec2:DescribeSecurityGroups",
-                    "ec2:DescribeSpotPriceHistory",
-                    "ec2:DescribeSubnets",
-                ],
-                "Condition": {"StringEquals": {"aws:RequestedRegion": ctx.region}},
-            },
-            {
-                "Sid": "AllowSSMReadActions",
-                "Effect": "Allow",
-                "Resource": f"arn:{ctx.partition}:ssm:{ctx.region}::parameter/aws/service/*",
-                "Action": "ssm:GetParameter",
-            },
-            {
-                "Sid": "AllowPricingReadActions",
-                "Effect": "Allow",
-                "Resource": "*",
-                "Action": "pricing:GetProducts",
-            },
-            {
-                "Sid": "AllowUnscopedInstanceProfileListAction",
-                "Effect": "Allow",
-                "Resource": "*",
-                "Action": "iam:ListInstanceProfiles",
-            },
-            {
-                "Sid": "AllowInstanceProfileReadActions",
-                "Effect": "Allow",
-                "Resource": profile,
-                "Action": "iam:GetInstanceProfile",
-            },
-        ),
+        "ResourceDiscoveryPolicy": resource_discovery_policy(ctx),
     }
 
 
