@@ -25,6 +25,13 @@ from gpu_platform.args import (
     KServeArgs,
     KueueArgs,
 )
+from gpu_platform.args.autoprovisioning import (
+    AksNapGpuNodePoolArgs,
+    EksKarpenterArgs,
+    EksKarpenterGpuNodePoolArgs,
+    GkeGpuComputeClassArgs,
+)
+from gpu_platform.args.dra import DraDriverArgs
 from gpu_platform.errors import ArgumentsError, ConfigError
 
 if TYPE_CHECKING:
@@ -33,10 +40,17 @@ if TYPE_CHECKING:
     from gpu_platform.clusters.gke import GkeCluster
     from gpu_platform.inference import GpuInferenceService
     from gpu_platform.nodepools.aks import AksGpuNodePool
+
+    # DRA and node auto-provisioning (issue 16)
+    from gpu_platform.nodepools.aks_nap import AksNapGpuNodePool
+    from gpu_platform.nodepools.compute_class import GkeGpuComputeClass
     from gpu_platform.nodepools.eks import EksGpuNodePool
     from gpu_platform.nodepools.gke import GkeGpuNodePool
+    from gpu_platform.nodepools.karpenter import EksKarpenterGpuNodePool
     from gpu_platform.operators.cert_manager import CertManager
+    from gpu_platform.operators.dra import DraDriver
     from gpu_platform.operators.gpu_operator import GpuOperator
+    from gpu_platform.operators.karpenter import EksKarpenter
     from gpu_platform.operators.kserve import KServe
     from gpu_platform.operators.kueue import Kueue
 
@@ -57,6 +71,12 @@ _COMPONENTS = {
     "CertManager": "gpu_platform.operators.cert_manager",
     "KServe": "gpu_platform.operators.kserve",
     "GpuInferenceService": "gpu_platform.inference",
+    # DRA and node auto-provisioning (issue 16)
+    "DraDriver": "gpu_platform.operators.dra",
+    "EksKarpenter": "gpu_platform.operators.karpenter",
+    "EksKarpenterGpuNodePool": "gpu_platform.nodepools.karpenter",
+    "AksNapGpuNodePool": "gpu_platform.nodepools.aks_nap",
+    "GkeGpuComputeClass": "gpu_platform.nodepools.compute_class",
 }
 """Component class -> module, imported on first attribute access."""
 
@@ -72,16 +92,26 @@ __all__ = [
     "AksClusterArgs",
     "AksGpuNodePool",
     "AksGpuNodePoolArgs",
+    "AksNapGpuNodePool",
+    "AksNapGpuNodePoolArgs",
     "ArgumentsError",
     "CertManager",
     "CertManagerArgs",
     "ConfigError",
+    "DraDriver",
+    "DraDriverArgs",
     "EksCluster",
     "EksClusterArgs",
     "EksGpuNodePool",
     "EksGpuNodePoolArgs",
+    "EksKarpenter",
+    "EksKarpenterArgs",
+    "EksKarpenterGpuNodePool",
+    "EksKarpenterGpuNodePoolArgs",
     "GkeCluster",
     "GkeClusterArgs",
+    "GkeGpuComputeClass",
+    "GkeGpuComputeClassArgs",
     "GkeGpuNodePool",
     "GkeGpuNodePoolArgs",
     "GpuInferenceService",
