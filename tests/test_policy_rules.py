@@ -634,3 +634,130 @@ def test_quantities_paths_and_names() -> None:
         chart_name("oci://ghcr.io/nvidia/gpu-operator") == chart_name("nvidia/gpu-operator") == "gpu-operator"
     )
     assert chart_name("gpu-operator-v26.7.0.tgz") == "gpu-operator"
+
+
+# --- Karpenter and AKS NAP NodePools (issue 16) ------------------------------------------------------------
+
+KARPENTER_GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+
+
+def karpenter_pool(
+    requirements: list[dict[str, Any]] | None = None,
+    taints: Any = (KARPENTER_GPU_TAINT,),
+    group: str = "karpenter.k8s.aws",
+    limits: dict[str, str] | None = None,
+    name: str = "gpu",
+) -> PolicyResource:
+    reqs = (
+        requirements
+        if requirements is not None
+        else [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6.2xlarge"]}]
+    )
+    spec: dict[str, Any] = {
+        "template": {
+            "metadata": {"labels": {"gpu-platform.io/pool": name}},
+            "spec": {
+                "nodeClassRef": {"group": group, "kind": "EC2NodeClass", "name": name},
+                "requirements": reqs,
+                "taints": list(taints) if not isinstance(taints, type(UNKNOWN)) else taints,
+            },
+        }
+    }
+    if limits is not None:
+        spec["limits"] = limits
+    props = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
+    return res("kubernetes:karpenter.sh/v1:NodePool", props, name)
+
+
+def test_karpenter_gpu_node_pool_without_taint_fails_with_the_nodepool_fix() -> None:
+    v = only(R.gpu_pool_taint(karpenter_pool(taints=[])), "gpu-pool-taint")
+    assert "'gpu' (g6.2xlarge)" in v.message
+    assert (
+        'spec.template.spec.taints: [{key: "nvidia.com/gpu", value: "present", effect: "NoSchedule"}]'
+        in v.message
+    )
+    assert R.gpu_pool_taint(karpenter_pool()) == []
+    weak = {**KARPENTER_GPU_TAINT, "effect": "PreferNoSchedule"}
+    assert (
+        "only PreferNoSchedule"
+        in only(R.gpu_pool_taint(karpenter_pool(taints=[weak])), "gpu-pool-taint").message
+    )
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    [
+        {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p5", "p5e"]},
+        {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["g"]},
+        {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]},
+        {"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l4"]},
+        {"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "Exists"},
+        {
+            "key": "node.kubernetes.io/instance-type",
+            "operator": "In",
+            "values": ["x99.large", "p4d.24xlarge"],
+        },
+    ],
+)
+def test_karpenter_gpu_detection(requirement: dict[str, Any]) -> None:
+    only(R.gpu_pool_taint(karpenter_pool([requirement], taints=[])), "gpu-pool-taint")
+
+
+def test_karpenter_cpu_pools_are_not_gpu_pools() -> None:
+    cpu = [
+        {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["c", "m", "r"]},
+        {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "DoesNotExist"},
+    ]
+    assert R.gpu_pool_taint(karpenter_pool(cpu, taints=[])) == []
+    # A GPU limit alone marks a GPU pool (Karpenter counts nvidia.com/gpu of the instance types).
+    only(R.gpu_pool_taint(karpenter_pool([], taints=[], limits={"nvidia.com/gpu": "8"})), "gpu-pool-taint")
+    assert R.gpu_pool_taint(karpenter_pool(taints=UNKNOWN)) == []
+
+
+def test_aks_nap_gpu_node_pool_is_checked_too() -> None:
+    nap = [{"key": "karpenter.azure.com/sku-name", "operator": "In", "values": ["Standard_NC24ads_A100_v4"]}]
+    v = only(R.gpu_pool_taint(karpenter_pool(nap, taints=[], group="karpenter.azure.com")), "gpu-pool-taint")
+    assert "spec.template.spec.taints" in v.message
+    gpu_count = [{"key": "karpenter.azure.com/sku-gpu-count", "operator": "Gt", "values": ["0"]}]
+    only(
+        R.gpu_pool_taint(karpenter_pool(gpu_count, taints=[], group="karpenter.azure.com")), "gpu-pool-taint"
+    )
+    amd = [{"key": "karpenter.azure.com/sku-name", "operator": "In", "values": ["Standard_NV32as_v4"]}]
+    assert R.gpu_pool_taint(karpenter_pool(amd, taints=[], group="karpenter.azure.com")) == []
+
+
+def test_the_librarys_karpenter_and_nap_pools_pass() -> None:
+    from gpu_platform.plans import aks_nap as nap
+    from gpu_platform.plans import karpenter as kp
+
+    eks = kp.plan_eks_karpenter_pool(
+        {
+            "pool": {"name": "l4", "machine_type": "g6.2xlarge", "max_nodes": 2},
+            "node_role_name": "r",
+            "discovery": "c",
+        }
+    )
+    aks = nap.plan_aks_nap_pool(
+        {"pool": {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 1}}
+    )
+    for obj in (kp.eks_node_pool(eks), nap.aks_node_pool(aks)):
+        resource = res("kubernetes:karpenter.sh/v1:NodePool", obj, obj["metadata"]["name"])
+        assert R.gpu_pool_taint(resource) == []
+        stripped = res("kubernetes:karpenter.sh/v1:NodePool", obj, obj["metadata"]["name"])
+        stripped.props["spec"]["template"]["spec"]["taints"] = []
+        only(R.gpu_pool_taint(stripped), "gpu-pool-taint")
+
+
+def test_operator_must_tolerate_karpenter_pool_taints() -> None:
+    training = {"key": "workload", "value": "training", "effect": "NoSchedule"}
+    pool = karpenter_pool(taints=[KARPENTER_GPU_TAINT, training])
+    found = R.gpu_operator_tolerations([pool, operator()])
+    # The daemonsets and the NFD worker, each once.
+    assert len(found) == 2 and all("workload=training:NoSchedule" in v.message for v in found)
+    tolerant = operator(
+        {
+            "daemonsets": {"tolerations": EXISTS_ALL},
+            "node-feature-discovery": {"worker": {"tolerations": EXISTS_ALL}},
+        }
+    )
+    assert R.gpu_operator_tolerations([pool, tolerant]) == []

@@ -106,8 +106,9 @@ _TAINT_FIX = {
     "gpu-pool-taint",
     MANDATORY,
     "resource",
-    "Every GPU node pool, node group or agent pool carries a NoSchedule nvidia.com/gpu taint, so ordinary "
-    "pods never fill expensive GPU nodes (GKE taints only in some cases, EKS and AKS never).",
+    "Every GPU node pool, node group, agent pool or Karpenter/AKS NAP NodePool carries a NoSchedule "
+    "nvidia.com/gpu taint, so ordinary pods never fill expensive GPU nodes (GKE taints only in some cases, "
+    "EKS, AKS and Karpenter never).",
 )
 def gpu_pool_taint(res: PolicyResource) -> Iterator[Finding]:
     for pool in node_pools(res):
@@ -121,7 +122,7 @@ def gpu_pool_taint(res: PolicyResource) -> Iterator[Finding]:
             res.urn,
             f"GPU node pool {pool.display} has no NoSchedule taint with key {GPU_TAINT.key}{weak}: "
             "ordinary pods will be scheduled onto its GPU nodes and keep them busy. Add "
-            f"{pool.prefix}{_TAINT_FIX[pool.cloud]} and give GPU workloads the matching toleration.",
+            f"{pool.prefix}{pool.taint_fix or _TAINT_FIX[pool.cloud]} and give GPU workloads the matching toleration.",
         )
 
 
