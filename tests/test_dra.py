@@ -147,6 +147,7 @@ def test_operator_driver_manager_evicts_the_dra_plugin() -> None:
 )
 def test_what_a_dra_pool_cannot_be(pool: dict[str, Any], path: str, fragment: str) -> None:
     found = problems({"cloud": "eks", "kubernetes_version": "1.34", "pools": [pool]})
+    assert list(found) == [path]  # one mistake, one problem: the broken DRA pool is not also "no DRA pool"
     assert fragment in found[path], found
 
 
@@ -475,3 +476,9 @@ def test_invalid_args_register_nothing(run_component: Any) -> None:
             DraDriver("dra", aks_args(kubernetes_version="1.31"))  # type: ignore[arg-type]
 
     assert run_component(program).resources == []
+
+
+def test_a_broken_dra_pool_next_to_others_is_one_problem() -> None:
+    broken = {**L4_DRA_EKS, "sharing": {"mode": "mps", "replicas": 2}}
+    found = problems({"cloud": "eks", "kubernetes_version": "1.34", "pools": [broken, L4_PLUGIN_EKS]})
+    assert list(found) == ["pools[0].sharing.mode"]

@@ -40,6 +40,7 @@ from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.dra import (
+    declares_dra,
     dra_driver_problems,
     dra_pools,
     kubernetes_version_problem,
@@ -359,7 +360,7 @@ def plan_dra_driver(args: DraDriverArgs) -> DraPlan:
     resolved = resolve_cluster_pools(cloud, checked["pools"], checked.get("cuda_version"), at)
     if not checked["pools"]:
         p.add(("pools",), "at least one GPU pool is required")
-    if resolved.pools and not dra_pools(resolved.pools):
+    if checked["pools"] and not declares_dra(checked["pools"]):
         p.add(("pools",), "no pool has allocation 'dra': the DRA driver would own no GPUs")
     driver = None
     if not p and len(resolved.pools) == len(checked["pools"]):

@@ -23,7 +23,7 @@ follows from the pinned versions (tests/upstream/NEW_COMPONENTS_NOTES.md section
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gpu_platform.catalog.drivers import DriverVersion
@@ -160,15 +160,20 @@ def dra_driver_problems(
     )
 
 
+def declares_dra(raw_pools: Sequence[object]) -> bool:
+    """Some pool asks for DRA, resolved or not (a broken DRA pool is not also "no DRA pool")."""
+    return any(isinstance(p, Mapping) and p.get("allocation") == "dra" for p in raw_pools)
+
+
 def cluster_dra_problems(
-    pools: Sequence[GpuPool], enabled: bool, at: PoolProblems, section: Problems
+    pools: Sequence[GpuPool], raw_pools: Sequence[object], enabled: bool, at: PoolProblems, section: Problems
 ) -> None:
     """Stack file: DRA pools need the ``dra`` section enabled, and an enabled driver needs DRA pools."""
     dra = dra_pools(pools)
     if not enabled:
         for pool in dra:
             at(pool.index).add(("allocation",), "'dra' needs the NVIDIA DRA driver: set {{dra.enabled}} true")
-    elif not dra:
+    elif not declares_dra(raw_pools):
         section.add(
             ("enabled",),
             "no GPU pool has {{allocation}} 'dra': the DRA driver would own no GPUs; set allocation: dra on the "

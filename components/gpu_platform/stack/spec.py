@@ -228,7 +228,7 @@ def _dra(
     """The ``dra`` section (issue 16): settings, the cluster version, the GPU Operator and the node driver."""
     section = cfg.get("dra", {})
     enabled = section.get("enabled", False)
-    cluster_dra_problems(pools.pools, enabled, at, p.at("dra"))
+    cluster_dra_problems(pools.pools, cfg.get("gpu_pools", []), enabled, at, p.at("dra"))
     if not enabled:
         return None
     check_dra_settings(section, p.at("dra"))
