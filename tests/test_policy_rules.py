@@ -23,6 +23,7 @@ from gpu_platform.versions import ALL_CHARTS
 GPU_TAINT_GKE = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
 GPU_TAINT_AKS = "nvidia.com/gpu=present:NoSchedule"
 EXISTS_ALL = [{"operator": "Exists"}]
+DRA_LABELS = {"nvidia.com/dra-kubelet-plugin": "true", "nvidia.com/gpu.deploy.device-plugin": "false"}
 
 
 def res(type_: str, props: dict[str, Any], name: str = "r", ignore: tuple[str, ...] = ()) -> PolicyResource:
@@ -592,6 +593,10 @@ CASES: dict[str, tuple[Any, Any]] = {
         [gke_pool(labels={ISOLATION_LABEL: "required"}, sharing="TIME_SHARING")],
         [gke_pool(labels={ISOLATION_LABEL: "required"})],
     ),
+    "dra-without-device-plugin": (
+        [eks_group(labels={"nvidia.com/dra-kubelet-plugin": "true"}), operator()],
+        [eks_group(labels=DRA_LABELS), operator()],
+    ),
 }
 
 
@@ -761,3 +766,70 @@ def test_operator_must_tolerate_karpenter_pool_taints() -> None:
         }
     )
     assert R.gpu_operator_tolerations([pool, tolerant]) == []
+
+
+# --- dra-without-device-plugin (issue 16) -------------------------------------------------------------------
+
+
+def dra_release(
+    values: dict[str, Any] | None = None,
+    chart: str = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+) -> PolicyResource:
+    return res(
+        "kubernetes:helm.sh/v3:Release",
+        {"chart": chart, "version": "0.4.1", "namespace": "dra-driver-nvidia-gpu", "values": values or {}},
+        "dra-helm",
+    )
+
+
+def test_device_plugin_on_a_dra_pool_fails_and_the_label_or_switch_fixes_it() -> None:
+    dra_pool = eks_group(labels={"nvidia.com/dra-kubelet-plugin": "true"})
+    v = only(R.dra_without_device_plugin([dra_pool, operator()]), "dra-without-device-plugin")
+    assert "allocated twice" in v.message and "nvidia.com/gpu.deploy.device-plugin=false" in v.message
+    assert R.dra_without_device_plugin([eks_group(labels=DRA_LABELS), operator()]) == []
+    assert R.dra_without_device_plugin([dra_pool, operator({"devicePlugin": {"enabled": False}})]) == []
+
+
+def test_dra_on_bottlerocket_and_gke_without_the_no_default_label() -> None:
+    br = eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA", labels=DRA_LABELS)
+    assert (
+        "its own NVIDIA device plugin"
+        in only(R.dra_without_device_plugin([br]), "dra-without-device-plugin").message
+    )
+    gke = gke_pool(labels=DRA_LABELS)
+    only(R.dra_without_device_plugin([gke]), "dra-without-device-plugin")
+    ok = gke_pool(labels={**DRA_LABELS, GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL: "true"})
+    assert R.dra_without_device_plugin([ok]) == []
+
+
+def test_dra_driver_without_node_selector_next_to_device_plugin_pools() -> None:
+    pools = [eks_group(name="dra", labels=DRA_LABELS), eks_group(name="plugin")]
+    v = only(R.dra_without_device_plugin([*pools, dra_release()]), "dra-without-device-plugin")
+    assert "kubeletPlugin.nodeSelector is empty" in v.message and "'plugin'" in v.message
+    selected = dra_release({"kubeletPlugin": {"nodeSelector": {"nvidia.com/dra-kubelet-plugin": "true"}}})
+    assert R.dra_without_device_plugin([*pools, selected]) == []
+    compute_domains_only = dra_release({"resources": {"gpus": {"enabled": False}}})
+    assert R.dra_without_device_plugin([*pools, compute_domains_only]) == []
+    legacy = dra_release(chart="nvidia/nvidia-dra-driver-gpu")
+    only(R.dra_without_device_plugin([*pools, legacy]), "dra-without-device-plugin")
+
+
+def test_the_librarys_dra_plan_passes_the_rule() -> None:
+    from gpu_platform.plans import dra as d
+    from gpu_platform.plans.gpu_operator import helm_values, plan_gpu_operator
+
+    pools = [
+        {"name": "l4", "machine_type": "g6.12xlarge", "max_nodes": 2, "allocation": "dra"},
+        {
+            "name": "l4-ts",
+            "machine_type": "g6.2xlarge",
+            "max_nodes": 2,
+            "sharing": {"mode": "time-slicing", "replicas": 2},
+        },
+    ]
+    plan = d.plan_dra_driver({"cloud": "eks", "kubernetes_version": "1.34", "pools": pools})
+    from gpu_platform.scheduling import pool_labels
+
+    groups = [eks_group(name=p.name, labels=pool_labels(p, plan.driver)) for p in plan.pools]
+    op = operator(helm_values(plan_gpu_operator({"cloud": "eks", "pools": pools})))
+    assert R.dra_without_device_plugin([*groups, op, dra_release(d.helm_values(plan))]) == []
