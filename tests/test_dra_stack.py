@@ -167,3 +167,50 @@ def test_no_dra_no_kueue_resources_block(plan_stack: Any) -> None:
         plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
     )
     assert "resources" not in conf
+
+
+def test_aks_stack_with_a_mig_dra_pool_plans_device_classes_and_no_sharing_config(plan_stack: Any) -> None:
+    raw = {
+        "cloud": "aks",
+        "cluster": {"name": "gpu-dra", "region": "westeurope", "kubernetesVersion": "1.34"},
+        "gpuPools": [
+            {
+                "name": "a100mig",
+                "machineType": "Standard_ND96asr_v4",
+                "maxNodes": 1,
+                "allocation": "dra",
+                "sharing": {"mode": "mig", "managedBy": "cloud", "mig": {"layout": "all-1g.5gb"}},
+            },
+            {
+                "name": "t4",
+                "machineType": "Standard_NC8as_T4_v3",
+                "maxNodes": 2,
+                "sharing": {"mode": "time-slicing", "replicas": 2},
+            },
+        ],
+        "gpuOperator": {"driver": {"owner": "cloud", "hostVersion": "580.95.05"}},
+        "kueue": {"teams": [{"name": "inference", "clusterQueue": "gpu"}]},
+        "dra": {"enabled": True, "claimNamespaces": ["inference"]},
+    }
+    plan = plan_stack("test", REPO, {f"gpu-platform:{k}": v for k, v in raw.items()})
+    (cls,) = plan.by_type("kubernetes:resource.k8s.io/v1:DeviceClass")
+    assert cls.inputs["metadata"]["name"] == "mig-1g-5gb.gpu.nvidia.com"
+    (template,) = plan.by_type("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
+    assert template.inputs["metadata"] == {
+        "name": "mig-1g-5gb",
+        "namespace": "inference",
+        "labels": {"app.kubernetes.io/managed-by": "gpu-platform"},
+    }
+    pools = {p.inputs["agentPoolName"]: p for p in plan.by_type("azure-native:containerservice:AgentPool")}
+    assert pools["a100mig"].inputs["gpuInstanceProfile"] == "MIG1g"
+    assert pools["a100mig"].inputs["nodeLabels"]["nvidia.com/dra-kubelet-plugin"] == "true"
+    # The device-plugin ConfigMap serves only the time-sliced pool; no MIG manager config at all.
+    config_maps = {r.inputs["metadata"]["name"]: r for r in plan.by_type("kubernetes:core/v1:ConfigMap")}
+    assert list(config_maps["gpu-platform-device-plugin-config"].inputs["data"]) == ["t4-time-slicing-2"]
+    assert "gpu-platform-mig-parted-config" not in config_maps
+    conf = yaml.safe_load(
+        plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    )
+    assert conf["resources"]["deviceClassMappings"] == [
+        {"name": "nvidia.com/mig-1g.5gb", "deviceClassNames": ["mig-1g-5gb.gpu.nvidia.com"]}
+    ]
