@@ -148,13 +148,19 @@ def test_stack_program_plans_the_driver_after_operator_and_kueue(plan_stack: Any
         if "device-plugin" in r.inputs["metadata"]["name"]
     ]
     assert list(dp_config.inputs["data"]) == ["l40s-time-slicing-2"]
-    # Kueue charges the DRA pool's claims to the same nvidia.com/gpu quota its flavor has.
+    # Kueue charges the DRA pool's claims to a quota only its flavor has: a DRA job can never be given the
+    # time-sliced pool's flavor (its claim would not allocate there), nor a device-plugin job the DRA pool's.
     conf = yaml.safe_load(
         plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
     )
     assert conf["resources"]["deviceClassMappings"] == [
-        {"name": "nvidia.com/gpu", "deviceClassNames": ["gpu.nvidia.com"]}
+        {"name": "dra.gpu-platform.io/gpu", "deviceClassNames": ["gpu.nvidia.com"]}
     ]
+    (cq,) = plan.by_type("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")
+    (group,) = cq.inputs["spec"]["resourceGroups"]
+    quota = {f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in group["flavors"]}
+    assert quota["h100"]["dra.gpu-platform.io/gpu"] == 16 and quota["h100"]["nvidia.com/gpu"] == 0
+    assert quota["l40s"]["dra.gpu-platform.io/gpu"] == 0 and quota["l40s"]["nvidia.com/gpu"] == 16
 
 
 def test_no_dra_no_kueue_resources_block(plan_stack: Any) -> None:
@@ -212,5 +218,5 @@ def test_aks_stack_with_a_mig_dra_pool_plans_device_classes_and_no_sharing_confi
         plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
     )
     assert conf["resources"]["deviceClassMappings"] == [
-        {"name": "nvidia.com/mig-1g.5gb", "deviceClassNames": ["mig-1g-5gb.gpu.nvidia.com"]}
+        {"name": "dra.gpu-platform.io/mig-1g.5gb", "deviceClassNames": ["mig-1g-5gb.gpu.nvidia.com"]}
     ]

@@ -48,7 +48,7 @@ from gpu_platform.resolve.dra import (
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.kubernetes import namespace_problem
 from gpu_platform.resolve.pools import check_cuda_default
-from gpu_platform.sharing import GPU_RESOURCE
+from gpu_platform.sharing import DRA_QUOTA_PREFIX
 
 RESOURCE_API_VERSION = "resource.k8s.io/v1"
 """GA DRA API (Kubernetes 1.34); set explicitly so an offline render and the cluster agree."""
@@ -262,15 +262,17 @@ def operator_values(pools: Sequence[GpuPool], driver: DriverPlan) -> dict[str, A
 
 def kueue_device_class_mappings(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
     """Kueue 0.19 ``Configuration.resources.deviceClassMappings`` for the DRA pools: each DeviceClass charged
-    as the resource a device-plugin pool would advertise (``nvidia.com/gpu``, ``nvidia.com/mig-<profile>``),
-    so the pools' ClusterQueue quotas (``advertised_resources`` x nodes) stay as they are
+    under the quota name the DRA pools' flavors cover (``sharing.advertised_resources``:
+    ``dra.gpu-platform.io/gpu``, ``dra.gpu-platform.io/mig-<profile>``), never ``nvidia.com/*``: with one
+    name for both, Kueue could give a DRA workload a device-plugin pool's flavor (its claim never allocates
+    there) or a device-plugin pod a DRA pool's (no ``nvidia.com/gpu`` there)
     (kueue@v0.19.2 site/content/en/docs/tasks/manage/setup_dra.md, "ResourceClaimTemplate path")."""
     out = []
     if whole_gpu_counts(pools):
-        out.append({"name": GPU_RESOURCE, "deviceClassNames": [WHOLE_GPU_CLASS]})
+        out.append({"name": f"{DRA_QUOTA_PREFIX}gpu", "deviceClassNames": [WHOLE_GPU_CLASS]})
     for profile in mig_profiles(pools):
         out.append(
-            {"name": f"nvidia.com/mig-{profile}", "deviceClassNames": [mig_device_class_name(profile)]}
+            {"name": f"{DRA_QUOTA_PREFIX}mig-{profile}", "deviceClassNames": [mig_device_class_name(profile)]}
         )
     return out
 
