@@ -220,3 +220,14 @@ def test_aks_stack_with_a_mig_dra_pool_plans_device_classes_and_no_sharing_confi
     assert conf["resources"]["deviceClassMappings"] == [
         {"name": "dra.gpu-platform.io/mig-1g.5gb", "deviceClassNames": ["mig-1g-5gb.gpu.nvidia.com"]}
     ]
+
+
+def test_kueue_objects_with_dra_quota_names_pass_kueues_crds_and_webhook() -> None:
+    from gpu_platform.plans.kueue import kueue_plan
+    from tests.test_kueue_crd_schemas import problems_of
+
+    spec = load_platform(existing())
+    assert spec.kueue is not None
+    objects = kueue_plan(spec.pools, spec.kueue, "kueue-system").objects
+    for obj in objects.custom_resources():
+        assert problems_of(obj) == [], obj["metadata"]["name"]
