@@ -146,7 +146,7 @@ def test_eks_oidc_provider_for_irsa(eks: tuple[Plan, dict[str, Any]]) -> None:
 def test_eks_nodes_are_private_behind_nat(eks: tuple[Plan, dict[str, Any]]) -> None:
     plan, _ = eks
     cluster = plan.one("aws:eks/cluster:Cluster").inputs
-    assert cluster["vpcConfig"]["subnetIds"] == ["gpu-private-0-id", "gpu-private-1-id"]
+    assert cluster["vpcConfig"]["subnetIds"] == ["gpu-private-us-east-1a-id", "gpu-private-us-east-1b-id"]
     assert cluster["accessConfig"] == {
         "authenticationMode": "API",
         "bootstrapClusterCreatorAdminPermissions": True,
@@ -167,7 +167,7 @@ def test_eks_system_group_is_untainted_and_waits_for_node_policies(eks: tuple[Pl
     system = plan.one("aws:eks/nodeGroup:NodeGroup", "gpu-system")
     assert "taints" not in system.inputs
     assert system.inputs["amiType"] == "AL2023_x86_64_STANDARD"
-    assert system.inputs["subnetIds"] == ["gpu-private-0-id", "gpu-private-1-id"]
+    assert system.inputs["subnetIds"] == ["gpu-private-us-east-1a-id", "gpu-private-us-east-1b-id"]
     assert system.options["ignoreChanges"] == ["scalingConfig.desiredSize"]
     attachments = {
         r.urn for r in plan.by_type("aws:iam/rolePolicyAttachment") if r.inputs["role"] == "gpu-node-role"
@@ -332,20 +332,25 @@ def test_eks_stack_places_pools_by_zone_and_efa_in_one_zone() -> None:
             {"name": "any", "machineType": "g6.xlarge", "maxNodes": 2},
         ],
         region="us-east-1",
+        zones=["us-east-1b", "us-east-1a", "us-east-1c"],
     )
     plan, _ = deploy(spec)
-    # The pool's zone comes first in the cluster's zones, then the region's others.
+    # Subnets are keyed by zone; CIDR slots follow cluster.zones (append only), never the pools.
     subnets = {
-        r.name: r.inputs["availabilityZone"] for r in plan.by_type("aws:ec2/subnet") if "private" in r.name
+        r.name: (r.inputs["availabilityZone"], r.inputs["cidrBlock"])
+        for r in plan.by_type("aws:ec2/subnet")
+        if "private" in r.name
     }
     assert subnets == {
-        "gpu-private-0": "us-east-1b",
-        "gpu-private-1": "us-east-1a",
-        "gpu-private-2": "us-east-1c",
+        "gpu-private-us-east-1b": ("us-east-1b", "10.0.0.0/19"),
+        "gpu-private-us-east-1a": ("us-east-1a", "10.0.32.0/19"),
+        "gpu-private-us-east-1c": ("us-east-1c", "10.0.64.0/19"),
     }
-    assert plan.one("aws:eks/nodeGroup:NodeGroup", "l4-nodegroup").inputs["subnetIds"] == ["gpu-private-0-id"]
+    l4 = plan.one("aws:eks/nodeGroup:NodeGroup", "l4-nodegroup")
+    assert l4.inputs["subnetIds"] == ["gpu-private-us-east-1b-id"]
+    # EFA wants one zone and a cluster placement group: the first of the cluster's zones.
     assert plan.one("aws:eks/nodeGroup:NodeGroup", "h100-nodegroup").inputs["subnetIds"] == [
-        "gpu-private-0-id"
+        "gpu-private-us-east-1b-id"
     ]
     assert len(plan.one("aws:eks/nodeGroup:NodeGroup", "any-nodegroup").inputs["subnetIds"]) == 3
     nics = plan.one("aws:ec2/launchTemplate:LaunchTemplate", "h100-lt").inputs["networkInterfaces"]
@@ -381,13 +386,13 @@ def test_eks_attach_uses_role_and_subnets_from_config() -> None:
         [{"name": "l4", "machineType": "g6.xlarge", "maxNodes": 2}],
         create=False,
         kubeconfig="x",
-        existingNodeRoleArn="arn:aws:iam::1:role/nodes",
+        existingNodeRoleArn="arn:aws:iam::123456789012:role/nodes",
         existingSubnetIds=["subnet-1", "subnet-2"],
         kubernetesVersion="1.33",
     )
     plan, _ = deploy(spec)
     ng = plan.one("aws:eks/nodeGroup:NodeGroup").inputs
-    assert ng["clusterName"] == "gpu" and ng["nodeRoleArn"] == "arn:aws:iam::1:role/nodes"
+    assert ng["clusterName"] == "gpu" and ng["nodeRoleArn"] == "arn:aws:iam::123456789012:role/nodes"
     assert ng["subnetIds"] == ["subnet-1", "subnet-2"] and ng["version"] == "1.33"
     assert plan.by_type("aws:eks/cluster") == []
 
@@ -430,7 +435,7 @@ def test_aks_stack_errors_are_addressed_to_config_keys() -> None:
         "gpu-platform:gpuPools[1].image",
         "gpu-platform:gpuPools[1].name",
     ]
-    assert "AKS availability zones are numbers" in reasons["gpu-platform:gpuPools[0].zones[0]"]
+    assert "AKS availability zones are 1, 2, 3" in reasons["gpu-platform:gpuPools[0].zones[0]"]
     assert "'a100spot1'" in reasons["gpu-platform:gpuPools[1].name"]
     assert "a100-spot-1" in reasons["gpu-platform:gpuPools[1].name"]
     assert "mixed OS versions" in reasons["gpu-platform:gpuPools[1].image"]

@@ -43,6 +43,8 @@ VALID: dict[str, dict[str, Any]] = {
     "CertManager": {},
     "KServe": {},
     "GpuInferenceService": {"cloud": "existing", "pool": EXISTING_POOL, "model_format": "huggingface"},
+    "ClusterAutoscaler": {"cluster_name": "c", "region": "us-east-1"},
+    "EfaDevicePlugin": {"pools": [{**EKS_POOL, "machine_type": "p5.48xlarge", "efa": True}]},
     # DRA and node auto-provisioning (issue 16)
     "DraDriver": {
         "cloud": "existing",
@@ -63,6 +65,8 @@ REQUIRED: dict[str, str] = {
     "GpuOperator": "cloud",
     "Kueue": "pools",
     "GpuInferenceService": "model_format",
+    "ClusterAutoscaler": "region",
+    "EfaDevicePlugin": "pools",
     "DraDriver": "kubernetes_version",
     "EksKarpenter": "subnet_ids",
     "EksKarpenterGpuNodePool": "node_role_name",

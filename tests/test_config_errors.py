@@ -23,6 +23,7 @@ BASE: dict[str, Any] = {
         {
             "name": "h100",
             "machineType": "a3-highgpu-8g",
+            "minNodes": 1,  # operator MIG cannot scale up from 0 on GKE
             "maxNodes": 2,
             "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
         },
@@ -193,6 +194,7 @@ def test_conflicting_mig_strategies_across_pools() -> None:
         {
             "name": "h100b",
             "machineType": "a3-highgpu-8g",
+            "minNodes": 1,
             "maxNodes": 1,
             "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb", "strategy": "single"}},
         }

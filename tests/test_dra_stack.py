@@ -98,6 +98,7 @@ def test_every_problem_once_in_camel_case() -> None:
     assert set(found) == {
         "gpu-platform:dra.computeDomains",
         "gpu-platform:gpuPools[0].sharing.mode",
+        "gpu-platform:gpuPools[1].sharing.mode",  # time-slicing needs the operator that is switched off
     }
     raw["dra"].pop("computeDomains")
     found = config_problems(raw)
@@ -106,6 +107,7 @@ def test_every_problem_once_in_camel_case() -> None:
         "gpu-platform:dra.claimNamespaces[0]",
         "gpu-platform:dra.enabled",
         "gpu-platform:gpuPools[0].sharing.mode",
+        "gpu-platform:gpuPools[1].sharing.mode",  # time-slicing needs the operator that is switched off
     }
     assert "gpuOperator.enabled" in found["gpu-platform:dra.enabled"]
 
@@ -119,8 +121,14 @@ def test_kserve_service_on_a_dra_pool_is_refused() -> None:
     assert "predictor_claims" in found["gpu-platform:kserve.services[0].pool"]
 
 
+def stack_config(raw: dict[str, Any]) -> dict[str, Any]:
+    """The stack file's keys for the program; the kubeconfig as a secret, as a real stack holds it."""
+    raw = {**raw, "cluster": {**raw["cluster"], "kubeconfig": {"secure": "v1:placeholder"}}}
+    return {f"gpu-platform:{k}": v for k, v in raw.items()}
+
+
 def test_stack_program_plans_the_driver_after_operator_and_kueue(plan_stack: Any) -> None:
-    config = {f"gpu-platform:{k}": v for k, v in existing().items()}
+    config = stack_config(existing())
     plan = plan_stack("test", REPO, config)
     release = plan.one(RELEASE, "dra-driver-helm")
     # Depending on a component is depending on its children: the operator's and Kueue's releases.
@@ -130,12 +138,12 @@ def test_stack_program_plans_the_driver_after_operator_and_kueue(plan_stack: Any
     values = release.inputs["values"]
     assert values["nvidiaDriverRoot"] == "/run/nvidia/driver"  # the operator's driver container
     templates = plan.by_type("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
-    # One GPU, and a whole 8-GPU node, in the team's namespace (made by Kueue, which it waits for).
+    # One GPU, and a whole 8-GPU node, in the team's namespace (made by the stack, which it waits for).
     assert sorted((t.inputs["metadata"]["namespace"], t.inputs["metadata"]["name"]) for t in templates) == [
         ("ml", "gpu"),
         ("ml", "gpu-8"),
     ]
-    ns = plan.one("kubernetes:core/v1:Namespace", "kueue-ns-ml")
+    (ns,) = [r for r in plan.by_type("kubernetes:core/v1:Namespace") if r.inputs["metadata"]["name"] == "ml"]
     assert all(ns.urn in t.depends_on for t in templates)
     # The operator: device plugin kept for the time-sliced pool, its config only for that pool, and the
     # driver manager evicts the DRA plugin.
@@ -167,7 +175,7 @@ def test_no_dra_no_kueue_resources_block(plan_stack: Any) -> None:
     raw = existing()
     raw.pop("dra")
     raw["gpuPools"][0].pop("allocation")
-    plan = plan_stack("test", REPO, {f"gpu-platform:{k}": v for k, v in raw.items()})
+    plan = plan_stack("test", REPO, stack_config(raw))
     assert not [r for r in plan.by_type(RELEASE) if r.name == "dra-driver-helm"]
     conf = yaml.safe_load(
         plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
@@ -183,6 +191,7 @@ def test_aks_stack_with_a_mig_dra_pool_plans_device_classes_and_no_sharing_confi
             {
                 "name": "a100mig",
                 "machineType": "Standard_ND96asr_v4",
+                "minNodes": 1,  # AKS's autoscaler cannot grow a MIG pool from zero (Azure/AKS#4216)
                 "maxNodes": 1,
                 "allocation": "dra",
                 "sharing": {"mode": "mig", "managedBy": "cloud", "mig": {"layout": "all-1g.5gb"}},
@@ -190,6 +199,7 @@ def test_aks_stack_with_a_mig_dra_pool_plans_device_classes_and_no_sharing_confi
             {
                 "name": "t4",
                 "machineType": "Standard_NC8as_T4_v3",
+                "minNodes": 1,
                 "maxNodes": 2,
                 "sharing": {"mode": "time-slicing", "replicas": 2},
             },
@@ -207,7 +217,9 @@ def test_aks_stack_with_a_mig_dra_pool_plans_device_classes_and_no_sharing_confi
         "namespace": "inference",
         "labels": {"app.kubernetes.io/managed-by": "gpu-platform"},
     }
-    pools = {p.inputs["agentPoolName"]: p for p in plan.by_type("azure-native:containerservice:AgentPool")}
+    pools = {
+        p.name.removesuffix("-agentpool"): p for p in plan.by_type("azure-native:containerservice:AgentPool")
+    }
     assert pools["a100mig"].inputs["gpuInstanceProfile"] == "MIG1g"
     assert pools["a100mig"].inputs["nodeLabels"]["nvidia.com/dra-kubelet-plugin"] == "true"
     # The device-plugin ConfigMap serves only the time-sliced pool; no MIG manager config at all.

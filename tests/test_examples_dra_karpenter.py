@@ -150,14 +150,17 @@ def test_the_queued_job_can_only_be_served_by_the_node_pool(karpenter_plan: Plan
 
 def test_controller_runs_on_the_system_node_group(karpenter_plan: Plan) -> None:
     system = karpenter_plan.one("aws:eks/nodeGroup:NodeGroup")
-    assert system.inputs["nodeGroupName"] == "system" and system.inputs["scalingConfig"]["minSize"] == 2
+    assert system.inputs["scalingConfig"]["minSize"] == 2
     values = karpenter_plan.one(RELEASE, "karpenter-helm").inputs["values"]
     (term,) = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
         "nodeSelectorTerms"
     ]
-    assert {"key": "eks.amazonaws.com/nodegroup", "operator": "In", "values": ["system"]} in term[
-        "matchExpressions"
-    ]
+    pinned = {
+        "key": "eks.amazonaws.com/nodegroup",
+        "operator": "In",
+        "values": [system.inputs["nodeGroupName"]],
+    }
+    assert pinned in term["matchExpressions"]
     assert {"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"} in term["matchExpressions"]
     assert values["replicas"] == 2 <= system.inputs["scalingConfig"]["minSize"]
     tags = karpenter_plan.by_type("aws:ec2/tag:Tag")

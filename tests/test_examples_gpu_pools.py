@@ -56,7 +56,7 @@ def test_eks_example(tmp_path: Path) -> None:
         and l4["amiType"] == "AL2023_x86_64_NVIDIA"
     )
     assert h100["taints"] == [GPU_TAINT, {"key": "workload", "value": "training", "effect": "NO_SCHEDULE"}]
-    assert h100["subnetIds"] == ["gpu-demo-private-0-id"] and h100["version"] == "1.33"
+    assert h100["subnetIds"] == ["gpu-demo-private-mock-region-1a-id"] and h100["version"] == "1.33"
     lts = of_type(doc, "aws:ec2/launchTemplate:LaunchTemplate")
     assert len(lts["h100-efa-lt"]["inputs"]["networkInterfaces"]) == 32
     for name in ("l4-spot-nodegroup", "h100-efa-nodegroup"):

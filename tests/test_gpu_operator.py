@@ -744,6 +744,7 @@ def test_stack_config_and_component_args_give_the_same_operator(run_component: A
             {
                 "name": "h100",
                 "machineType": "Standard_ND96isr_H100_v5",
+                "minNodes": 1,
                 "maxNodes": 2,
                 "spot": True,
                 "sharing": {"mode": "mig", "mig": {"profiles": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
@@ -780,6 +781,7 @@ def test_stack_config_and_component_args_give_the_same_operator(run_component: A
                 {
                     "name": "h100",
                     "machine_type": "Standard_ND96isr_H100_v5",
+                    "min_nodes": 1,
                     "max_nodes": 2,
                     "spot": True,
                     "sharing": {"mode": "mig", "mig": {"profiles": ["3g.40gb", "2g.20gb", "2g.20gb"]}},

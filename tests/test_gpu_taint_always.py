@@ -97,7 +97,7 @@ ROUTES: dict[str, dict[str, Any]] = {
 @pytest.mark.parametrize("cloud", sorted(BASE))
 def test_every_route_keeps_the_gpu_taint(cloud: str, route: str) -> None:
     component, cluster, machine = BASE[cloud]
-    pool = {"name": "gpu", "max_nodes": 2, **machine, **copy.deepcopy(ROUTES[route])}
+    pool = {"name": "gpu", "min_nodes": 1, "max_nodes": 2, **machine, **copy.deepcopy(ROUTES[route])}
     args = {**cluster, "pool": pool}
     if cloud == "aks" and route == "cloud-mig":
         args["driver"] = {"owner": "cloud"}
@@ -136,7 +136,10 @@ def test_the_routes_do_build_pools() -> None:
     built = []
     for cloud, (component, cluster, machine) in sorted(BASE.items()):
         for route in ("defaults", "other-taints-only", "gpu-key-other-value", "spot", "time-slicing"):
-            args = {**cluster, "pool": {"name": "gpu", "max_nodes": 2, **machine, **ROUTES[route]}}
+            args = {
+                **cluster,
+                "pool": {"name": "gpu", "min_nodes": 1, "max_nodes": 2, **machine, **ROUTES[route]},
+            }
             plan = run_program(lambda c=component, a=args: c("gpu", a))
             built += [(cloud, route) for taints in gpu_pool_taints(plan) if taints[0] == GPU]
     assert len(built) == 15, built
@@ -173,7 +176,7 @@ def test_stack_config_pools_keep_the_gpu_taint(cloud: str) -> None:
         "cluster": {
             "name": "gpu",
             "region": "us-east-1" if cloud == "eks" else "us-central1",
-            "project": "p",
+            **({"project": "p"} if cloud == "gke" else {}),
         },
         "gpuPools": [
             {

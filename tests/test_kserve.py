@@ -19,6 +19,7 @@ from gpu_platform.operators.kserve import KServe
 from gpu_platform.plan import Plan
 from gpu_platform.plans.kserve import cert_manager_values, kserve_values, runtime_values
 from gpu_platform.stack import addons, load_platform
+from gpu_platform.stack.namespaces import create_namespaces
 from tests.conftest import upstream
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -247,20 +248,25 @@ def test_stack_kserve_orders_services_and_creates_only_missing_namespaces(
 
     def program() -> None:
         operator = k8s.core.v1.ConfigMap("gpu-operator-stand-in", metadata={"name": "x"})
-        outputs.update(addons.kserve(spec, pulumi.ResourceOptions(), depends_on=[operator]))
+        namespaces = create_namespaces(spec, pulumi.ResourceOptions())
+        outputs.update(
+            addons.kserve(spec, pulumi.ResourceOptions(), depends_on=[operator], namespaces=namespaces)
+        )
 
     plan = run_component(program)
-    # ml is a Kueue team namespace and default always exists: only llm is created here, once.
-    assert [
-        r.inputs["metadata"]["name"]
-        for r in plan.by_type(NAMESPACE)
-        if r.name.startswith("kserve-namespace-")
-    ] == ["llm"]
+    # One owner per namespace: ml (a team's, labelled for its ClusterQueue) and llm (a service's) are
+    # created once each by the stack; default always exists. Both are kept when nothing needs them.
+    namespaces = {
+        r.inputs["metadata"]["name"]: r for r in plan.by_type(NAMESPACE) if r.name.startswith("namespace-")
+    }
+    assert sorted(namespaces) == ["llm", "ml"]
+    assert set(namespaces["ml"].inputs["metadata"]["labels"]) == {"gpu-platform.io/cluster-queue"}
+    assert all(r.options["retainOnDelete"] for r in namespaces.values())
     res = plan.one(RELEASE, "kserve-helm")
     assert plan.one(RELEASE, "cert-manager-helm").urn in res.depends_on
     assert res.inputs["values"]["kserve"]["controller"]["gateway"]["ingressGateway"] == {"className": "nginx"}
     operator = plan.one("kubernetes:core/v1:ConfigMap", "gpu-operator-stand-in")
-    llm_ns = plan.one(NAMESPACE, "kserve-namespace-llm")
+    llm_ns = plan.one(NAMESPACE, "namespace-llm")
     isvcs = {r.inputs["metadata"]["name"]: r for r in plan.by_type(ISVC)}
     assert set(isvcs) == {"small", "big", "side", "plain"}
     for name, r in isvcs.items():
@@ -268,6 +274,7 @@ def test_stack_kserve_orders_services_and_creates_only_missing_namespaces(
         assert plan.one(RELEASE, "kserve-runtimes").urn in r.depends_on, name
         assert operator.urn in r.depends_on, name
         assert (llm_ns.urn in r.depends_on) == (r.inputs["metadata"]["namespace"] == "llm"), name
+        assert (namespaces["ml"].urn in r.depends_on) == (r.inputs["metadata"]["namespace"] == "ml"), name
     limits = {n: r.inputs["spec"]["predictor"]["model"]["resources"]["limits"] for n, r in isvcs.items()}
     assert limits["big"]["nvidia.com/mig-3g.40gb"] == 1 and "nvidia.com/gpu" not in limits["big"]
     assert limits["side"]["nvidia.com/mig-2g.20gb"] == 1

@@ -228,12 +228,13 @@ def _fixture_stack_config() -> dict[str, Any]:
         (REPO / "tests" / "fixtures" / "existing-minimal" / "Pulumi.test.yaml").read_text()
     )
     raw = {k.split(":", 1)[1]: v for k, v in stack["config"].items() if k.startswith("gpu-platform:")}
-    raw["cluster"] = {"name": "onprem", "kubeconfig": "apiVersion: v1"}
+    raw["cluster"] = {"name": "onprem", "kubeconfig": {"secure": "v1:placeholder"}}
     return raw
 
 
 def test_the_stack_config_and_the_component_args_give_the_same_plan() -> None:
     raw = _fixture_stack_config()
+    raw["cluster"]["kubeconfig"] = "offline-placeholder"  # load_platform sees what the engine hands over
     kueue = {
         "waitForPodsReady": {"timeout": "20m", "requeuingStrategy": {"backoffLimitCount": -1}},
         "teams": [{"name": "ml", "clusterQueue": "gpu"}],
@@ -254,7 +255,7 @@ def test_the_stack_config_and_the_component_args_give_the_same_plan() -> None:
     assert component.values == stack.values
     assert component.namespace == stack.namespace == versions.KUEUE.namespace
 
-    plan = run_program(lambda: addons.kueue(spec, pulumi.ResourceOptions()))
+    plan = run_program(lambda: addons.kueue(spec, pulumi.ResourceOptions(), {}))
     cq = plan.one(KUEUE_TYPE + "ClusterQueue", "kueue-cq-gpu").inputs["spec"]
     # a100-80gb x 4 per node x 2 nodes, 64 vCPU and 512 GiB per node in the fixture.
     quota = {r["name"]: r["nominalQuota"] for r in cq["resourceGroups"][0]["flavors"][0]["resources"]}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -40,7 +41,8 @@ def t4_spot() -> Plan:
 def test_spot_agent_pool_inputs_are_exact(t4_spot: Plan) -> None:
     i = t4_spot.one(AGENTPOOL).inputs
     assert i["resourceGroupName"] == "rg-gpu" and i["resourceName"] == "gpu"
-    assert i["agentPoolName"] == "t4spot"
+    # Generated from the pool name and what AKS fixes at creation: a replacing change gets a new name.
+    assert re.fullmatch(r"t4spot[0-9a-f]{6}", i["agentPoolName"])
     assert i["mode"] == "User" and i["osType"] == "Linux" and i["osSKU"] == "Ubuntu"
     assert i["vmSize"] == "Standard_NC8as_T4_v3"
     assert i["nodeTaints"] == [GPU_TAINT_AKS, SPOT_TAINT_AKS]
@@ -65,7 +67,9 @@ def test_spot_agent_pool_inputs_are_exact(t4_spot: Plan) -> None:
 def test_count_is_left_to_the_autoscaler_and_fixed_fields_replace(t4_spot: Plan) -> None:
     opts = t4_spot.one(AGENTPOOL).options
     assert opts["ignoreChanges"] == ["count"]
-    assert opts["deleteBeforeReplace"] is True
+    # Create the replacement first (it has a new generated name), never a gap in capacity.
+    assert opts["deleteBeforeReplace"] is False
+    assert opts["protect"] is True
     assert {"vmSize", "gpuInstanceProfile", "gpuProfile", "scaleSetPriority", "spotMaxPrice"} <= set(
         opts["replaceOnChanges"]
     )
@@ -114,6 +118,7 @@ def test_aks_mig_instance_profile_from_compute_slices(layout: str, profile: str)
         {
             "name": "a100-mig",
             "machine_type": "Standard_ND96asr_v4",
+            "min_nodes": 1,  # AKS cannot scale MIG pools up from 0
             "max_nodes": 1,
             "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": layout}},
         },
@@ -133,6 +138,7 @@ def test_aks_mig_instance_profile_from_compute_slices(layout: str, profile: str)
             {
                 "name": "m",
                 "machine_type": "Standard_ND96asr_v4",
+                "min_nodes": 1,
                 "max_nodes": 1,
                 "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.10gb"}},
             },
@@ -144,6 +150,7 @@ def test_aks_mig_instance_profile_from_compute_slices(layout: str, profile: str)
             {
                 "name": "m",
                 "machine_type": "Standard_ND96asr_v4",
+                "min_nodes": 1,
                 "max_nodes": 1,
                 "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
             },

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -45,7 +46,7 @@ def test_node_group_inputs_are_exact(l4_spot: Plan) -> None:
     ng = l4_spot.one(NODEGROUP)
     i = ng.inputs
     assert i["clusterName"] == "gpu"
-    assert i["nodeGroupName"] == "l4-spot"
+    assert re.fullmatch(r"l4-spot-[0-9a-f]{6}", i["nodeGroupName"])
     assert i["nodeRoleArn"] == "arn:aws:iam::111122223333:role/nodes"
     assert i["subnetIds"] == ["subnet-a", "subnet-b"]
     assert i["amiType"] == "AL2023_x86_64_NVIDIA"
@@ -57,6 +58,8 @@ def test_node_group_inputs_are_exact(l4_spot: Plan) -> None:
         "gpu-platform.io/gpu": "l4",
         "gpu-platform.io/sharing": "time-slicing",
         "nvidia.com/device-plugin.config": "l4-spot-time-slicing-2",
+        # The Cluster Autoscaler's GPU label: it waits for nvidia.com/gpu instead of adding nodes.
+        "k8s.amazonaws.com/accelerator": "nvidia-l4",
     }
     assert i["scalingConfig"] == {"minSize": 0, "desiredSize": 1, "maxSize": 5}
     assert i["updateConfig"] == {"maxUnavailable": 1}
@@ -68,7 +71,9 @@ def test_node_group_inputs_are_exact(l4_spot: Plan) -> None:
 def test_desired_size_belongs_to_the_autoscaler(l4_spot: Plan) -> None:
     ng = l4_spot.one(NODEGROUP)
     assert ng.options["ignoreChanges"] == ["scalingConfig.desiredSize"]
-    assert ng.options["deleteBeforeReplace"] is True
+    # A generated name: a replacing change creates the new group before deleting the old one.
+    assert ng.options["deleteBeforeReplace"] is False
+    assert ng.options["protect"] is True
 
 
 def test_launch_template_holds_an_encrypted_disk_and_imdsv2(l4_spot: Plan) -> None:
@@ -122,8 +127,9 @@ def test_efa_exposes_every_interface_in_one_placement_group() -> None:
     nics = lt["networkInterfaces"]
     assert len(nics) == 32
     assert [n["networkCardIndex"] for n in nics] == list(range(32))
-    assert [n["deviceIndex"] for n in nics] == [0] + [1] * 31
-    assert {n["interfaceType"] for n in nics} == {"efa"}
+    # Card 0: EFA with ENA (the primary interface); the others EFA-only, without an IP (AWS's recommendation).
+    assert [n["deviceIndex"] for n in nics] == [0] * 32
+    assert [n["interfaceType"] for n in nics] == ["efa"] + ["efa-only"] * 31
     assert all(n["securityGroups"] == ["sg-cluster"] for n in nics)
     pg = plan.one("aws:ec2/placementGroup:PlacementGroup")
     assert pg.inputs["strategy"] == "cluster"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -47,7 +48,7 @@ def test_gpu_pool_inputs_are_exact(l4_spot: Plan) -> None:
     r = l4_spot.one(NODEPOOL)
     inputs = r.inputs
     cfg = inputs["nodeConfig"]
-    assert inputs["name"] == "l4-spot"
+    assert re.fullmatch(r"l4-spot-[0-9a-f]{6}", inputs["name"])
     assert inputs["cluster"] == "gpu" and inputs["location"] == "us-central1" and inputs["project"] == "proj"
     assert cfg["taints"] == [GPU_TAINT_GKE]
     assert cfg["guestAccelerators"] == [
@@ -88,14 +89,15 @@ def test_autoscaling_from_zero_and_counts_left_to_the_autoscaler(l4_spot: Plan) 
     assert r.options["ignoreChanges"] == ["initialNodeCount", "nodeCount"]
 
 
-def test_immutable_fields_replace_the_pool_deleting_first(l4_spot: Plan) -> None:
+def test_immutable_fields_replace_the_pool_creating_first(l4_spot: Plan) -> None:
     r = l4_spot.one(NODEPOOL)
     assert r.options["replaceOnChanges"] == [
         "nodeConfig.guestAccelerators",
         "nodeConfig.reservationAffinity",
         "nodeConfig.spot",
     ]
-    assert r.options["deleteBeforeReplace"] is True
+    assert r.options["deleteBeforeReplace"] is False
+    assert r.options["protect"] is True
 
 
 def test_labels_are_the_scheduling_labels_the_operator_selects_on(l4_spot: Plan) -> None:
@@ -185,6 +187,7 @@ def test_operator_mig_leaves_the_gpu_whole_and_labels_the_layout() -> None:
         {
             "name": "h100",
             "machine_type": "a3-highgpu-8g",
+            "min_nodes": 1,
             "max_nodes": 1,
             "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
         }

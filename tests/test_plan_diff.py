@@ -369,18 +369,25 @@ def test_real_prod_plans_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     base, head = _plan_dir(tmp_path, "base", "prod", raw), _plan_dir(tmp_path, "head", "prod", edited)
     d = diff_dirs(base, head)
     training = next(c for c in d.changes if c.name == "h100-training-nodegroup")
+    # A new generated name: created before the old group is deleted (destructive: the old nodes go).
     assert (training.action, training.replace_triggers, training.delete_first, training.destructive) == (
         "replaced",
-        ["subnetIds"],
-        True,
+        ["nodeGroupName", "subnetIds"],
+        False,
         True,
     )
     inference = next(c for c in d.changes if c.name == "h100-inference-nodegroup")
     assert inference.mig_layout == "nvidia.com/mig.config: all-balanced -> all-3g.40gb"
     mig_cm = next(c for c in d.changes if c.name == "gpu-operator-mig-parted-config")
     assert mig_cm.mig_layout == "mig-parted config data changed"
-    assert {c.name for c in d.of("removed")} == {"serving.guard-isvc", "serving.guard"}
-    assert not any(c.destructive for c in d.of("removed"))  # an InferenceService holds no state
+    # The profiles all-3g.40gb no longer has leave the Auto Scaling group's node template too.
+    assert {c.name for c in d.of("removed")} == {
+        "serving.guard-isvc",
+        "serving.guard",
+        "h100-inference-asg-resources/nvidia.com/mig-1g.10gb",
+        "h100-inference-asg-resources/nvidia.com/mig-2g.20gb",
+    }
+    assert not any(c.destructive for c in d.of("removed"))  # neither holds state
     assert main(["diff", str(base), str(head)]) == 3
     out = capsys.readouterr().out
     assert "DESTRUCTIVE changes (1)" in out and "MIG layout changes (2)" in out

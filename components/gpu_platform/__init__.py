@@ -15,6 +15,8 @@ from gpu_platform.args import (
     AksClusterArgs,
     AksGpuNodePoolArgs,
     CertManagerArgs,
+    ClusterAutoscalerArgs,
+    EfaDevicePluginArgs,
     EksClusterArgs,
     EksGpuNodePoolArgs,
     GkeClusterArgs,
@@ -48,7 +50,9 @@ if TYPE_CHECKING:
     from gpu_platform.nodepools.gke import GkeGpuNodePool
     from gpu_platform.nodepools.karpenter import EksKarpenterGpuNodePool
     from gpu_platform.operators.cert_manager import CertManager
+    from gpu_platform.operators.cluster_autoscaler import ClusterAutoscaler
     from gpu_platform.operators.dra import DraDriver
+    from gpu_platform.operators.efa import EfaDevicePlugin
     from gpu_platform.operators.gpu_operator import GpuOperator
     from gpu_platform.operators.karpenter import EksKarpenter
     from gpu_platform.operators.kserve import KServe
@@ -71,6 +75,8 @@ _COMPONENTS = {
     "CertManager": "gpu_platform.operators.cert_manager",
     "KServe": "gpu_platform.operators.kserve",
     "GpuInferenceService": "gpu_platform.inference",
+    "ClusterAutoscaler": "gpu_platform.operators.cluster_autoscaler",
+    "EfaDevicePlugin": "gpu_platform.operators.efa",
     # DRA and node auto-provisioning (issue 16)
     "DraDriver": "gpu_platform.operators.dra",
     "EksKarpenter": "gpu_platform.operators.karpenter",
@@ -97,9 +103,13 @@ __all__ = [
     "ArgumentsError",
     "CertManager",
     "CertManagerArgs",
+    "ClusterAutoscaler",
+    "ClusterAutoscalerArgs",
     "ConfigError",
     "DraDriver",
     "DraDriverArgs",
+    "EfaDevicePlugin",
+    "EfaDevicePluginArgs",
     "EksCluster",
     "EksClusterArgs",
     "EksGpuNodePool",

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from gpu_platform.driver import DriverPlan
 from gpu_platform.pools import AKS_SPOT_TAINT, GPU_TAINT, GpuPool, Taint
-from gpu_platform.sharing import device_plugin_config_key
+from gpu_platform.sharing import GPU_RESOURCE, advertised_resources, device_plugin_config_key
 
 LABEL_PREFIX = "gpu-platform.io"
 POOL_LABEL = f"{LABEL_PREFIX}/pool"
@@ -18,6 +18,19 @@ GPU_LABEL = f"{LABEL_PREFIX}/gpu"
 SHARING_LABEL = f"{LABEL_PREFIX}/sharing"
 ISOLATION_LABEL = f"{LABEL_PREFIX}/isolation"
 """``required`` on pools whose workloads need memory/fault isolation (policy: no time-slicing there)."""
+EFA_LABEL = f"{LABEL_PREFIX}/efa"
+"""``true`` on EFA pools: the AWS EFA device plugin runs on these nodes only."""
+EKS_ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
+"""The Cluster Autoscaler's GPU label on AWS (its README, "Special note on GPU instances"): a new node with it
+but without ``nvidia.com/gpu`` yet counts as not ready, so the autoscaler waits for the device plugin instead
+of adding more nodes. Only on pools whose nodes advertise ``nvidia.com/gpu``: on MIG or renamed-sharing pools
+that resource never appears and the node would look unready for ever
+(kubernetes/autoscaler ``processors/customresources/gpu_processor.go``)."""
+CA_TAG_PREFIX = "k8s.io/cluster-autoscaler"
+CA_NODE_TEMPLATE = f"{CA_TAG_PREFIX}/node-template"
+"""Cluster Autoscaler's AWS tags describing an empty node group's nodes (cloudprovider/aws/README.md)."""
+ASG_TAG_KEY_MAX = 128
+"""Longest tag key EC2 Auto Scaling accepts."""
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
@@ -62,6 +75,10 @@ def pool_labels(pool: GpuPool, driver: DriverPlan | None = None) -> dict[str, st
     labels[SHARING_LABEL] = pool.sharing.mode
     if pool.isolation_required:
         labels[ISOLATION_LABEL] = "required"
+    if pool.efa:
+        labels[EFA_LABEL] = "true"
+    if pool.cloud == "eks" and advertised_resources(pool).get(GPU_RESOURCE):
+        labels[EKS_ACCELERATOR_LABEL] = f"nvidia-{pool.gpu.key}"
     key = device_plugin_config_key(pool)
     if key:
         labels[DEVICE_PLUGIN_CONFIG_LABEL] = key

@@ -14,6 +14,8 @@ from gpu_platform.pools import GpuPool
 
 GPU_RESOURCE = "nvidia.com/gpu"
 SHARED_GPU_RESOURCE = "nvidia.com/gpu.shared"
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+"""What the AWS EFA device plugin advertises: one unit per EFA device of the node."""
 DRA_QUOTA_PREFIX = "dra.gpu-platform.io/"
 """DRA pools (issue 16): their nodes advertise no extended resources; Kueue charges their claims under these
 quota names (``plans.dra.kueue_device_class_mappings``), distinct from the device plugin's so a DRA workload
@@ -43,6 +45,18 @@ def advertised_resources(pool: GpuPool) -> dict[str, int]:
             return {GPU_RESOURCE: n * sum(counts.values())}
         return {f"nvidia.com/mig-{p}": n * c for p, c in sorted(counts.items())}
     return {GPU_RESOURCE: n}
+
+
+def node_resources(pool: GpuPool) -> dict[str, int]:
+    """Every extended resource one node advertises: the GPU resources, plus EFA devices on EFA pools.
+
+    What Kueue must cover (a job asking for a resource no flavor covers is never admitted) and what the
+    Cluster Autoscaler must be told for an empty node group.
+    """
+    out = dict(advertised_resources(pool))
+    if pool.efa and pool.machine is not None and pool.machine.efa_interfaces:
+        out[EFA_RESOURCE] = pool.machine.efa_interfaces
+    return out
 
 
 def device_plugin_config_key(pool: GpuPool) -> str | None:

@@ -100,6 +100,43 @@ KSERVE_RUNTIME_CONFIGS = ChartPin(
 )
 ALL_CHARTS = (*ALL_CHARTS, KSERVE_RUNTIME_CONFIGS)
 
+# Kubernetes Cluster Autoscaler (EKS managed node groups): the chart from the project's own repository,
+# and the image whose minor matches the cluster's (the chart README: mismatched minors misbehave in subtle
+# ways). Each tag is the newest patch of its minor in kubernetes/autoscaler (tags cluster-autoscaler-1.3x.y).
+CLUSTER_AUTOSCALER = ChartPin(
+    chart="cluster-autoscaler",
+    version="9.59.0",
+    repo="https://kubernetes.github.io/autoscaler",
+    namespace="kube-system",
+)
+CLUSTER_AUTOSCALER_IMAGE_REPOSITORY = "registry.k8s.io/autoscaling/cluster-autoscaler"
+CLUSTER_AUTOSCALER_IMAGE_TAGS: dict[str, str] = {
+    "1.32": "v1.32.7",
+    "1.33": "v1.33.6",
+    "1.34": "v1.34.5",
+    "1.35": "v1.35.2",
+    "1.36": "v1.36.1",
+}
+"""Kubernetes minor -> autoscaler image tag."""
+CLUSTER_AUTOSCALER_DEFAULT_MINOR = "1.35"
+"""The chart's own app minor (9.59.0 ships v1.35.0): used when the stack leaves the cluster version to EKS."""
+
+# AWS EFA Kubernetes device plugin (aws/eks-charts ``stable/aws-efa-k8s-device-plugin``; the chart version
+# carries a ``v``). It advertises ``vpc.amazonaws.com/efa`` on EFA nodes; the image is the chart's own.
+AWS_EFA_DEVICE_PLUGIN = ChartPin(
+    chart="aws-efa-k8s-device-plugin",
+    version="v0.5.30",
+    repo="https://aws.github.io/eks-charts",
+    namespace="kube-system",
+)
+AWS_EFA_DEVICE_PLUGIN_IMAGE_REPOSITORY = (
+    "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/aws-efa-k8s-device-plugin"
+)
+AWS_EFA_DEVICE_PLUGIN_IMAGE_TAG = "v0.5.20"
+EKS_POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
+"""EKS add-on that serves Pod Identity credentials; its version is left to EKS (the cluster's default)."""
+ALL_CHARTS = (*ALL_CHARTS, CLUSTER_AUTOSCALER, AWS_EFA_DEVICE_PLUGIN)
+
 # --- DRA and node auto-provisioning (issue 16) --------------------------------------------------------
 # NVIDIA DRA driver for GPUs, standalone next to the GPU Operator's ClusterPolicy (not the operator-managed
 # GPUCluster path, which runs v0.5.0, is a technology preview and excludes ClusterPolicy cluster-wide; see

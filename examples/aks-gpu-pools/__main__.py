@@ -1,14 +1,15 @@
-"""An AKS cluster and two tainted GPU agent pools, built from gpu-platform components.
+"""An AKS cluster, two tainted GPU agent pools and the GPU Operator that makes them usable.
 
 The GPU Operator owns the driver on both pools (``gpu_profile.driver=None``: AKS skips its own
-install), so one operator configuration fits the whole cluster.
+install), so one operator configuration fits the whole cluster: driver, container toolkit, device
+plugin (with the MIG manager on the A100 pool). ``pulumi up`` leaves nodes that advertise GPUs.
 """
 
 from __future__ import annotations
 
 import pulumi
 
-from gpu_platform import AksCluster, AksGpuNodePool, GpuPoolArgs
+from gpu_platform import AksCluster, AksGpuNodePool, GpuOperator, GpuPoolArgs
 
 config = pulumi.Config()
 location = pulumi.Config("azure-native").require("location")
@@ -37,9 +38,11 @@ POOLS: list[GpuPoolArgs] = [
         "zones": ["1", "2"],
     },
     # A100 80GB split by the GPU Operator's MIG manager (mixed strategy, can change without a new pool).
+    # One node stays up: AKS's autoscaler cannot scale a MIG pool up from zero (Azure/AKS#4216).
     {
         "name": "a100-mig",
         "machine_type": "Standard_NC24ads_A100_v4",
+        "min_nodes": 1,
         "max_nodes": 2,
         "sharing": {"mode": "mig", "mig": {"layout": "all-balanced", "strategy": "mixed"}},
     },
@@ -59,7 +62,15 @@ pools = [
     for pool in POOLS
 ]
 
+# The driver, toolkit and device plugin for both pools: the same pools and driver owner as above.
+operator = GpuOperator(
+    "gpu-operator",
+    {"cloud": "aks", "pools": POOLS, "driver": {"owner": DRIVER_OWNER}},
+    opts=pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=pools),
+)
+
 pulumi.export("clusterName", cluster.cluster_name)
 pulumi.export("kubeconfig", cluster.kubeconfig)
 pulumi.export("gpuPoolLabels", {p.plan.pool.name: p.labels for p in pools})
 pulumi.export("gpuPoolTolerations", {p.plan.pool.name: p.plan.tolerations for p in pools})
+pulumi.export("gpuOperatorStatus", operator.status)

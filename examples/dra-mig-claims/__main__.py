@@ -32,6 +32,8 @@ DRIVER = {"owner": "cloud", "host_version": config.require("hostDriverVersion")}
 POOL: GpuPoolArgs = {
     "name": "a100mig",
     "machine_type": "Standard_ND96asr_v4",
+    # AKS's autoscaler cannot learn an empty pool's MIG devices (Azure/AKS#4216): one node stays up.
+    "min_nodes": 1,
     "max_nodes": 1,
     "allocation": "dra",
     "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},

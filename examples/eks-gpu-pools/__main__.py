@@ -1,14 +1,23 @@
-"""An EKS cluster and two tainted GPU node groups, built from gpu-platform components.
+"""An EKS cluster, two tainted GPU node groups and what makes them usable, from gpu-platform components.
 
-Both groups run the AL2023 NVIDIA AMI (driver and container toolkit on the image), carry
-``nvidia.com/gpu=present:NO_SCHEDULE`` and scale from zero; the autoscaler owns their desired size.
+Both groups run the AL2023 NVIDIA AMI (driver and container toolkit on the image) and carry
+``nvidia.com/gpu=present:NO_SCHEDULE``. The GPU Operator adds the device plugin (and GPU feature
+discovery, DCGM); the Cluster Autoscaler grows the groups from zero (their Auto Scaling groups are tagged
+with what their nodes advertise); the EFA device plugin makes the p5's EFA interfaces requestable.
 """
 
 from __future__ import annotations
 
 import pulumi
 
-from gpu_platform import EksCluster, EksGpuNodePool, GpuPoolArgs
+from gpu_platform import (
+    ClusterAutoscaler,
+    EfaDevicePlugin,
+    EksCluster,
+    EksGpuNodePool,
+    GpuOperator,
+    GpuPoolArgs,
+)
 
 config = pulumi.Config()
 region = pulumi.Config("aws").require("region")
@@ -62,8 +71,27 @@ h100 = EksGpuNodePool(
     },
 )
 
+POOLS = [L4_SPOT, H100_EFA]
+k8s = pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[l4, h100])
+operator = GpuOperator(
+    "gpu-operator", {"cloud": "eks", "pools": POOLS, "driver": {"owner": DRIVER_OWNER}}, opts=k8s
+)
+autoscaler_args = {
+    "cluster_name": cluster.cluster_name,
+    "region": region,
+    # On the system node group; Pod Identity for its AWS credentials (the add-on is installed too).
+    "node_selector": {"eks.amazonaws.com/nodegroup": cluster.system_node_group_name},
+}
+if version:
+    autoscaler_args["kubernetes_version"] = version  # the autoscaler image of the same minor
+autoscaler = ClusterAutoscaler("cluster-autoscaler", autoscaler_args, opts=k8s)
+efa = EfaDevicePlugin("efa-device-plugin", {"pools": POOLS}, opts=k8s)
+
 pulumi.export("clusterName", cluster.cluster_name)
 pulumi.export("kubeconfig", cluster.kubeconfig)
 pulumi.export("oidcProviderArn", cluster.oidc_provider_arn)
 pulumi.export("gpuPoolLabels", {p.plan.pool.name: p.labels for p in (l4, h100)})
 pulumi.export("gpuPoolTolerations", {p.plan.pool.name: p.plan.tolerations for p in (l4, h100)})
+pulumi.export("gpuOperatorStatus", operator.status)
+pulumi.export("clusterAutoscalerRoleArn", autoscaler.role_arn)
+pulumi.export("efaDevicePluginStatus", efa.status)

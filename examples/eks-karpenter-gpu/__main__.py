@@ -65,7 +65,7 @@ karpenter = EksKarpenter(
         "cluster_name": cluster.cluster_name,
         "subnet_ids": cluster.private_subnet_ids,
         "security_group_ids": [cluster.cluster_security_group_id],
-        "system_node_group": "system",
+        "system_node_group": cluster.system_node_group_name,
     },
     opts=pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[cluster]),
 )

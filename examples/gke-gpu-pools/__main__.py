@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pulumi
 
-from gpu_platform import GkeCluster, GkeGpuNodePool, GpuPoolArgs
+from gpu_platform import GkeCluster, GkeGpuNodePool, GpuOperator, GpuPoolArgs
 
 config = pulumi.Config()
 gcp = pulumi.Config("gcp")
@@ -75,9 +75,17 @@ pools = [
     for pool in POOLS
 ]
 
-# Next, on cluster.k8s_provider: the GPU Operator (gpu_platform.operators.gpu_operator) with the same
-# pools and driver owner, then Kueue and KServe.
+# The driver path for every pool: Google's COS installer DaemonSet (driver owner "auto" on COS) plus the
+# GPU Operator's toolkit and device plugin, except on the GKE-shared pools, where GKE's device plugin
+# implements the sharing. Same pools and driver owner as above. Kueue and KServe would come next.
+operator = GpuOperator(
+    "gpu-operator",
+    {"cloud": "gke", "pools": POOLS, "driver": {"owner": DRIVER_OWNER}},
+    opts=pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=pools),
+)
+
 pulumi.export("clusterName", cluster.cluster_name)
 pulumi.export("kubeconfig", cluster.kubeconfig)
 pulumi.export("gpuPoolLabels", {p.plan.pool.name: p.labels for p in pools})
 pulumi.export("gpuPoolTolerations", {p.plan.pool.name: p.plan.tolerations for p in pools})
+pulumi.export("gpuOperatorStatus", operator.status)

@@ -4,6 +4,7 @@ Components take these TypedDicts; the stack file's sections are built from the s
 (camelCase keys there, snake_case in code). ``validate`` checks values against them.
 """
 
+from gpu_platform.args.autoscaling import ClusterAutoscalerArgs, EfaDevicePluginArgs, EksAutoscaler
 from gpu_platform.args.cluster import AksClusterArgs, EksClusterArgs, GkeClusterArgs, SystemPoolArgs
 from gpu_platform.args.common import Cloud, DriverArgs, DriverOwner
 from gpu_platform.args.inference import GpuInferenceServiceArgs, InferenceServiceConfigArgs
@@ -42,11 +43,14 @@ __all__ = [
     "CapacityType",
     "CertManagerArgs",
     "Cloud",
+    "ClusterAutoscalerArgs",
     "ClusterQueueArgs",
     "DcgmExporterArgs",
     "DeploymentMode",
     "DriverArgs",
     "DriverOwner",
+    "EfaDevicePluginArgs",
+    "EksAutoscaler",
     "EksClusterArgs",
     "EksGpuNodePoolArgs",
     "GkeClusterArgs",

@@ -11,6 +11,7 @@ from pulumi import Input
 from pydantic import with_config
 from typing_extensions import TypedDict
 
+from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.args.validate import ARGS_CONFIG
 
 SYSTEM_MACHINE_TYPE = {"gke": "e2-standard-4", "eks": "m6i.large", "aks": "Standard_D4s_v5"}
@@ -66,8 +67,11 @@ class GkeClusterArgs(TypedDict):
     """CIDRs allowed to reach the public control-plane endpoint; default: any (authenticated) client."""
     system_pool: NotRequired[SystemPoolArgs]
     """The untainted pool for operators."""
+    protect: NotRequired[bool]
+    """Protect the network, the control plane and the system pool from deletion (Pulumi ``protect``);
+    default true. Set false for disposable stacks (dev), or before removing the cluster on purpose."""
     deletion_protection: NotRequired[bool]
-    """Default true (GKE's own default): set false before ``pulumi destroy``."""
+    """GKE's own deletion protection of the cluster; default ``protect``."""
 
 
 class EksClusterArgs(TypedDict):
@@ -86,6 +90,9 @@ class EksClusterArgs(TypedDict):
     """CIDRs allowed to reach the public API endpoint; default: any (authenticated) client."""
     system_pool: NotRequired[SystemPoolArgs]
     """The untainted node group for operators."""
+    protect: NotRequired[bool]
+    """Protect the network, the control plane and the system pool from deletion (Pulumi ``protect``);
+    default true. Set false for disposable stacks (dev), or before removing the cluster on purpose."""
 
 
 class AksClusterArgs(TypedDict):
@@ -109,6 +116,9 @@ class AksClusterArgs(TypedDict):
     """CIDRs allowed to reach the API server; default: any (authenticated) client."""
     system_pool: NotRequired[SystemPoolArgs]
     """The untainted pool for operators."""
+    protect: NotRequired[bool]
+    """Protect the network, the control plane and the system pool from deletion (Pulumi ``protect``);
+    default true. Set false for disposable stacks (dev), or before removing the cluster on purpose."""
 
 
 @with_config(ARGS_CONFIG)
@@ -143,8 +153,13 @@ class ClusterConfigArgs(TypedDict):
     vpc_cidr: NotRequired[str]
     """Network of a new cluster; default ``DEFAULT_VPC_CIDR``. GKE and EKS need a /16 or larger, AKS a /20."""
     zones: NotRequired[Sequence[str]]
-    """EKS: zones of the VPC and control plane (two to six); default: the pools' zones, else the region's
-    first three. Keeping them fixed keeps the network stable when pools move between zones."""
+    """EKS: the VPC's zones, two to six; each gets a private and a public subnet keyed by its name and a
+    CIDR slot by its position, so only append. Required when pools name zones (they must be among them);
+    default: the region's first three available zones. Pool edits never move subnets."""
+    disposable: NotRequired[bool]
+    """The stack may be destroyed at any time (dev): nothing is protected from deletion. Default false:
+    clusters, networks and node pools are protected (Pulumi ``protect``); unprotect one on purpose with
+    ``pulumi state unprotect`` or by setting this."""
     system_pool: NotRequired[SystemPoolArgs]
     """The untainted pool for operators and ordinary pods."""
     kubeconfig: NotRequired[str]
@@ -155,3 +170,11 @@ class ClusterConfigArgs(TypedDict):
     """EKS attach mode: IAM role of the GPU node groups (required there)."""
     existing_subnet_ids: NotRequired[Sequence[str]]
     """EKS attach mode: private subnets of the GPU node groups (required there)."""
+    autoscaler: NotRequired[EksAutoscaler]
+    """EKS: what grows the node groups. ``cluster-autoscaler`` (default when the stack creates the cluster:
+    the Kubernetes Cluster Autoscaler with Pod Identity, on the system pool) or ``none`` (default when
+    attaching to a cluster made elsewhere, whose owner runs one; the GPU node groups still carry the tags
+    it needs to scale them from zero). GKE and AKS scale node pools with their own autoscaler."""
+    pod_identity_agent: NotRequired[bool]
+    """EKS: install the ``eks-pod-identity-agent`` add-on the autoscaler's credentials come through (default
+    true); false when the cluster already has it."""

@@ -153,6 +153,9 @@ class TeamArgs(TypedDict):
     """Default: the team name. Created and labelled so its ClusterQueue admits it."""
     queue_name: NotRequired[str]
     """The LocalQueue jobs name in ``kueue.x-k8s.io/queue-name``; default ``DEFAULT_LOCAL_QUEUE``."""
+    retain_namespace: NotRequired[bool]
+    """Keep the namespace, and everything in it, when the team (or Kueue) is removed from the stack;
+    default true. False deletes it with the team: every job, model and secret in it."""
 
 
 @with_config(ARGS_CONFIG)

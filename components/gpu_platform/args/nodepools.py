@@ -26,6 +26,10 @@ class GpuNodePoolArgs(TypedDict):
     """CUDA ``major.minor`` of the images, for a pool without its own ``cuda_version``."""
     kubernetes_version: NotRequired[Input[str]]
     """Node Kubernetes version; default: the cluster's."""
+    protect: NotRequired[bool]
+    """Protect the pool from deletion and replacement (Pulumi ``protect``); default true. Set false for
+    disposable stacks, or to let a replacing change (new machine type, zones, spot) go through: the new
+    pool is then created before the old one is deleted."""
 
 
 class GkeGpuNodePoolArgs(GpuNodePoolArgs):
@@ -67,6 +71,8 @@ class AksGpuNodePoolArgs(GpuNodePoolArgs):
     cluster_name: Input[str]
     """Name of the AKS managed cluster."""
     agent_pool_name: NotRequired[str]
-    """AKS pool name (1-12 lowercase letters/digits); default: the pool name without dashes, cut to 12."""
+    """AKS pool name (1-12 lowercase letters/digits). Default: generated from the pool name and the settings
+    AKS cannot change in place, so a replacing change creates the new pool before deleting the old one.
+    A fixed name must be deleted first instead (a gap in capacity)."""
     vnet_subnet_id: NotRequired[Input[str]]
     """Node subnet; required when the cluster uses its own VNet (``AksCluster.node_subnet_id``)."""

@@ -188,23 +188,58 @@ def _loc(parts: Sequence[Any]) -> tuple[str | int, ...]:
     return tuple(p if isinstance(p, int) else str(p) for p in parts)
 
 
+def _non_finite(value: Any, loc: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """Where NaN or infinity sit inside ``value`` (YAML ``.nan``/``.inf``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [loc]
+    if isinstance(value, Mapping):
+        return [p for k, v in value.items() for p in _non_finite(v, (*loc, str(k)))]
+    if isinstance(value, (list, tuple)):
+        return [p for i, v in enumerate(value) for p in _non_finite(v, (*loc, i))]
+    return []
+
+
+def _misspelt_required(errors: list[Any], tp: Any, camel: bool) -> set[tuple[Any, ...]]:
+    """Locations of "required key is missing" that an unknown key next to it misspells: one mistake, one
+    line (the unknown key, with its suggestion)."""
+    out = set()
+    for e in errors:
+        if e["type"] != "extra_forbidden":
+            continue
+        parent, key = tuple(e["loc"][:-1]), str(e["loc"][-1])
+        valid = fields(_type_at(tp, parent))
+        spelled = {to_camel(v) if camel else v: v for v in valid}
+        close = difflib.get_close_matches(key, list(spelled), n=1, cutoff=0.6)
+        if close:
+            out.add((*parent, spelled[close[0]]))
+    return out
+
+
 def parse(tp: Any, value: Any, problems: Problems, camel: bool = False) -> Any | None:
     """``value`` validated against ``tp`` (a TypedDict, or a list of them), or ``None`` after adding
     every problem found. Strict: no coercion between kinds."""
     if _contains_unknown(value):
         problems.add((), "must be a plain value known at plan time, not an Output")
         return None
+    bad = _non_finite(value)
+    for loc in bad:
+        problems.add(loc, "NaN and infinity are not numbers")
+    if bad:
+        return None
     try:
-        text = json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        reason = "NaN and infinity are not numbers" if isinstance(exc, ValueError) else str(exc)
-        problems.add((), reason)
+        text = json.dumps(value)
+    except TypeError as exc:
+        problems.add((), str(exc))
         return None
     try:
         return _adapter(tp).validate_json(text, strict=True)
     except ValidationError as err:
-        for e in err.errors():
+        errors = err.errors()
+        misspelt = _misspelt_required(errors, tp, camel)
+        for e in errors:
             loc = _loc(e["loc"])
+            if e["type"] == "missing" and tuple(e["loc"]) in misspelt:
+                continue
             if e["type"] == "extra_forbidden" or not _keyed_by_dict(tp, loc):
                 problems.add(loc, _reason(e, tp, camel))
             else:

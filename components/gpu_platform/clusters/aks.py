@@ -49,7 +49,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             resource_group_name=rg_name,
             location=plan.inputs.get("location"),
             address_space=network.AddressSpaceArgs(address_prefixes=[plan.vnet_cidr]),
-            opts=self.child_opts(),
+            opts=self.child_opts(protect=plan.protect),
         )
         return network.Subnet(
             f"{name}-nodes",
@@ -57,7 +57,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             virtual_network_name=vnet.name,
             subnet_name="nodes",
             address_prefix=plan.nodes_cidr,
-            opts=self.child_opts(),
+            opts=self.child_opts(protect=plan.protect),
         )
 
     def _cluster(self, name: str, plan: AksClusterPlan, rg_name: Any, subnet: Any) -> Any:
@@ -115,7 +115,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
                     enable_node_public_ip=False,
                 )
             ],
-            opts=self.child_opts(ignore_changes=["agentPoolProfiles[0].count"]),
+            opts=self.child_opts(ignore_changes=["agentPoolProfiles[0].count"], protect=plan.protect),
         )
 
     def _create(self, name: str, plan: AksClusterPlan) -> dict[str, Any]:
@@ -127,7 +127,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             rg_name = pulumi.Output.from_input(plan.inputs["resource_group_name"])
         else:
             rg_name = resources.ResourceGroup(
-                f"{name}-rg", location=plan.inputs.get("location"), opts=self.child_opts()
+                f"{name}-rg", location=plan.inputs.get("location"), opts=self.child_opts(protect=plan.protect)
             ).name
         subnet = self._network(name, plan, rg_name)
         self.cluster = self._cluster(name, plan, rg_name, subnet)

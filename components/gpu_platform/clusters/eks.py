@@ -9,13 +9,14 @@ import pulumi
 from gpu_platform.args.cluster import EksClusterArgs
 from gpu_platform.clusters.kubeconfig import exec_kubeconfig
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.clusters import EKS_MAX_DEFAULT_ZONES, EksClusterPlan, plan_eks_cluster, split_vpc
+from gpu_platform.plans.clusters import EKS_MAX_DEFAULT_ZONES, EksClusterPlan, plan_eks_cluster, zone_cidrs
 
 AWS_POLICY = "arn:aws:iam::aws:policy/"
 CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryReadOnly", "AmazonEKS_CNI_Policy")
 """Exactly what EKS nodes need to join, pull images and run the VPC CNI; workloads use IRSA."""
 SYSTEM_DISK_GB = 50
+SYSTEM_AMI = "AL2023_x86_64_STANDARD"
 
 
 def assume_role_policy(service: str) -> str:
@@ -48,6 +49,9 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
     """EKS's cluster security group: members reach each other and the control plane (EFA needs that)."""
     oidc_provider_arn: pulumi.Output[str]
     """For IRSA trust policies."""
+    system_node_group_name: str
+    """The system node group's name (EKS labels its nodes ``eks.amazonaws.com/nodegroup=<name>``): where
+    the platform's controllers run."""
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         self._start(name, plan_eks_cluster(name, args), opts)
@@ -60,54 +64,51 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         names = aws.get_availability_zones(state="available", opts=pulumi.InvokeOptions(parent=self)).names
         return list(names)[:EKS_MAX_DEFAULT_ZONES]
 
+    def _subnet(self, name: str, kind: str, zone: str, position: int, cidr: str, vpc: Any, table: Any) -> Any:
+        """One subnet keyed by its zone (0.1.0 keyed them by position: that name stays an alias)."""
+        import pulumi_aws.ec2 as ec2
+
+        role = {"public": "kubernetes.io/role/elb", "private": "kubernetes.io/role/internal-elb"}[kind]
+        old = pulumi.Alias(name=f"{name}-{kind}-{position}")
+        subnet = ec2.Subnet(
+            f"{name}-{kind}-{zone}",
+            vpc_id=vpc.id,
+            availability_zone=zone,
+            cidr_block=cidr,
+            map_public_ip_on_launch=False if kind == "public" else None,
+            tags={"Name": f"{name}-{kind}-{zone}", role: "1"},
+            opts=self.child_opts(aliases=[old], protect=self.plan.protect),
+        )
+        ec2.RouteTableAssociation(
+            f"{name}-{kind}-{zone}",
+            subnet_id=subnet.id,
+            route_table_id=table.id,
+            opts=self.child_opts(aliases=[old]),
+        )
+        return subnet
+
     def _subnets(self, name: str, plan: EksClusterPlan, zones: list[str], vpc: Any, igw: Any) -> list[Any]:
         """Public subnets (NAT, load balancers) and private ones (nodes) per zone; returns the private ones."""
         import pulumi_aws.ec2 as ec2
 
-        private_cidrs, public_cidrs = split_vpc(plan.vpc_cidr, len(zones))
+        cidrs = [zone_cidrs(plan.vpc_cidr, i) for i in range(len(zones))]
         route = ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=igw.id)
         public_rt = ec2.RouteTable(f"{name}-public", vpc_id=vpc.id, routes=[route], opts=self.child_opts())
-        public = []
-        for i, zone in enumerate(zones):
-            tags = {"Name": f"{name}-public-{zone}", "kubernetes.io/role/elb": "1"}
-            sub = ec2.Subnet(
-                f"{name}-public-{i}",
-                vpc_id=vpc.id,
-                availability_zone=zone,
-                cidr_block=public_cidrs[i],
-                map_public_ip_on_launch=False,
-                tags=tags,
-                opts=self.child_opts(),
-            )
-            ec2.RouteTableAssociation(
-                f"{name}-public-{i}", subnet_id=sub.id, route_table_id=public_rt.id, opts=self.child_opts()
-            )
-            public.append(sub)
-        eip = ec2.Eip(f"{name}-nat", domain="vpc", opts=self.child_opts())
+        public = [
+            self._subnet(name, "public", z, i, cidrs[i][1], vpc, public_rt) for i, z in enumerate(zones)
+        ]
+        eip = ec2.Eip(f"{name}-nat", domain="vpc", opts=self.child_opts(protect=plan.protect))
         nat = ec2.NatGateway(
             f"{name}-nat",
             allocation_id=eip.id,
             subnet_id=public[0].id,
-            opts=self.child_opts(depends_on=[igw]),
+            opts=self.child_opts(depends_on=[igw], protect=plan.protect),
         )
         route = ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id)
         private_rt = ec2.RouteTable(f"{name}-private", vpc_id=vpc.id, routes=[route], opts=self.child_opts())
-        private = []
-        for i, zone in enumerate(zones):
-            tags = {"Name": f"{name}-private-{zone}", "kubernetes.io/role/internal-elb": "1"}
-            sub = ec2.Subnet(
-                f"{name}-private-{i}",
-                vpc_id=vpc.id,
-                availability_zone=zone,
-                cidr_block=private_cidrs[i],
-                tags=tags,
-                opts=self.child_opts(),
-            )
-            ec2.RouteTableAssociation(
-                f"{name}-private-{i}", subnet_id=sub.id, route_table_id=private_rt.id, opts=self.child_opts()
-            )
-            private.append(sub)
-        return private
+        return [
+            self._subnet(name, "private", z, i, cidrs[i][0], vpc, private_rt) for i, z in enumerate(zones)
+        ]
 
     def _roles(self, name: str) -> tuple[Any, list[Any], Any, list[Any]]:
         import pulumi_aws.iam as iam
@@ -151,7 +152,10 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
                 authentication_mode="API", bootstrap_cluster_creator_admin_permissions=True
             ),
             enabled_cluster_log_types=["audit", "authenticator"],
-            opts=self.child_opts(depends_on=attached),
+            # Zones appended later get subnets for node groups; the control plane keeps its own.
+            opts=self.child_opts(
+                depends_on=attached, ignore_changes=["vpcConfig.subnetIds"], protect=plan.protect
+            ),
         )
 
     def _system_pool(self, name: str, plan: EksClusterPlan, cluster: Any) -> Any:
@@ -161,11 +165,11 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         return eks.NodeGroup(
             f"{name}-system",
             cluster_name=cluster.name,
-            node_group_name="system",
+            node_group_name=self.system_node_group_name,
             node_role_arn=self.node_role_arn,
             subnet_ids=self.private_subnet_ids,
             version=plan.inputs.get("kubernetes_version"),
-            ami_type="AL2023_x86_64_STANDARD",
+            ami_type=SYSTEM_AMI,
             instance_types=[sp.machine_type],
             capacity_type="ON_DEMAND",
             disk_size=SYSTEM_DISK_GB,
@@ -173,7 +177,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
                 desired_size=sp.min_nodes, min_size=sp.min_nodes, max_size=sp.max_nodes
             ),
             update_config=eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
-            opts=self.child_opts(ignore_changes=["scalingConfig.desiredSize"]),
+            opts=self.child_opts(ignore_changes=["scalingConfig.desiredSize"], protect=plan.protect),
         )
 
     def _kubeconfig(self, cluster: Any, region: str | None) -> pulumi.Output[str]:
@@ -198,9 +202,9 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
             enable_dns_hostnames=True,
             enable_dns_support=True,
             tags={"Name": name},
-            opts=self.child_opts(),
+            opts=self.child_opts(protect=plan.protect),
         )
-        igw = ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, opts=self.child_opts())
+        igw = ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, opts=self.child_opts(protect=plan.protect))
         private = self._subnets(name, plan, zones, vpc, igw)
         cluster_role, cluster_attach, node_role, node_attach = self._roles(name)
         self.cluster = self._control_plane(name, plan, private, cluster_role, cluster_attach)
@@ -215,6 +219,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         )
         self.private_subnet_ids = [s.id for s in private]
         self.private_subnet_ids_by_zone = dict(zip(zones, self.private_subnet_ids, strict=True))
+        self.system_node_group_name = plan.system_pool_name(SYSTEM_AMI, SYSTEM_DISK_GB)
         self.system_pool = self._system_pool(name, plan, self.cluster)
         self.vpc_id = vpc.id
         self.cluster_name = self.cluster.name

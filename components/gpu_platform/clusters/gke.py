@@ -51,7 +51,7 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
             project=self.project,
             auto_create_subnetworks=False,
             routing_mode="REGIONAL",
-            opts=self.child_opts(),
+            opts=self.child_opts(protect=plan.protect),
         )
         ranges = [
             compute.SubnetworkSecondaryIpRangeArgs(range_name=PODS_RANGE, ip_cidr_range=plan.pods_cidr),
@@ -67,7 +67,7 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
             ip_cidr_range=plan.nodes_cidr,
             private_ip_google_access=True,
             secondary_ip_ranges=ranges,
-            opts=self.child_opts(),
+            opts=self.child_opts(protect=plan.protect),
         )
         router = compute.Router(
             f"{name}-router",
@@ -145,7 +145,7 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
             remove_default_node_pool=True,
             initial_node_count=1,
             deletion_protection=plan.deletion_protection,
-            opts=self.child_opts(),
+            opts=self.child_opts(protect=plan.protect),
         )
 
     def _system_pool(
@@ -156,7 +156,7 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
         sp = plan.system_pool
         return container.NodePool(
             f"{name}-system",
-            name="system",
+            name=plan.system_pool_name("COS_CONTAINERD", SYSTEM_DISK_GB),
             project=self.project,
             cluster=cluster.name,
             location=plan.location,
@@ -178,7 +178,9 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
                     enable_secure_boot=True, enable_integrity_monitoring=True
                 ),
             ),
-            opts=self.child_opts(ignore_changes=["initialNodeCount", "nodeCount"], depends_on=grants),
+            opts=self.child_opts(
+                ignore_changes=["initialNodeCount", "nodeCount"], depends_on=grants, protect=plan.protect
+            ),
         )
 
     def _create(self, name: str, plan: GkeClusterPlan) -> dict[str, Any]:

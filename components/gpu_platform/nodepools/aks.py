@@ -53,7 +53,7 @@ class AksGpuNodePool(GpuNodePoolComponent[AksNodePoolPlan]):
             f"{name}-agentpool",
             resource_group_name=inputs["resource_group_name"],
             resource_name_=inputs["cluster_name"],
-            agent_pool_name=plan.agent_pool_name,
+            agent_pool_name=plan.physical_name,
             mode="User",
             os_type="Linux",
             os_sku=plan.os_sku,
@@ -74,7 +74,9 @@ class AksGpuNodePool(GpuNodePoolComponent[AksNodePoolPlan]):
             opts=self.child_opts(
                 ignore_changes=IGNORE_CHANGES,
                 replace_on_changes=REPLACE_ON_CHANGES,
-                delete_before_replace=True,
+                # A fixed name cannot exist twice: only then the old pool goes first.
+                delete_before_replace="agent_pool_name" in plan.inputs,
+                protect=plan.protect,
             ),
         )
-        return self._pool_outputs(plan, pulumi.Output.from_input(plan.agent_pool_name))
+        return self._pool_outputs(plan, pulumi.Output.from_input(plan.physical_name))

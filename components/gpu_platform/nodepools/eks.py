@@ -5,8 +5,12 @@
 - Taint ``nvidia.com/gpu=present`` with ``NO_SCHEDULE`` always (EKS adds none), then the user's.
 - ``capacity_type`` ``ON_DEMAND``, ``SPOT`` or ``CAPACITY_BLOCK`` (``pool.reservation`` in the launch template).
 - A launch template always: encrypted gp3 disk on the volume that holds images, IMDSv2 with one hop, and
-  for ``efa`` one EFA interface per network card plus a cluster placement group.
+  for ``efa`` one EFA device per network card plus a cluster placement group: card 0 an EFA with ENA (the
+  primary interface, the node's IP), every other card EFA-only (no IP address: 31 fewer subnet IPs per
+  p5 node) as AWS recommends (EC2 user guide, "Maximize network bandwidth ... with multiple network cards").
 - ``scaling_config.desired_size`` starts at ``initial_nodes`` and is in ``ignore_changes``.
+- The node group's Auto Scaling group is tagged for the Cluster Autoscaler: auto-discovery, and the labels,
+  taints and extended resources of its nodes, so it scales up from zero for the pods it can run.
 """
 
 from typing import Any
@@ -15,12 +19,21 @@ import pulumi
 
 from gpu_platform.args.nodepools import EksGpuNodePoolArgs
 from gpu_platform.nodepools.common import GpuNodePoolComponent
+from gpu_platform.plans.autoscaling import DISCOVERY_TAGS, OWNED
 from gpu_platform.plans.nodepools import EksNodePoolPlan, plan_eks_node_pool
+from gpu_platform.scheduling import CA_NODE_TEMPLATE
 
 IGNORE_CHANGES = ["scalingConfig.desiredSize"]
 """The autoscaler owns the desired size (pulumi-aws "Ignoring Changes to Desired Size")."""
 IMDS_HOP_LIMIT = 1
 """IMDSv2 only, one hop: pods cannot borrow the node role; GPU workloads use IRSA instead."""
+
+
+def _auto_scaling_group_name(resources: Any) -> str:
+    """The one Auto Scaling group EKS made for the node group."""
+    (resource,) = resources
+    groups: list[Any] = list(resource.autoscaling_groups or [])
+    return str(groups[0].name)
 
 
 class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
@@ -44,8 +57,8 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
             interfaces = [
                 ec2.LaunchTemplateNetworkInterfaceArgs(
                     network_card_index=i,
-                    device_index=0 if i == 0 else 1,
-                    interface_type="efa",
+                    device_index=0,
+                    interface_type="efa" if i == 0 else "efa-only",
                     delete_on_termination="true",
                     security_groups=inputs["security_group_ids"],
                 )
@@ -88,7 +101,7 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
         self.node_group = eks.NodeGroup(
             f"{name}-nodegroup",
             cluster_name=inputs["cluster_name"],
-            node_group_name=pool.name,
+            node_group_name=plan.physical_name,
             node_role_arn=inputs["node_role_arn"],
             subnet_ids=inputs["subnet_ids"],
             version=inputs.get("kubernetes_version"),
@@ -104,6 +117,28 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
                 id=self.launch_template.id, version=self.launch_template.latest_version.apply(str)
             ),
             update_config=eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
-            opts=self.child_opts(ignore_changes=IGNORE_CHANGES, delete_before_replace=True),
+            opts=self.child_opts(ignore_changes=IGNORE_CHANGES, protect=plan.protect),
         )
+        self._autoscaler_tags(name, plan)
         return self._pool_outputs(plan, self.node_group.node_group_name)
+
+    def _autoscaler_tags(self, name: str, plan: EksNodePoolPlan) -> None:
+        """One tag resource per key on the node group's Auto Scaling group (EKS does not copy node group
+        tags to it), keyed by what it describes. Not propagated to instances: only the autoscaler reads them."""
+        import pulumi_aws.autoscaling as autoscaling
+
+        group = self.node_group.resources.apply(_auto_scaling_group_name)
+        cluster = pulumi.Output.from_input(plan.inputs["cluster_name"])
+        tags: dict[str, tuple[Any, str]] = {
+            "discovery/enabled": (DISCOVERY_TAGS[0], "true"),
+            "discovery/cluster": (cluster.apply(lambda c: DISCOVERY_TAGS[1].format(cluster=c)), OWNED),
+        }
+        for key, value in plan.autoscaler_tags.items():
+            tags[key.removeprefix(f"{CA_NODE_TEMPLATE}/")] = (key, value)
+        for suffix, (key, value) in tags.items():
+            autoscaling.Tag(
+                f"{name}-asg-{suffix}",
+                autoscaling_group_name=group,
+                tag=autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
+                opts=self.child_opts(),
+            )

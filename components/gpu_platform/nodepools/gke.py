@@ -55,7 +55,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
         )
         self.node_pool = gke.NodePool(
             f"{name}-nodepool",
-            name=pool.name,
+            name=plan.physical_name,
             cluster=inputs["cluster"],
             location=inputs["location"],
             project=inputs.get("project"),
@@ -83,9 +83,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
                 workload_metadata_config=metadata,
             ),
             opts=self.child_opts(
-                ignore_changes=IGNORE_CHANGES,
-                replace_on_changes=REPLACE_ON_CHANGES,
-                delete_before_replace=True,
+                ignore_changes=IGNORE_CHANGES, replace_on_changes=REPLACE_ON_CHANGES, protect=plan.protect
             ),
         )
         return self._pool_outputs(plan, self.node_pool.name)

@@ -35,7 +35,9 @@ class CertManager(PlannedComponent[CertManagerPlan]):
     def _create(self, name: str, plan: CertManagerPlan) -> dict[str, Any]:
         deps = self._dependencies
         ns = k8s.core.v1.Namespace(
-            f"{name}-namespace", metadata={"name": plan.namespace}, opts=self.child_opts(depends_on=deps)
+            f"{name}-namespace",
+            metadata={"name": plan.namespace},
+            opts=self.child_opts(depends_on=deps, retain_on_delete=True),
         )
         pin = versions.CERT_MANAGER
         release = k8s.helm.v3.Release(

@@ -70,7 +70,7 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
         ns = k8s.core.v1.Namespace(
             f"{name}-ns",
             metadata={"name": plan.namespace, "labels": g.PSA_PRIVILEGED_LABELS},
-            opts=self.child_opts(),
+            opts=self.child_opts(retain_on_delete=True),
         )
         release = k8s.helm.v3.Release(
             f"{name}-helm",
@@ -81,7 +81,9 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
                 repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=GPU_OPERATOR.repo),
                 namespace=ns.metadata.name,
                 create_namespace=False,
-                values=g.helm_values(plan),
+                values=pulumi.Output.secret(g.helm_values(plan))
+                if plan.secret_values
+                else g.helm_values(plan),
             ),
             opts=self.child_opts(depends_on=self._prerequisites(name, plan, ns)),
         )

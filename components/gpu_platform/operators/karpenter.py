@@ -171,7 +171,7 @@ class EksKarpenter(PlannedComponent[kp.EksKarpenterPlan]):
                 aws.eks.Addon(
                     f"{name}-pod-identity-agent",
                     cluster_name=cluster,
-                    addon_name="eks-pod-identity-agent",
+                    addon_name=versions.EKS_POD_IDENTITY_AGENT_ADDON,
                     opts=self.child_opts(),
                 )
             )

@@ -40,7 +40,7 @@ class KServe(PlannedComponent[KServePlan]):
         ns = k8s.core.v1.Namespace(
             f"{name}-namespace",
             metadata={"name": plan.namespace, "labels": dict(KSERVE_NAMESPACE_LABELS)},
-            opts=self.child_opts(),
+            opts=self.child_opts(retain_on_delete=True),
         )
         crds = k8s.helm.v3.Release(
             f"{name}-crd",
@@ -49,7 +49,9 @@ class KServe(PlannedComponent[KServePlan]):
             version=versions.KSERVE_CRD.version,
             namespace=plan.namespace,
             create_namespace=False,
-            opts=self.child_opts(depends_on=[ns]),
+            # The chart is only the CRDs, as templates without a keep policy: uninstalling it would delete
+            # every InferenceService in the cluster. Removing KServe leaves it (docs/day2.md).
+            opts=self.child_opts(depends_on=[ns], retain_on_delete=True),
         )
         resources = k8s.helm.v3.Release(
             f"{name}-helm",
@@ -58,7 +60,7 @@ class KServe(PlannedComponent[KServePlan]):
             version=versions.KSERVE_RESOURCES.version,
             namespace=plan.namespace,
             create_namespace=False,
-            values=plan.values,
+            values=pulumi.Output.secret(plan.values) if plan.secret_values else plan.values,
             opts=self.child_opts(depends_on=[ns, crds, *self._dependencies]),
         )
         if plan.runtime_values is not None:

@@ -76,7 +76,21 @@ class Kueue(PlannedComponent[KueuePlan]):
             )
         return queues
 
+    def _namespaces(self, name: str, plan: KueuePlan) -> dict[str, Any]:
+        """Team namespaces, labelled for their ClusterQueue; kept when the team or Kueue is removed."""
+        if not plan.manage_namespaces:
+            return {}
+        return {
+            o["metadata"]["name"]: k8s.core.v1.Namespace(
+                f"{name}-ns-{o['metadata']['name']}",
+                metadata=o["metadata"],
+                opts=self.child_opts(retain_on_delete=o["metadata"]["name"] in plan.retained_namespaces()),
+            )
+            for o in plan.objects.namespaces
+        }
+
     def _create(self, name: str, plan: KueuePlan) -> dict[str, Any]:
+        values: Any = pulumi.Output.secret(plan.values) if plan.secret_values else plan.values
         release = k8s.helm.v3.Release(
             f"{name}-helm",
             k8s.helm.v3.ReleaseArgs(
@@ -85,22 +99,21 @@ class Kueue(PlannedComponent[KueuePlan]):
                 version=versions.KUEUE.version,
                 namespace=plan.namespace,
                 create_namespace=True,
-                values=plan.values,
+                values=values,
             ),
-            opts=self.child_opts(),
+            # The chart's CRDs are templates without a keep policy: uninstalling it would delete every
+            # Workload, queue and flavor in the cluster. Removing Kueue from the stack leaves the release
+            # installed; uninstall it on purpose (docs/day2.md).
+            opts=self.child_opts(retain_on_delete=True),
         )
         queues = self._queues(name, plan, release)
-        namespaces = {
-            o["metadata"]["name"]: k8s.core.v1.Namespace(
-                f"{name}-ns-{o['metadata']['name']}", metadata=o["metadata"], opts=self.child_opts()
-            )
-            for o in plan.objects.namespaces
-        }
+        namespaces = self._namespaces(name, plan)
         local_names = []
         for obj in plan.objects.local_queues:
             meta = obj["metadata"]
             local_names.append(f"{meta['namespace']}/{meta['name']}")
-            deps = [release, namespaces[meta["namespace"]], queues[obj["spec"]["clusterQueue"]]]
+            ns = [namespaces[meta["namespace"]]] if meta["namespace"] in namespaces else []
+            deps = [release, *ns, *self._dependencies, queues[obj["spec"]["clusterQueue"]]]
             # spec.clusterQueue is immutable (CEL): moving a team to another queue replaces it.
             opts = self.child_opts(
                 depends_on=deps, replace_on_changes=["spec.clusterQueue"], delete_before_replace=True

@@ -81,6 +81,12 @@ class PlanMocks(pulumi_mocks.Mocks):
         t = args.typ
         if t == "kubernetes:helm.sh/v3:Release":
             state.setdefault("status", {"status": "deployed", "namespace": args.inputs.get("namespace", "")})
+        elif t == "pulumi:pulumi:StackReference":
+            # Another stack's outputs cannot be read offline: the conventional kubeconfig output is a
+            # placeholder, as secure: config values are.
+            state.update(
+                outputs={"kubeconfig": "offline-placeholder-kubeconfig"}, secretOutputNames=["kubeconfig"]
+            )
         elif t.startswith("aws:eks/cluster:Cluster"):
             state.update(
                 endpoint=f"https://{args.name}.eks.example",
@@ -89,6 +95,9 @@ class PlanMocks(pulumi_mocks.Mocks):
                 arn=f"arn:aws:eks:region:000000000000:cluster/{args.name}",
                 vpcConfig={**args.inputs.get("vpcConfig", {}), "clusterSecurityGroupId": f"sg-{args.name}"},
             )
+        elif t.startswith("aws:eks/nodeGroup:NodeGroup"):
+            group = f"eks-{args.inputs.get('nodeGroupName', args.name)}-mock-asg"
+            state.update(resources=[{"autoscalingGroups": [{"name": group}]}])
         elif t.startswith("aws:ec2/launchTemplate:LaunchTemplate"):
             state.update(latestVersion=1, defaultVersion=1)
         elif t.startswith("gcp:serviceaccount/account:Account"):
@@ -128,12 +137,7 @@ class PlanMocks(pulumi_mocks.Mocks):
             }, []
         if tok == "aws:index/getRegion:getRegion":
             region = args.args.get("region") or "mock-region-1"
-            return {
-                "id": region,
-                "name": region,
-                "region": region,
-                "endpoint": f"ec2.{region}.amazonaws.com",
-            }, []
+            return {"id": region, "name": region, "region": region, "description": "mock", "endpoint": ""}, []
         if tok == "aws:ssm/getParameter:getParameter":
             return {"value": "1.33.0-20260101", "name": args.args.get("name", ""), "type": "String"}, []
         if tok.startswith("azure-native:containerservice:listManagedClusterUserCredentials"):

@@ -21,6 +21,7 @@ from gpu_platform.plan.recorder import MockRuntime, Registration
 from gpu_platform.plan.stack_file import (
     SECURE_PLACEHOLDER,
     config_environment,
+    engine_config,
     environment_config,
     load_yaml,
     read_config_file,
@@ -142,11 +143,8 @@ def run_plan(
 
 
 def _override(project: Project, values: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
-    config = {}
-    for k, v in values.items():
-        key = k if ":" in k else f"{project.name}:{k}"
-        config[key] = v if isinstance(v, str) else json.dumps(v)
-    return config, []
+    """A config mapping given in code, read like a stack file's ``config:`` (``secure:`` values included)."""
+    return engine_config(project.name, values)
 
 
 def run_program(

@@ -106,8 +106,31 @@ def config_section(path: Path, doc: Any, *, allow_environment: bool = False) -> 
     return config
 
 
-def engine_config(project: str, config: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
-    """``config:`` as the engine passes it: ``ns:key`` -> string (JSON for objects), and secret keys."""
+def scalar_texts(path: Path) -> dict[str, str]:
+    """The source text of every scalar directly under ``config:``. The Pulumi CLI hands a top-level
+    config value to the program as the text written in the file (``cudaVersion: 12.10`` is ``"12.10"``,
+    not the float 12.1), so the offline plan must too."""
+    try:
+        root = yaml.compose(path.read_text(), Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        return {}
+    texts: dict[str, str] = {}
+    for key_node, value_node in root.value:
+        if key_node.value != "config" or not isinstance(value_node, yaml.MappingNode):
+            continue
+        for k, v in value_node.value:
+            if isinstance(v, yaml.ScalarNode) and v.tag != "tag:yaml.org,2002:null":
+                texts[str(k.value)] = v.value
+    return texts
+
+
+def engine_config(
+    project: str, config: dict[str, Any], texts: dict[str, str] | None = None
+) -> tuple[dict[str, str], list[str]]:
+    """``config:`` as the engine passes it: ``ns:key`` -> string (JSON for objects), and secret keys;
+    ``texts`` are the scalars' source texts (``scalar_texts``)."""
     out: dict[str, str] = {}
     secrets: set[str] = set()
 
@@ -124,7 +147,10 @@ def engine_config(project: str, config: dict[str, Any]) -> tuple[dict[str, str],
     for raw_key, raw_value in config.items():
         key = raw_key if ":" in raw_key else f"{project}:{raw_key}"
         value = scrub(raw_value, key)
-        out[key] = value if isinstance(value, str) else json.dumps(value)
+        if isinstance(value, (int, float, bool)) and texts and raw_key in texts:
+            out[key] = texts[raw_key]
+        else:
+            out[key] = value if isinstance(value, str) else json.dumps(value)
     return out, sorted(secrets)
 
 
@@ -132,7 +158,8 @@ def read_config_file(
     project: str, path: Path, *, allow_environment: bool = False
 ) -> tuple[dict[str, str], list[str]]:
     """A stack file (or a ``--config-file`` of the same shape) as engine config and secret keys."""
-    return engine_config(project, config_section(path, load_yaml(path), allow_environment=allow_environment))
+    section = config_section(path, load_yaml(path), allow_environment=allow_environment)
+    return engine_config(project, section, scalar_texts(path))
 
 
 def environment_config() -> tuple[dict[str, str], list[str]]:

@@ -18,6 +18,7 @@ from gpu_platform.args.cluster import (
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.driver import AKS_IMAGES
 from gpu_platform.errors import Problems
+from gpu_platform.plans.names import digest
 from gpu_platform.resolve.cluster import SystemPool, network_problem, region_of, system_pool_problems
 
 EKS_MAX_DEFAULT_ZONES = 3
@@ -30,6 +31,16 @@ class ClusterPlan:
     system_pool: SystemPool
     inputs: Mapping[str, Any] = field(default_factory=dict)
     """Pass-through arguments (project, versions, CIDR allow-lists), possibly Outputs."""
+
+    @property
+    def protect(self) -> bool:
+        """Network, control plane and system pool are protected from deletion unless told otherwise."""
+        return bool(self.inputs.get("protect", True))
+
+    def system_pool_name(self, *fixed: Any) -> str:
+        """``system-<digest>``: a change the cloud cannot make in place gets a new name, so the new system
+        pool is created before the old one is deleted."""
+        return f"system-{digest(self.system_pool.machine_type, *fixed)}"
 
 
 def _common(
@@ -81,7 +92,7 @@ def gke_cluster_plan(name: str, system: SystemPool, settings: Mapping[str, Any])
         nodes_cidr=nodes,
         services_cidr=services,
         pods_cidr=pods,
-        deletion_protection=settings.get("deletion_protection", True),
+        deletion_protection=settings.get("deletion_protection", settings.get("protect", True)),
     )
 
 
@@ -103,12 +114,25 @@ class EksClusterPlan(ClusterPlan):
     region: str | None = None
 
 
-def split_vpc(cidr: str, zones: int) -> tuple[list[str], list[str]]:
-    """Private /19-per-zone from the bottom of a /16, public /22-per-zone from the top: never overlapping."""
+EKS_MAX_ZONES = 6
+PUBLIC_SLOTS = (-3, -2, -1, -4, -5, -6)
+"""Public /22 of the zone at each position, counted from the top of the VPC: the first three are where
+0.1.0 put them, further zones go below, so appending a zone never moves an existing subnet."""
+
+
+def zone_cidrs(cidr: str, position: int) -> tuple[str, str]:
+    """``(private, public)`` CIDR of the zone at ``position`` in the VPC's zone list: a private /19 counted
+    from the bottom of the /16, a public /22 from the top; never overlapping, stable when zones are appended."""
     net = ipaddress.ip_network(cidr)
-    private = [str(s) for s in list(net.subnets(prefixlen_diff=3))[:zones]]
-    public = [str(s) for s in list(net.subnets(prefixlen_diff=6))[-zones:]]
-    return private, public
+    private = list(net.subnets(prefixlen_diff=3))[position]
+    public = list(net.subnets(prefixlen_diff=6))[PUBLIC_SLOTS[position]]
+    return str(private), str(public)
+
+
+def split_vpc(cidr: str, zones: int) -> tuple[list[str], list[str]]:
+    """Private and public CIDRs of the first ``zones`` zones (see ``zone_cidrs``)."""
+    pairs = [zone_cidrs(cidr, i) for i in range(zones)]
+    return [p for p, _ in pairs], [q for _, q in pairs]
 
 
 def eks_cluster_plan(name: str, system: SystemPool, settings: Mapping[str, Any]) -> EksClusterPlan:
@@ -126,8 +150,10 @@ def eks_cluster_plan(name: str, system: SystemPool, settings: Mapping[str, Any])
 def plan_eks_cluster(name: str, args: EksClusterArgs) -> EksClusterPlan:
     p, checked, system = _common("eks", EksClusterArgs, args, "vpc_cidr")
     zones = tuple(checked.get("availability_zones", ())) if checked else ()
-    if zones and not 2 <= len(zones) <= 7:
-        p.add(("availability_zones",), f"EKS needs two to seven zones here (got {len(zones)})")
+    if zones and not 2 <= len(zones) <= EKS_MAX_ZONES:
+        p.add(("availability_zones",), f"EKS needs two to {EKS_MAX_ZONES} zones here (got {len(zones)})")
+    elif len(set(zones)) != len(zones):
+        p.add(("availability_zones",), "a zone is listed twice")
     p.raise_for_arguments()
     assert checked is not None and system is not None
     return eks_cluster_plan(name, system, checked)

@@ -95,6 +95,8 @@ class OperatorPlan:
     gke_installer_version: str | None = None
     """Declared cloud driver; on GKE it is the version Google's COS installer installs."""
     user_values: Mapping[str, Any] = field(default_factory=dict)
+    secret_values: bool = False
+    """The user's values hold a secret: the whole values input is stored encrypted."""
 
 
 def device_plugin_pools(plan: OperatorPlan) -> list[GpuPool]:
@@ -163,8 +165,8 @@ def helm_values(plan: OperatorPlan) -> dict[str, Any]:
         "migManager": {"enabled": mig_manager_enabled(plan)},
         "dcgmExporter": {
             "enabled": plan.dcgm_exporter,
-            # The chart turns it on by default; without the Prometheus Operator CRDs the operator
-            # reports the DCGM exporter state not ready, so it is on only when asked.
+            # Off unless asked: without the Prometheus Operator CRDs the operator (v26.7.0) skips the
+            # ServiceMonitor and stays Ready, so turning it on only matters where Prometheus runs.
             "serviceMonitor": {"enabled": plan.service_monitor},
         },
         "nfd": {"enabled": True},
@@ -290,6 +292,7 @@ def gpu_operator_plan(
         service_monitor=dcgm.get("service_monitor", False),
         gke_installer_version=settings.get("driver", {}).get("installer_version"),
         user_values=dict(settings.get("values", {})),
+        secret_values=bool(settings.get("secret_values", False)),
     )
 
 

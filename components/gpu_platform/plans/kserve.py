@@ -22,7 +22,7 @@ from gpu_platform.args.operators import DEFAULT_DEPLOYMENT_MODE, CertManagerArgs
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
-from gpu_platform.resolve.kubernetes import namespace_problem
+from gpu_platform.resolve.kubernetes import is_dns_subdomain, namespace_problem
 
 KSERVE_NAMESPACE_LABELS = {"control-plane": "kserve-controller-manager", "controller-tools.k8s.io": "1.0"}
 """KServe's pod-mutating webhook skips namespaces labelled ``control-plane`` (its own, upstream
@@ -61,6 +61,8 @@ class KServePlan:
     """``kserve-resources`` chart values."""
     runtime_values: dict[str, Any] | None
     """``kserve-runtime-configs`` chart values, or ``None`` when the runtimes are not installed."""
+    secret_values: bool = False
+    """The user's values hold a secret: the values inputs are stored encrypted."""
 
 
 def kserve_values(
@@ -94,6 +96,12 @@ def check_kserve_settings(settings: Mapping[str, Any], p: Problems) -> None:
     """Shared by the stack file's ``kserve`` and ``KServeArgs``."""
     if settings.get("ingress_class_name") and settings.get("deployment_mode") == "Knative":
         p.add(("ingress_class_name",), "Standard mode only; Knative routes through its own network layer")
+    domain = settings.get("ingress_domain")
+    if domain is not None and not is_dns_subdomain(domain):
+        p.add(
+            ("ingress_domain",),
+            f"'{domain}' is not a domain name like models.example.com (no scheme or path)",
+        )
 
 
 def kserve_plan(settings: Mapping[str, Any]) -> KServePlan:
@@ -107,6 +115,7 @@ def kserve_plan(settings: Mapping[str, Any]) -> KServePlan:
             mode, settings.get("ingress_class_name"), settings.get("ingress_domain"), settings.get("values")
         ),
         runtime_values=runtimes,
+        secret_values=bool(settings.get("secret_values", False)),
     )
 
 

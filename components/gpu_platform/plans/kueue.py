@@ -45,7 +45,7 @@ from gpu_platform.resolve.kueue import (
 )
 from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.scheduling import LABEL_PREFIX, pool_tolerations, selector_labels
-from gpu_platform.sharing import advertised_resources
+from gpu_platform.sharing import node_resources
 
 API_VERSION = "kueue.x-k8s.io/v1beta2"
 CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
@@ -75,7 +75,7 @@ def _units(pool: GpuPool) -> dict[str, int]:
     """Physical capacity of the whole pool in base units: cpu in millicores, memory in MiB."""
     n = pool.max_nodes
     out = {"cpu": (pool.vcpus or 0) * 1000 * n, "memory": (pool.memory_gib or 0) * 1024 * n}
-    out.update({name: units * n for name, units in advertised_resources(pool).items()})
+    out.update({name: units * n for name, units in node_resources(pool).items()})
     return out
 
 
@@ -310,12 +310,28 @@ class KueuePlan:
     objects: KueueObjects
     values: dict[str, Any]
     namespace: str
+    manage_namespaces: bool = True
+    """Create the team namespaces (the stack layer creates every namespace itself, once)."""
+    secret_values: bool = False
+    """The user's chart values hold a secret: the whole values input is stored encrypted."""
+
+    def retained_namespaces(self) -> set[str]:
+        """Team namespaces kept when their team or Kueue is removed (unless every team in it opts out)."""
+        return {t.namespace for t in self.spec.teams if t.retain_namespace}
 
 
-def kueue_plan(pools: Sequence[GpuPool], spec: KueueSpec, namespace: str) -> KueuePlan:
+def kueue_plan(
+    pools: Sequence[GpuPool],
+    spec: KueueSpec,
+    namespace: str,
+    manage_namespaces: bool = True,
+    secret: bool = False,
+) -> KueuePlan:
     """The plan from resolved pools and settings (the stack layer's path; checks have run)."""
     mappings = kueue_device_class_mappings(pools)  # DRA pools (issue 16)
-    return KueuePlan(spec, build(pools, spec), helm_values(spec, mappings), namespace)
+    return KueuePlan(
+        spec, build(pools, spec), helm_values(spec, mappings), namespace, manage_namespaces, secret
+    )
 
 
 def plan_kueue(args: KueueArgs) -> KueuePlan:

@@ -9,7 +9,7 @@ layer's path). The components only turn a plan into SDK arguments. Argument name
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from gpu_platform.args.nodepools import AksGpuNodePoolArgs, EksGpuNodePoolArgs, 
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.driver import DEFAULT_IMAGE, DriverPlan
 from gpu_platform.errors import Problems
+from gpu_platform.plans.names import digest
 from gpu_platform.pools import GPU_TAINT, GpuPool, Taint
 from gpu_platform.resolve.cloud_pools import (
     agent_pool_name_problem,
@@ -25,6 +26,8 @@ from gpu_platform.resolve.cloud_pools import (
     default_agent_pool_name,
 )
 from gpu_platform.resolve.nodepool import resolve_node_pool
+from gpu_platform.scheduling import CA_NODE_TEMPLATE
+from gpu_platform.sharing import GPU_RESOURCE, node_resources
 
 CLOUD_TAINT_EFFECT = {
     "NoSchedule": "NO_SCHEDULE",
@@ -57,6 +60,10 @@ class NodePoolPlan:
     """Kubernetes shape, GPU taint first, including taints the cloud adds itself (AKS spot)."""
     inputs: Mapping[str, Any] = field(default_factory=dict)
     """The component's pass-through arguments (cluster, subnets ...), possibly Outputs."""
+    physical_name: str = ""
+    """The cloud pool's name: the pool name plus a digest of what the cloud cannot change in place, so a
+    replacing change gets a new name and the new pool is created before the old one is deleted."""
+    protect: bool = True
 
     @property
     def tolerations(self) -> list[dict[str, str]]:
@@ -68,7 +75,7 @@ class NodePoolPlan:
         return [{"key": t.key, "value": t.value, "effect": t.effect} for t in self.taints]
 
 
-def _base(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any]) -> dict[str, Any]:
+def _base(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any], *fixed: Any) -> dict[str, Any]:
     taints = (*scheduling.pool_taints(pool), *scheduling.cloud_added_taints(pool))
     ensure_gpu_taint(taints)
     return {
@@ -77,6 +84,8 @@ def _base(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any]) -> dict[
         "labels": scheduling.pool_labels(pool, driver),
         "taints": taints,
         "inputs": dict(inputs),
+        "physical_name": f"{pool.name}-{digest(*fixed)}",
+        "protect": inputs.get("protect", True),
     }
 
 
@@ -117,9 +126,11 @@ def _gke_accelerator(pool: GpuPool, driver: DriverPlan) -> dict[str, Any]:
 
 
 def gke_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any]) -> GkeNodePoolPlan:
+    accelerator = _gke_accelerator(pool, driver)
+    # GKE recreates a pool for a new accelerator (type, count, driver mode, sharing), spot or reservation.
     return GkeNodePoolPlan(
-        **_base(pool, driver, inputs),
-        accelerator=_gke_accelerator(pool, driver),
+        **_base(pool, driver, inputs, accelerator, pool.spot, pool.reservation),
+        accelerator=accelerator,
         initial_node_count=math.ceil(pool.initial_nodes / max(len(pool.zones), 1)),
         # ANY prefers unused reservations and lowers Spot preemption risk (pulumi-gcp docs).
         location_policy="ANY" if pool.spot or pool.reservation else "BALANCED",
@@ -141,6 +152,22 @@ def plan_gke_node_pool(args: GkeGpuNodePoolArgs) -> GkeNodePoolPlan:
 # --- EKS ------------------------------------------------------------------------------------------
 
 
+def node_template_tags(pool: GpuPool, labels: Mapping[str, str], taints: Sequence[Taint]) -> dict[str, str]:
+    """The pool's nodes as the Cluster Autoscaler must imagine them while the group is empty.
+
+    Labels, taints and every extended resource a node will advertise (GPU, MIG profiles, shared replicas,
+    EFA devices) as ASG tags ``k8s.io/cluster-autoscaler/node-template/{label,taint,resources}/<name>``
+    (cluster-autoscaler FAQ "How can I scale a node group to 0?"). The autoscaler otherwise assumes the
+    instance type's whole GPUs and nothing else, so pods asking for MIG slices, renamed replicas or EFA
+    never scale an empty group up. ``nvidia.com/gpu`` is stated even when 0, for the same reason.
+    """
+    tags = {f"{CA_NODE_TEMPLATE}/label/{k}": v for k, v in sorted(labels.items())}
+    tags.update({f"{CA_NODE_TEMPLATE}/taint/{t.key}": f"{t.value}:{t.effect}" for t in taints})
+    resources = {GPU_RESOURCE: 0, **node_resources(pool)}
+    tags.update({f"{CA_NODE_TEMPLATE}/resources/{r}": str(n) for r, n in sorted(resources.items())})
+    return tags
+
+
 @dataclass(frozen=True)
 class EksNodePoolPlan(NodePoolPlan):
     ami_type: str = DEFAULT_IMAGE["eks"]
@@ -148,6 +175,8 @@ class EksNodePoolPlan(NodePoolPlan):
     root_device: str = EKS_ROOT_DEVICE["AL2023"]
     efa_interfaces: int = 0
     """EFA network cards to attach (0 without EFA)."""
+    autoscaler_tags: Mapping[str, str] = field(default_factory=dict)
+    """``node_template_tags``: put on the node group's Auto Scaling group."""
 
     @property
     def cloud_taints(self) -> list[dict[str, str | None]]:
@@ -160,10 +189,15 @@ class EksNodePoolPlan(NodePoolPlan):
 def eks_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any]) -> EksNodePoolPlan:
     assert pool.machine is not None
     ami = pool.image or DEFAULT_IMAGE["eks"]
+    capacity = pool.capacity_type or ("SPOT" if pool.spot else "ON_DEMAND")
+    # EKS replaces a node group for a new AMI type, instance type, capacity type or subnets (zones).
+    fixed = (ami, pool.machine.name, capacity, pool.zones, pool.efa)
+    base = _base(pool, driver, inputs, *fixed)
     return EksNodePoolPlan(
-        **_base(pool, driver, inputs),
+        **base,
+        autoscaler_tags=node_template_tags(pool, base["labels"], base["taints"]),
         ami_type=ami,
-        capacity_type=pool.capacity_type or ("SPOT" if pool.spot else "ON_DEMAND"),
+        capacity_type=capacity,
         root_device=EKS_ROOT_DEVICE["BOTTLEROCKET" if ami.startswith("BOTTLEROCKET") else "AL2023"],
         efa_interfaces=pool.machine.efa_interfaces if pool.efa else 0,
     )
@@ -191,7 +225,6 @@ def plan_eks_node_pool(args: EksGpuNodePoolArgs) -> EksNodePoolPlan:
 
 @dataclass(frozen=True)
 class AksNodePoolPlan(NodePoolPlan):
-    agent_pool_name: str = ""
     os_sku: str = DEFAULT_IMAGE["aks"]
     gpu_instance_profile: str | None = None
     """``MIG<n>g`` for AKS-managed MIG; fixed when the pool is created."""
@@ -213,10 +246,15 @@ def aks_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
     if pool.spot:
         price = pool.spot_max_price if pool.spot_max_price is not None else -1
         spot = {"scale_set_priority": "Spot", "scale_set_eviction_policy": "Delete", "spot_max_price": price}
+    assert pool.machine is not None
+    os_sku = pool.image or DEFAULT_IMAGE["aks"]
+    # AKS fixes these at creation (see nodepools.aks.REPLACE_ON_CHANGES).
+    fixed = (pool.machine.name, profile, driver.aks_gpu_driver, spot, pool.zones, pool.disk_size_gb, os_sku)
+    base = _base(pool, driver, inputs, *fixed)
+    generated = default_agent_pool_name(pool.name)[:6] + base["physical_name"][-6:]
     return AksNodePoolPlan(
-        **_base(pool, driver, inputs),
-        agent_pool_name=inputs.get("agent_pool_name") or default_agent_pool_name(pool.name),
-        os_sku=pool.image or DEFAULT_IMAGE["aks"],
+        **{**base, "physical_name": inputs.get("agent_pool_name") or generated},
+        os_sku=os_sku,
         gpu_instance_profile=profile,
         spot=spot,
     )

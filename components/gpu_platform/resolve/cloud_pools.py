@@ -7,13 +7,16 @@ from collections.abc import Sequence
 
 from gpu_platform.catalog.mig import MigTable
 from gpu_platform.driver import DEFAULT_IMAGE
-from gpu_platform.errors import Problems
+from gpu_platform.errors import Key, Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.dra import dra_pool_problems
 from gpu_platform.resolve.pools import PoolProblems, ResolvedPools, resolve_pool_list
+from gpu_platform.scheduling import ASG_TAG_KEY_MAX, CA_NODE_TEMPLATE
 
 AGENT_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
 """AKS Linux agent pool names: lowercase letters and digits, at most 12 characters."""
+AKS_ZONES = ("1", "2", "3")
+"""Azure availability zones within a region."""
 AKS_MIG_COMPUTE_SLICES = (1, 2, 3, 4, 7)
 """AKS ``gpu_instance_profile`` values are ``MIG<compute slices>g``."""
 
@@ -47,6 +50,15 @@ def gke_pool_problems(pool: GpuPool, p: Problems) -> None:
 def eks_pool_problems(pool: GpuPool, p: Problems) -> None:
     if pool.max_nodes < 1:
         p.add(("max_nodes",), "EKS node groups need {{max_nodes}} >= 1")
+    # Each label and taint becomes a Cluster Autoscaler tag on the Auto Scaling group (scale from zero).
+    room = ASG_TAG_KEY_MAX - len(f"{CA_NODE_TEMPLATE}/label/")
+    for key in pool.user_labels:
+        if len(key) > room:
+            p.add(("labels", Key(key)), f"longer than {room} characters: too long for the autoscaler's tag")
+    room = ASG_TAG_KEY_MAX - len(f"{CA_NODE_TEMPLATE}/taint/")
+    for j, taint in enumerate(pool.user_taints):
+        if len(taint.key) > room:
+            p.add(("taints", j, "key"), f"longer than {room} characters: too long for the autoscaler's tag")
 
 
 def agent_pool_name_problem(name: str) -> str | None:
@@ -61,8 +73,8 @@ def aks_pool_problems(pool: GpuPool, p: Problems, check_name: bool = True) -> No
     if check_name and reason:
         p.add(("name",), reason)
     for i, zone in enumerate(pool.zones):
-        if not zone.isdigit():
-            p.add(("zones", i), f"AKS availability zones are numbers ('1', '2', '3'), not '{zone}'")
+        if zone not in AKS_ZONES:
+            p.add(("zones", i), f"AKS availability zones are {', '.join(AKS_ZONES)}, not '{zone}'")
     s = pool.sharing
     if s.mode != "mig" or s.managed_by != "cloud":
         return
@@ -80,6 +92,40 @@ def aks_pool_problems(pool: GpuPool, p: Problems, check_name: bool = True) -> No
             ("sharing", "mig", "layout"),
             f"AKS gpu_instance_profile cannot express {s.mig_profiles[0]}; on {pool.mig_table.display} it offers {offered}",
         )
+
+
+SCALE_FROM_ZERO_FIX = {
+    "gke": "{{min_nodes}} 1 (one node always up), or GKE-managed sharing ({{sharing.managed_by}} cloud), "
+    "which GKE's autoscaler knows",
+    "aks": "{{min_nodes}} 1 (one node always up)",
+}
+
+
+def scale_from_zero_problem(pool: GpuPool) -> str | None:
+    """Why the cloud's autoscaler cannot grow this pool from zero nodes, or ``None`` when it can.
+
+    An empty pool has no node to read resources from, so the autoscaler builds a template: GKE's and AKS's
+    know the machine's whole GPUs (and on GKE its own sharing and partitions), nothing the GPU Operator
+    adds later. EKS has no such gap: ``node_template_tags`` tell the autoscaler everything. The matrix is
+    in docs/autoscaling.md.
+    """
+    s = pool.sharing
+    operator_shares = s.managed_by == "operator" and s.mode in ("time-slicing", "mps")
+    if pool.cloud == "gke" and s.managed_by == "operator" and s.mode == "mig":
+        return "GKE's autoscaler sees an empty pool's GPUs as whole nvidia.com/gpu; the GPU Operator's MIG slices exist only once a node runs"
+    if pool.cloud == "gke" and operator_shares and s.rename_by_default:
+        return "GKE's autoscaler does not know nvidia.com/gpu.shared, which the GPU Operator adds only once a node runs"
+    if pool.cloud == "aks" and s.mode == "mig":
+        return "AKS's autoscaler cannot learn an empty pool's MIG resources (Azure/AKS#4216)"
+    if pool.cloud == "aks" and operator_shares:
+        return f"AKS's autoscaler sees an empty pool's GPUs as whole nvidia.com/gpu, not the GPU Operator's {s.mode} replicas"
+    return None
+
+
+def scaling_problems(pool: GpuPool, p: Problems) -> None:
+    """Checks for a pool that is created here (not for components that only describe pools)."""
+    if pool.min_nodes == 0 and (why := scale_from_zero_problem(pool)):
+        p.add(("min_nodes",), f"0 would never scale up: {why}. Use {SCALE_FROM_ZERO_FIX[pool.cloud]}")
 
 
 def cloud_pool_problems(pool: GpuPool, p: Problems) -> None:
@@ -117,15 +163,23 @@ def cross_pool_problems(pools: Sequence[GpuPool], at: PoolProblems) -> None:
 
 
 def resolve_cluster_pools(
-    cloud: str, raw: Sequence[object], cuda_default: str | None, at: PoolProblems, camel: bool = False
+    cloud: str,
+    raw: Sequence[object],
+    cuda_default: str | None,
+    at: PoolProblems,
+    camel: bool = False,
+    created: bool = False,
 ) -> ResolvedPools:
-    """A cluster's pools resolved with every pool, cloud and cross-pool check (stack file and components)."""
+    """A cluster's pools resolved with every pool, cloud and cross-pool check (stack file and components);
+    ``created``: the caller creates these pools, so how they scale is checked too."""
     resolved = resolve_pool_list(cloud, raw, cuda_default, at, camel)
     cross_pool_problems(resolved.pools, at)
     for pool in list(resolved.pools):
         here = at(pool.index)
         before = here.count()
         cloud_pool_problems(pool, here)
+        if created and here.count() == before:
+            scaling_problems(pool, here)
         if here.count() != before:
             # A pool the cloud cannot build is broken like any other: nothing more is said about it.
             resolved.pools.remove(pool)

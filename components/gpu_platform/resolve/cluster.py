@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.args.cluster import (
     DEFAULT_KUBECONFIG_OUTPUT,
     DEFAULT_SYSTEM_MAX_NODES,
@@ -23,12 +24,15 @@ from gpu_platform.catalog.machines import find_machine
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.pools import PoolProblems
+from gpu_platform.versions import CLUSTER_AUTOSCALER_IMAGE_TAGS
 
 CLUSTER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 KUBERNETES_VERSION = re.compile(r"^v?1\.\d{1,2}(\.\d{1,3})?([-+][0-9A-Za-z.-]+)?$")
 MIN_PREFIX = {"gke": 16, "eks": 16, "aks": 20}
 """Largest prefix length of a new cluster's network per cloud (what the subnet layouts need)."""
 MAX_SYSTEM_NODES = 100
+EKS_MAX_ZONES = 6
+"""Public subnets of up to six zones keep stable CIDR slots (``plans.clusters.PUBLIC_SLOTS``)."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,11 @@ class ClusterSpec:
     kubeconfig_output: str
     existing_node_role_arn: str | None
     existing_subnet_ids: tuple[str, ...]
+    disposable: bool = False
+    """Nothing is protected from deletion (dev stacks)."""
+    autoscaler: str | None = None
+    """EKS: ``cluster-autoscaler`` or ``none``; ``None`` elsewhere (GKE and AKS scale pools themselves)."""
+    pod_identity_agent: bool = True
 
     @property
     def attached(self) -> bool:
@@ -92,9 +101,14 @@ def system_pool_problems(cloud: str, pool: Mapping[str, Any], p: Problems) -> Sy
 
 
 _MACHINE_SHAPES = {
-    "gke": re.compile(r"^[a-z][a-z0-9]*-[a-z]+(-\d+)?(-[a-z0-9]+)?$"),
-    "eks": re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$"),
-    "aks": re.compile(r"^Standard_[A-Za-z0-9_]+$"),
+    # <series>-<class>[-<vCPUs>]: the Compute Engine general-purpose and compute-optimized series.
+    "gke": re.compile(
+        r"^(e2|n1|n2|n2d|n4|c2|c2d|c3|c3d|c4|c4a|c4d|t2a|t2d|m1|m2|m3)-"
+        r"(standard|highmem|highcpu|micro|small|medium|custom|megamem|ultramem)(-\d+)?(-lssd)?$"
+    ),
+    # <family>.<size>: EC2 sizes.
+    "eks": re.compile(r"^[a-z][a-z0-9-]*\.(nano|micro|small|medium|large|\d*xlarge|metal(-\d+xl)?)$"),
+    "aks": re.compile(r"^Standard_[A-Z][A-Za-z0-9_]*$"),
 }
 
 
@@ -135,6 +149,63 @@ def region_of(location: str) -> str:
     return "-".join(parts[:2]) if len(parts) > 2 else location
 
 
+ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
+STACK_NAME = re.compile(r"^[^/\s]+/[^/\s]+/[^/\s]+$")
+ONLY_ON = {
+    "project": ("gke",),
+    "resource_group": ("aks",),
+    "existing_node_role_arn": ("eks",),
+    "existing_subnet_ids": ("eks",),
+    "zones": ("eks",),
+    "autoscaler": ("eks",),
+    "pod_identity_agent": ("eks",),
+}
+"""Cluster keys that mean something on some clouds only: anywhere else they would be silently ignored."""
+
+
+def _meaningless_keys(cloud: str, c: Mapping[str, Any], create: bool, p: Problems) -> None:
+    for key, clouds in ONLY_ON.items():
+        if key in c and cloud not in clouds:
+            p.add((key,), f"{'/'.join(x.upper() for x in clouds)} only; remove it")
+    for key in ("kubeconfig", "kubeconfig_stack_reference"):
+        if key in c and create:
+            p.add((key,), "only for a cluster made elsewhere (cloud existing, or create false); remove it")
+    if "kubeconfig" in c and "kubeconfig_stack_reference" in c:
+        p.add(("kubeconfig_stack_reference",), "give a kubeconfig or a stack reference, not both")
+    ref = c.get("kubeconfig_stack_reference")
+    if ref and not STACK_NAME.match(ref["stack"]):
+        p.add(
+            ("kubeconfig_stack_reference", "stack"),
+            f"'{ref['stack']}' is not a stack name like org/project/stack",
+        )
+    arn = c.get("existing_node_role_arn")
+    if arn is not None and not ROLE_ARN.match(arn):
+        p.add(
+            ("existing_node_role_arn",),
+            f"'{arn}' is not an IAM role ARN like arn:aws:iam::123456789012:role/nodes",
+        )
+
+
+def _autoscaler(cloud: str, c: Mapping[str, Any], create: bool, p: Problems) -> str | None:
+    """EKS's autoscaler choice with its default, and what it needs."""
+    if cloud != "eks":
+        return None
+    default = EksAutoscaler.CLUSTER_AUTOSCALER.value if create else EksAutoscaler.NONE.value
+    choice: str = c.get("autoscaler", default)
+    if choice == EksAutoscaler.NONE.value and "pod_identity_agent" in c:
+        p.add(("pod_identity_agent",), "only with {{cluster.autoscaler}} cluster-autoscaler; remove it")
+    version = c.get("kubernetes_version")
+    if choice == EksAutoscaler.CLUSTER_AUTOSCALER.value and version and KUBERNETES_VERSION.match(version):
+        minor = ".".join(version.lstrip("v").split(".")[:2])
+        if minor not in CLUSTER_AUTOSCALER_IMAGE_TAGS:
+            p.add(
+                ("kubernetes_version",),
+                f"{minor} has no pinned Cluster Autoscaler (its minor must match the cluster's); valid: "
+                f"{', '.join(CLUSTER_AUTOSCALER_IMAGE_TAGS)}, or {{{{cluster.autoscaler}}}} none",
+            )
+    return choice
+
+
 def _attach_problems(
     cloud: str, c: Mapping[str, Any], pools: Sequence[GpuPool], at: PoolProblems, p: Problems
 ) -> None:
@@ -162,18 +233,32 @@ def _attach_problems(
 
 
 def _eks_zones(
-    c: Mapping[str, Any], pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+    c: Mapping[str, Any], region: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
 ) -> tuple[str, ...]:
+    """The VPC's zones: fixed in config whenever pools name zones, so pool edits never move subnets."""
     zones = tuple(c.get("zones", ()))
-    if zones and not 2 <= len(zones) <= 6:
-        p.add(("zones",), f"EKS needs two to six zones (got {len(zones)})")
+    if zones and not 2 <= len(zones) <= EKS_MAX_ZONES:
+        p.add(("zones",), f"EKS needs two to {EKS_MAX_ZONES} zones (got {len(zones)})")
+    for j, zone in enumerate(zones):
+        if zone in zones[:j]:
+            p.add(("zones", j), f"'{zone}' is listed twice")
+        elif region and not re.match(rf"^{re.escape(region)}[a-z]$", zone):
+            p.add(("zones", j), f"'{zone}' is not a zone of {region} (like {region}a)")
+    in_region = re.compile(rf"^{re.escape(region or '')}[a-z]$")
+    # A pool whose zones are not even in the region is already refused: no follow-on requirement.
+    named = [pool for pool in pools if pool.zones and all(in_region.match(z) for z in pool.zones)]
+    if named and not zones and c.get("create", True):
+        p.add(
+            ("zones",),
+            f"required when pools name zones (pool '{named[0].name}'): list the VPC's zones so that editing "
+            "a pool never moves a subnet; pools use a subset",
+        )
     if zones:
         for pool in pools:
             for j, zone in enumerate(pool.zones):
-                if zone not in zones:
-                    at(pool.index).add(
-                        ("zones", j), f"'{zone}' is not one of cluster.zones ({', '.join(zones)})"
-                    )
+                if zone not in zones and in_region.match(zone):
+                    reason = f"'{zone}' is not one of {{{{cluster.zones}}}} ({', '.join(zones)})"
+                    at(pool.index).add(("zones", j), reason)
     return zones
 
 
@@ -200,12 +285,12 @@ def resolve_cluster(
     system = None
     if cloud != "existing":
         system = system_pool_problems(cloud, c.get("system_pool", {}), p.at("system_pool"))
+    _meaningless_keys(cloud, c, create, p)
     if not create:
         _attach_problems(cloud, c, pools, at, p)
     _zone_problems(cloud, region, pools, at)
-    zones = _eks_zones(c, pools, at, p) if cloud == "eks" else ()
-    if cloud != "eks" and "zones" in c:
-        p.add(("zones",), "EKS only; GKE and AKS pools name their zones themselves")
+    zones = _eks_zones(c, region, pools, at, p) if cloud == "eks" else ()
+    autoscaler = _autoscaler(cloud, c, create, p)
     if p.count() != before:
         return None
     ref = c.get("kubeconfig_stack_reference")
@@ -224,4 +309,7 @@ def resolve_cluster(
         kubeconfig_output=(ref or {}).get("output", DEFAULT_KUBECONFIG_OUTPUT),
         existing_node_role_arn=c.get("existing_node_role_arn"),
         existing_subnet_ids=tuple(c.get("existing_subnet_ids", ())),
+        disposable=c.get("disposable", False),
+        autoscaler=autoscaler,
+        pod_identity_agent=c.get("pod_identity_agent", True),
     )

@@ -138,6 +138,15 @@ def resolve_driver(
     if not plans or len(plans) != len(pools):
         return None
     plan = next(iter(plans.values()))
+    if driver.get("version") and plan.driver != "operator":
+        at.driver.add(
+            ("version",),
+            "the cloud installs the driver here, so this is never used; give the image's version as {{driver.host_version}}",
+        )
+    if driver.get("host_version") and plan.driver == "operator":
+        at.driver.add(
+            ("host_version",), "the GPU Operator installs the driver here ({{driver.version}}); remove it"
+        )
     if driver.get("installer_version") and not plan.gke_google_installer:
         at.driver.add(
             ("installer_version",), "only for GKE COS nodes, where Google's installer puts the driver"

@@ -20,7 +20,7 @@ from gpu_platform.args.inference import (
 from gpu_platform.errors import Problems
 from gpu_platform.gpu_requests import gpu_resource, gpu_units_problems, whole_number_problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.kubernetes import DNS_1035_LABEL, QUANTITY, namespace_problem
+from gpu_platform.resolve.kubernetes import DNS_1035_LABEL, QUANTITY, RESERVED_NAMESPACES, namespace_problem
 
 _FIELD = {"gpus": "gpus", "mig_profile": "mig_profile"}
 
@@ -53,6 +53,11 @@ def check_service_shape(raw: Mapping[str, Any], name: str, p: Problems) -> tuple
     namespace = raw.get("namespace", DEFAULT_SERVICE_NAMESPACE)
     if isinstance(namespace, str) and (reason := namespace_problem(namespace)):
         p.add(("namespace",), reason)
+    elif namespace != "default" and namespace in RESERVED_NAMESPACES:
+        p.add(
+            ("namespace",),
+            f"'{namespace}' is {RESERVED_NAMESPACES[namespace]}; run models in their own namespace",
+        )
     for key, default in (("cpu", DEFAULT_SERVICE_CPU), ("memory", DEFAULT_SERVICE_MEMORY)):
         value = raw.get(key, default)
         if isinstance(value, str) and not QUANTITY.match(value):
@@ -92,7 +97,7 @@ def resolve_request(
     for key, reason in problems:
         p.add((_FIELD[key],), reason)
     if pool.max_nodes == 0:
-        p.add(("pool",), f"pool '{pool.name}' has {{max_nodes}} 0: the service could never run")
+        p.add(("pool",), f"pool '{pool.name}' has {{{{max_nodes}}}} 0: the service could never run")
     if p.count() != before or resource is None:
         return None
     return ServiceRequest(

@@ -57,6 +57,20 @@ def label_problems(key: str, value: str) -> list[tuple[str, str]]:
     return out
 
 
+RESERVED_NAMESPACES: dict[str, str] = {
+    "default": "the cluster's shared default namespace",
+    "kube-system": "Kubernetes' own namespace",
+    "kube-public": "Kubernetes' own namespace",
+    "kube-node-lease": "Kubernetes' own namespace",
+    "gpu-operator": "the GPU Operator's namespace",
+    "kueue-system": "Kueue's namespace",
+    "kserve": "KServe's namespace",
+    "cert-manager": "cert-manager's namespace",
+}
+"""Namespaces the cluster or the library's operators own: never a team's, never created for a service
+(services may run in ``default``)."""
+
+
 def namespace_problem(name: str) -> str | None:
     if not DNS_LABEL.match(name):
         return f"'{name}' is not a valid namespace name (lowercase letters, digits and '-', at most 63)"

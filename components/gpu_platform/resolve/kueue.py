@@ -14,10 +14,10 @@ from typing import Any
 from gpu_platform.args import kueue as a
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.kubernetes import DNS_LABEL, is_dns_subdomain
+from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES, is_dns_subdomain
 from gpu_platform.resolve.pools import PoolProblems, ResolvedPools
 from gpu_platform.scheduling import pool_tolerations, selector_labels
-from gpu_platform.sharing import advertised_resources
+from gpu_platform.sharing import node_resources
 
 MAX_NODE_LABELS = 8
 MAX_TOLERATIONS = 8
@@ -26,7 +26,7 @@ MAX_COVERED_RESOURCES = 64
 MAX_FLAVORS_PER_GROUP = 64
 MAX_FLAVOR_RESOURCES_PER_GROUP = 512
 MAX_TOTAL_FLAVORS = 256
-DURATION = re.compile(r"^\d+(s|m|h)$")
+DURATION = re.compile(r"^[1-9]\d*(s|m|h)$")
 
 KNOWN_FRAMEWORKS: tuple[str, ...] = (
     "batch/job",
@@ -82,6 +82,7 @@ class Team:
     namespace: str
     cluster_queue: str
     queue_name: str = a.DEFAULT_LOCAL_QUEUE
+    retain_namespace: bool = True
 
 
 @dataclass(frozen=True)
@@ -150,8 +151,9 @@ def cohort_peers(
 
 
 def covered_resources(pools: Sequence[GpuPool]) -> list[str]:
-    """``cpu``, ``memory``, then every GPU resource any of the pools advertises (sorted)."""
-    gpu = sorted({name for p in pools for name in advertised_resources(p)})
+    """``cpu``, ``memory``, then every extended resource any of the pools advertises (sorted): GPU resources
+    and EFA devices. A job asking for a resource no flavor covers is never admitted."""
+    gpu = sorted({name for p in pools for name in node_resources(p)})
     return ["cpu", "memory", *gpu]
 
 
@@ -172,7 +174,7 @@ def _requeuing(raw: Mapping[str, Any], p: Problems) -> RequeuingStrategy:
 def _wait(raw: Mapping[str, Any], p: Problems) -> WaitForPodsReady:
     timeout = raw.get("timeout", a.DEFAULT_WAIT_TIMEOUT)
     if not DURATION.match(timeout):
-        p.add(("timeout",), f"{timeout!r} is not a duration like '10m' (s, m or h)")
+        p.add(("timeout",), f"{timeout!r} is not a positive duration like '10m' (s, m or h)")
     return WaitForPodsReady(
         raw.get("enabled", True),
         timeout,
@@ -279,6 +281,7 @@ def _teams(raw: Sequence[Mapping[str, Any]], queues: Sequence[ClusterQueue], p: 
             t.get("namespace", t["name"]),
             t["cluster_queue"],
             t.get("queue_name", a.DEFAULT_LOCAL_QUEUE),
+            t.get("retain_namespace", True),
         )
         if not DNS_LABEL.match(team.name):
             here.add(("name",), f"{team.name!r} is not a valid name: lowercase letters, digits and dashes")
@@ -289,6 +292,21 @@ def _teams(raw: Sequence[Mapping[str, Any]], queues: Sequence[ClusterQueue], p: 
             )
         if not DNS_LABEL.match(team.namespace):
             here.add(("namespace",), f"'{team.namespace}' is not a valid namespace name (DNS label)")
+        elif team.namespace in RESERVED_NAMESPACES:
+            where = ("namespace",) if "namespace" in t else ("name",)
+            here.add(
+                where,
+                f"'{team.namespace}' is {RESERVED_NAMESPACES[team.namespace]}; give the team its own namespace",
+            )
+        key = (team.namespace, team.queue_name, team.cluster_queue)
+        same = [o for o in out if (o.namespace, o.queue_name, o.cluster_queue) == key]
+        if same and same[0].name == team.name:
+            here.add(("name",), f"team '{team.name}' is listed twice")
+        elif same:
+            reason = (
+                f"LocalQueue '{team.queue_name}' in '{team.namespace}' is already team '{same[0].name}''s"
+            )
+            here.add(("queue_name",), reason)
         if team.namespace in ns_queue and ns_queue[team.namespace][1] != team.cluster_queue:
             j, other = ns_queue[team.namespace]
             here.add(

@@ -8,7 +8,7 @@ from typing import Any
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import cloud_pool_problems
+from gpu_platform.resolve.cloud_pools import cloud_pool_problems, scaling_problems
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
 from gpu_platform.versions import GPU_OPERATOR
@@ -21,7 +21,10 @@ def resolve_node_pool(cloud: str, args: Mapping[str, Any], p: Problems) -> tuple
     if not resolved.pools:
         return None
     pool = resolved.pools[0]
+    before = p.count()
     cloud_pool_problems(pool, p.at("pool"))
+    if p.count() == before:
+        scaling_problems(pool, p.at("pool"))
     where = DriverLocations(p.at("driver"), lambda _: p.at("pool"), p.at("pool"), p.at("cuda_version"))
     driver = resolve_driver(
         cloud, [pool], args.get("driver", {}), args.get("operator_version", GPU_OPERATOR.version), where

@@ -36,6 +36,8 @@ from gpu_platform.errors import Key, Problems
 from gpu_platform.pools import GPU_TAINT, GpuPool, Sharing, Taint
 from gpu_platform.resolve.kubernetes import label_problems
 
+CAPACITY_BLOCK_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
+"""EC2 capacity reservation IDs (Capacity Blocks are capacity reservations)."""
 POOL_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$")
 """Pool names: they name cloud pools (GKE 40 characters with a suffix), labels and Kueue flavors."""
 CUDA_VERSION = re.compile(r"^\d+\.\d+$")
@@ -44,7 +46,11 @@ MAX_POOL_NODES = 1000
 """Upper bound on a pool's size (GKE: 1000 nodes per zone per pool); larger is a typo, not a plan."""
 DISK_SIZE_RANGE = (50, 65536)
 RESERVED_LABEL_PREFIX = "gpu-platform.io/"
-RESERVED_LABELS = ("nvidia.com/device-plugin.config", "nvidia.com/mig.config")
+RESERVED_LABELS = (
+    "nvidia.com/device-plugin.config",
+    "nvidia.com/mig.config",
+    "k8s.amazonaws.com/accelerator",
+)
 
 PoolProblems = Callable[[int], Problems]
 """Where the problems of pool ``i`` are filed: ``gpuPools[i]``, ``pools[i]`` or ``pool``."""
@@ -106,7 +112,7 @@ def _resolve_mig(
             p.add(("managed_by",), "cloud-managed MIG exists on GKE and AKS only; valid: operator")
         elif len(set(profiles)) != 1 or not named:
             p.add(
-                ("mig", "layout"),
+                ("mig", "layout" if named else "profiles"),
                 "cloud-managed MIG partitions every GPU with one profile: use a named 'all-<profile>' layout",
             )
     return Sharing(
@@ -250,6 +256,14 @@ def _check_capacity(cloud: str, pool: Mapping[str, Any], machine: MachineType | 
             )
     elif cloud == "eks" and capacity == "CAPACITY_BLOCK":
         p.add(("reservation",), "{{capacity_type}} CAPACITY_BLOCK needs the Capacity Block ID (cr-...)")
+    if reservation is not None and capacity == "CAPACITY_BLOCK" and not CAPACITY_BLOCK_ID.match(reservation):
+        p.add(
+            ("reservation",),
+            f"'{reservation}' is not a Capacity Block reservation ID like cr-0123456789abcdef0",
+        )
+    for j, zone in enumerate(pool.get("zones", ())):
+        if zone in pool["zones"][:j]:
+            p.add(("zones", j), f"'{zone}' is listed twice")
     if pool.get("efa"):
         if cloud != "eks" or machine is None or machine.efa_interfaces == 0:
             p.add(
@@ -271,8 +285,12 @@ def _check_labels_taints(pool: Mapping[str, Any], p: Problems) -> tuple[Taint, .
         for where, reason in label_problems(key, value):
             p.add(("labels", Key(key)), reason if where == "key" else f"value: {reason}")
     taints = []
+    seen: set[tuple[str, str]] = set()
     for j, t in enumerate(pool.get("taints", ())):
         effect = t.get("effect", DEFAULT_TAINT_EFFECT)
+        if (t["key"], effect) in seen:
+            p.add(("taints", j), f"a second {t['key']}:{effect} taint; Kubernetes refuses duplicates")
+        seen.add((t["key"], effect))
         for where, reason in label_problems(t["key"], t.get("value", "")):
             p.add(("taints", j, where), reason)
         if t["key"] == GPU_TAINT.key and effect != GPU_TAINT.effect:

@@ -7,16 +7,57 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 from gpu_platform import versions
+from gpu_platform.args.autoscaling import EksAutoscaler
+from gpu_platform.plans.autoscaling import ClusterAutoscalerPlan, autoscaler_image_tag, efa_device_plugin_plan
 from gpu_platform.plans.gpu_operator import gpu_operator_plan
 from gpu_platform.plans.inference import inference_service_plan
 from gpu_platform.plans.kserve import CertManagerPlan, cert_manager_values, kserve_plan
 from gpu_platform.plans.kueue import kueue_plan
 
 if TYPE_CHECKING:
+    from gpu_platform.stack.infrastructure import Infrastructure
     from gpu_platform.stack.spec import PlatformSpec
 
-RESERVED_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
-"""Namespaces every cluster already has: never created."""
+
+def eks_networking_and_autoscaling(
+    spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions
+) -> dict[str, Any]:
+    """EKS only: the Cluster Autoscaler (unless ``cluster.autoscaler`` is ``none``) and, when a pool has EFA,
+    the EFA device plugin. Returns the stack outputs."""
+    from gpu_platform.operators.cluster_autoscaler import ClusterAutoscaler
+    from gpu_platform.operators.efa import EfaDevicePlugin
+
+    outputs: dict[str, Any] = {}
+    c = spec.cluster
+    if c.autoscaler == EksAutoscaler.CLUSTER_AUTOSCALER.value:
+        tag = autoscaler_image_tag(c.kubernetes_version)
+        assert tag is not None  # load_platform refused an unpinned minor
+        system = getattr(infra.cluster, "system_node_group_name", None)
+        plan = ClusterAutoscalerPlan(
+            cluster_name=infra.cluster_name,
+            region=c.region or _provider_region(),
+            image_tag=tag,
+            pod_identity_agent=c.pod_identity_agent,
+            node_selector={"eks.amazonaws.com/nodegroup": system} if system else {},
+        )
+        # After the GPU node groups: their Auto Scaling groups are tagged before it first looks.
+        after = pulumi.ResourceOptions(depends_on=list(infra.node_pools.values()))
+        autoscaler = ClusterAutoscaler.from_plan(
+            "cluster-autoscaler", plan, pulumi.ResourceOptions.merge(opts, after)
+        )
+        outputs["clusterAutoscalerStatus"] = autoscaler.status
+    efa = efa_device_plugin_plan(spec.pools)
+    if efa.pools:
+        plugin = EfaDevicePlugin.from_plan("efa-device-plugin", efa, opts)
+        outputs["efaDevicePluginStatus"] = plugin.status
+    return outputs
+
+
+def _provider_region() -> Any:
+    """The AWS provider's region (``aws:region``) when the stack file does not name one."""
+    import pulumi_aws as aws
+
+    return aws.get_region_output().region
 
 
 def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
@@ -29,11 +70,17 @@ def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
     return GpuOperator.from_plan("gpu-operator", plan, opts)
 
 
-def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
+def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str, Any]) -> Any:
+    """Kueue without team namespaces: the stack owns every namespace (``stack.namespaces``)."""
     from gpu_platform.operators.kueue import Kueue
 
     assert spec.kueue is not None
-    return Kueue.from_plan("kueue", kueue_plan(spec.pools, spec.kueue, versions.KUEUE.namespace), opts)
+    secret = "kueue" in spec.secret_sections
+    plan = kueue_plan(
+        spec.pools, spec.kueue, versions.KUEUE.namespace, manage_namespaces=False, secret=secret
+    )
+    after = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=list(namespaces.values())))
+    return Kueue.from_plan("kueue", plan, after)
 
 
 def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any]) -> Any:
@@ -55,14 +102,17 @@ def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any])
     return DraDriver.from_plan("dra-driver", plan, merged)
 
 
-def kserve(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any]) -> dict[str, Any]:
+def kserve(
+    spec: PlatformSpec,
+    opts: pulumi.ResourceOptions,
+    depends_on: list[Any],
+    namespaces: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """cert-manager, KServe and one ``GpuInferenceService`` per service; returns the stack outputs.
 
-    ``depends_on`` (the GPU Operator, and Kueue when it creates the services' namespaces and queues)
-    orders the inference services after what their pods need on the nodes.
+    ``depends_on`` (the GPU Operator, and Kueue for the services' queues) orders the inference services
+    after what their pods need on the nodes; ``namespaces`` are the stack's (``stack.namespaces``).
     """
-    import pulumi_kubernetes as k8s
-
     from gpu_platform.inference import GpuInferenceService
     from gpu_platform.operators.cert_manager import CertManager
     from gpu_platform.operators.kserve import KServe
@@ -71,18 +121,12 @@ def kserve(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[An
     assert ks is not None
     before = []
     if ks.install_cert_manager:
-        plan = CertManagerPlan(versions.CERT_MANAGER.namespace, cert_manager_values())
-        before = [CertManager.from_plan("cert-manager", plan, opts)]
+        certs = CertManagerPlan(versions.CERT_MANAGER.namespace, cert_manager_values())
+        before = [CertManager.from_plan("cert-manager", certs, opts)]
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=before))
-    server = KServe.from_plan("kserve", kserve_plan(ks.settings), merged)
-    team_namespaces = {t.namespace for t in spec.kueue.teams} if spec.kueue else set()
-    managed_elsewhere = team_namespaces | RESERVED_NAMESPACES | {versions.KSERVE_RESOURCES.namespace}
-    namespaces: dict[str, Any] = {}
-    for _, request in ks.services:
-        if request.namespace not in managed_elsewhere and request.namespace not in namespaces:
-            namespaces[request.namespace] = k8s.core.v1.Namespace(
-                f"kserve-namespace-{request.namespace}", metadata={"name": request.namespace}, opts=opts
-            )
+    plan = kserve_plan({**ks.settings, "secret_values": "kserve" in spec.secret_sections})
+    server = KServe.from_plan("kserve", plan, merged)
+    namespaces = namespaces or {}
     services: dict[str, Any] = {}
     mode = ks.settings.get("deployment_mode", "Standard")
     for svc, request in ks.services:

@@ -53,6 +53,7 @@ def _kubeconfig_provider(
 def _pools(
     spec: PlatformSpec, component: Any, build: Callable[..., Any], inputs: dict[str, Any], opts: Any
 ) -> dict[str, Any]:
+    inputs = {**inputs, "protect": not spec.cluster.disposable}
     return {p.name: component.from_plan(p.name, build(p, spec.driver, inputs), opts) for p in spec.pools}
 
 
@@ -76,7 +77,7 @@ def gke(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructu
         )
         return Infrastructure(provider, kubeconfig, c.name, pools)
     assert c.system_pool is not None and c.region is not None
-    settings: dict[str, Any] = {"location": c.region, "network_cidr": c.vpc_cidr}
+    settings: dict[str, Any] = {"location": c.region, "network_cidr": c.vpc_cidr, "protect": not c.disposable}
     for key, value in (("project", c.project), ("kubernetes_version", c.kubernetes_version)):
         if value:
             settings[key] = value
@@ -93,20 +94,14 @@ def gke(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructu
 
 
 def _eks_zones(spec: PlatformSpec) -> list[str]:
-    """The pools' zones first, filled up from the region's available zones (at least two, for EKS)."""
+    """``cluster.zones``, or the region's first available zones: never derived from the pools, so editing a
+    pool never moves a subnet (``load_platform`` requires ``cluster.zones`` when pools name zones)."""
     import pulumi_aws as aws
 
-    wanted: list[str] = []
-    for pool in spec.pools:
-        wanted += [z for z in pool.zones if z not in wanted]
-    available = list(aws.get_availability_zones(state="available", region=spec.cluster.region).names)
-    zones = [z for z in wanted if z in available]
-    for zone in available:
-        if len(zones) >= max(DEFAULT_EKS_ZONES, len(wanted)):
-            break
-        if zone not in zones:
-            zones.append(zone)
-    return zones
+    if spec.cluster.zones:
+        return list(spec.cluster.zones)
+    available = aws.get_availability_zones(state="available", region=spec.cluster.region).names
+    return list(available)[:DEFAULT_EKS_ZONES]
 
 
 def eks(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructure:
@@ -126,8 +121,13 @@ def eks(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructu
         pools = _pools(spec, EksGpuNodePool, pool_plans.eks_node_pool_plan, attached, opts)
         return Infrastructure(provider, kubeconfig, c.name, pools)
     assert c.system_pool is not None
-    zones = list(c.zones) or _eks_zones(spec)
-    settings: dict[str, Any] = {"vpc_cidr": c.vpc_cidr, "availability_zones": zones, **version}
+    zones = _eks_zones(spec)
+    settings: dict[str, Any] = {
+        "vpc_cidr": c.vpc_cidr,
+        "availability_zones": zones,
+        "protect": not c.disposable,
+        **version,
+    }
     if c.region:
         settings["region"] = c.region
     cluster = EksCluster.from_plan(
@@ -137,6 +137,7 @@ def eks(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructu
     for pool in spec.pools:
         pool_zones = list(pool.zones) or zones
         inputs: dict[str, Any] = {
+            "protect": not c.disposable,
             "cluster_name": cluster.cluster_name,
             "node_role_arn": cluster.node_role_arn,
             **version,
@@ -165,7 +166,12 @@ def aks(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructu
         return Infrastructure(provider, kubeconfig, c.name, pools)
     assert c.system_pool is not None
     os_sku = spec.pools[0].image or DEFAULT_IMAGE["aks"]
-    settings: dict[str, Any] = {"vnet_cidr": c.vpc_cidr, "os_sku": os_sku, **version}
+    settings: dict[str, Any] = {
+        "vnet_cidr": c.vpc_cidr,
+        "os_sku": os_sku,
+        "protect": not c.disposable,
+        **version,
+    }
     for key, value in (("location", c.region), ("resource_group_name", c.resource_group)):
         if value:
             settings[key] = value

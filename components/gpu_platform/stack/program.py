@@ -14,7 +14,8 @@ import pulumi
 from gpu_platform.errors import NAMESPACE
 from gpu_platform.stack import addons
 from gpu_platform.stack.infrastructure import deploy_infrastructure
-from gpu_platform.stack.read import config_keys, read_stack_config
+from gpu_platform.stack.namespaces import create_namespaces
+from gpu_platform.stack.read import config_keys, read_stack_config, secret_sections
 from gpu_platform.stack.spec import PlatformSpec, load_platform
 
 
@@ -28,26 +29,31 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
         "kubeconfig": infra.kubeconfig,
         "gpuPools": {p.name: p.gpu.key for p in spec.pools},
     }
+    if spec.cloud == "eks":
+        outputs.update(addons.eks_networking_and_autoscaling(spec, infra, k8s_opts))
+    namespaces = create_namespaces(spec, k8s_opts)
     operator = kueue = None
     if spec.gpu_operator is not None:
         operator = addons.gpu_operator(spec, k8s_opts)
         outputs["gpuOperatorStatus"] = operator.status
     if spec.kueue is not None:
-        kueue = addons.kueue(spec, k8s_opts)
+        kueue = addons.kueue(spec, k8s_opts, namespaces)
         outputs["clusterQueues"] = kueue.cluster_queue_names
-    if spec.dra is not None:  # DRA (issue 16)
-        dra = addons.dra(spec, k8s_opts, [r for r in (operator, kueue) if r is not None])
+    if spec.dra is not None:  # DRA (issue 16): after the operator, Kueue and the claim templates' namespaces
+        claims = [namespaces[n] for n in spec.dra.get("claim_namespaces", ()) if n in namespaces]
+        dra = addons.dra(spec, k8s_opts, [*(r for r in (operator, kueue) if r is not None), *claims])
         outputs["draDeviceClasses"] = dra.device_classes
         outputs["draClaimTemplates"] = dra.claim_templates
     if spec.kserve is not None:
-        # After the operator (GPU pods need the device plugin) and Kueue (team namespaces, queues).
-        outputs.update(addons.kserve(spec, k8s_opts, [r for r in (operator, kueue) if r is not None]))
+        # After the operator (GPU pods need the device plugin) and Kueue (queues).
+        deps = [r for r in (operator, kueue) if r is not None]
+        outputs.update(addons.kserve(spec, k8s_opts, deps, namespaces))
     return outputs
 
 
 def main() -> None:
     """Read the stack's config, check all of it, then create the platform and export its outputs."""
     others = [k for k in config_keys() if not k.startswith(f"{NAMESPACE}:")]
-    spec = load_platform(read_stack_config(), others)
+    spec = load_platform(read_stack_config(), others, secret_sections())
     for key, value in deploy(spec).items():
         pulumi.export(key, value)

@@ -25,6 +25,19 @@ def config_keys() -> list[str]:
     return sorted(set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env()))
 
 
+def secret_sections() -> frozenset[str]:
+    """The ``gpu-platform:`` keys the stack holds as secrets (snake_case). Pulumi marks a whole object key
+    secret when any value inside it is ``secure:``, so the whole section is treated as secret."""
+    from pulumi.runtime.config import is_config_secret
+
+    keys = [k for k in config_keys() if k.startswith(f"{NAMESPACE}:") and is_config_secret(k)]
+    return frozenset(_snake(k.split(":", 1)[1]) for k in keys)
+
+
+def _snake(key: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
+
+
 def read_stack_config() -> dict[str, Any]:
     """Every ``gpu-platform:<key>`` the stack sets, objects parsed from JSON. Unknown keys are included so
     they are reported rather than ignored; scalars stay text (``"12.8"`` is a CUDA version, not a float)."""

@@ -61,6 +61,8 @@ class PlatformSpec:
     """The ``dra`` settings when the NVIDIA DRA driver is enabled (issue 16), else ``None``."""
     config: Mapping[str, Any] = field(default_factory=dict)
     """The validated stack file (snake_case keys), for outputs and diagnostics."""
+    secret_sections: frozenset[str] = frozenset()
+    """Sections holding a ``secure:`` value (snake_case): their chart values are stored encrypted."""
 
 
 def _sections(raw: Any, p: Problems) -> dict[str, Any]:
@@ -72,22 +74,28 @@ def _sections(raw: Any, p: Problems) -> dict[str, Any]:
     fields = hints(schema.StackConfigArgs)
     snake = {_snake(k): k for k in raw}
     out: dict[str, Any] = {}
+    suggested = set()
     for key, given in snake.items():
         if key not in fields:
-            p.add((given,), unknown_key_reason(given, list(fields), camel=True))
+            reason = unknown_key_reason(given, list(fields), camel=True)
+            p.add((given,), reason)
+            suggested |= {f for f in fields if f"'{_camel(f)}'?" in reason}
     for key in sorted(schema.StackConfigArgs.__required_keys__):
-        if key not in snake:
+        if key not in snake and key not in suggested:  # a misspelt key is one mistake, said once
             p.add((key,), "required key is missing")
     for key, tp in fields.items():
         if key not in snake or key == "gpu_pools":
             continue
         value = raw[snake[key]]
-        if key == "kserve" and isinstance(value, Mapping):
-            out["kserve_services"] = value.get("services", [])
+        services = value.get("services", []) if key == "kserve" and isinstance(value, Mapping) else None
+        if services is not None:
             value = {k: v for k, v in value.items() if k != "services"}
         parsed = parse(tp, value, p.at(key), camel=True)
         if parsed is not None:
             out[key] = parsed
+            if services is not None:
+                # Services are checked only against a valid kserve section: no follow-on errors.
+                out["kserve_services"] = services
     if "gpu_pools" in snake:
         pools = raw[snake["gpu_pools"]]
         if not isinstance(pools, list) or not pools:
@@ -95,6 +103,11 @@ def _sections(raw: Any, p: Problems) -> dict[str, Any]:
         else:
             out["gpu_pools"] = pools
     return out
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part.title() for part in rest)
 
 
 def _snake(key: str) -> str:
@@ -144,6 +157,18 @@ def _kserve(
 def _service_queue(
     svc: Mapping[str, Any], kueue: KueueSpec | None, kueue_on: bool, here: Problems, p: Problems
 ) -> None:
+    priority = svc.get("priority_class")
+    if priority is not None and not kueue_on:
+        here.add(
+            ("priority_class",), "a Kueue WorkloadPriorityClass, but Kueue is off; remove it or enable Kueue"
+        )
+    elif (
+        priority is not None
+        and kueue is not None
+        and priority not in [c.name for c in kueue.priority_classes]
+    ):
+        valid = ", ".join(c.name for c in kueue.priority_classes)
+        here.add(("priority_class",), f"'{priority}' is not a Kueue WorkloadPriorityClass; valid: {valid}")
     queue = svc.get("queue")
     if queue is None:
         return
@@ -175,14 +200,43 @@ def _driver(
     )
 
 
-def load_platform(raw: Any, other_keys: Sequence[str] = ()) -> PlatformSpec:
+def _no_operator_sharing(pools: Sequence[GpuPool], at: Any) -> None:
+    """Sharing configured through the GPU Operator cannot happen when the operator is switched off."""
+    for pool in pools:
+        if pool.sharing.mode != "none" and pool.sharing.managed_by == "operator":
+            at(pool.index).add(
+                ("sharing", "mode"),
+                f"'{pool.sharing.mode}' is configured through the GPU Operator, which {{{{gpu_operator.enabled}}}} "
+                "false leaves out; enable it, or use cloud-managed sharing (managedBy: cloud)",
+            )
+
+
+def _given(raw: Any) -> set[str]:
+    return {_snake(k) for k in raw} if isinstance(raw, Mapping) else set()
+
+
+def load_platform(
+    raw: Any, other_keys: Sequence[str] = (), secret_sections: frozenset[str] | None = None
+) -> PlatformSpec:
     """Parse and check the whole stack config; raise one ``ConfigError`` listing every problem.
 
     ``other_keys`` are the stack's config keys outside the namespace (``aws:region``): one that is a typo
-    of ``gpu-platform:`` is refused, since Pulumi would silently ignore it."""
+    of ``gpu-platform:`` is refused, since Pulumi would silently ignore it. ``secret_sections`` are the
+    sections Pulumi holds as secrets (``None``: unknown, e.g. in tests); a kubeconfig outside one is refused."""
     p = Problems()
     misspelled_namespace_problems(list(other_keys), p)
     cfg = _sections(raw, p)
+    if (
+        secret_sections is not None
+        and "kubeconfig" in cfg.get("cluster", {})
+        and "cluster" not in secret_sections
+    ):
+        p.add(
+            ("cluster", "kubeconfig"),
+            "is plain text in the stack file (and would be in the state): set it as a secret with "
+            "`pulumi config set --secret --path 'gpu-platform:cluster.kubeconfig' \"$(cat kubeconfig)\"`, "
+            "or use {{cluster.kubeconfig_stack_reference}}",
+        )
     cloud: str | None = cfg.get("cloud")
     if cloud is None:
         p.raise_for_config()
@@ -190,15 +244,19 @@ def load_platform(raw: Any, other_keys: Sequence[str] = ()) -> PlatformSpec:
     at = lambda i: p.at("gpu_pools", i)  # noqa: E731
     check_cuda_default(cfg.get("cuda_version"), p.at("cuda_version"))
     raw_pools = cfg.get("gpu_pools", [])
-    pools = resolve_cluster_pools(cloud, raw_pools, cfg.get("cuda_version"), at, camel=True)
+    pools = resolve_cluster_pools(cloud, raw_pools, cfg.get("cuda_version"), at, camel=True, created=True)
     cluster = (
         resolve_cluster(cloud, cfg["cluster"], pools.pools, at, p.at("cluster")) if "cluster" in cfg else None
     )
     kueue_section = cfg.get("kueue", {})
     kueue_on = kueue_section.get("enabled", True)
     kueue = resolve_kueue(cloud, kueue_section, pools, at, p.at("kueue")) if kueue_on else None
-    kserve = _kserve(cfg.get("kserve", {}), cfg.get("kserve_services", []), pools, kueue, kueue_on, p)
+    kserve = None
+    if "kserve" in cfg or "kserve" not in _given(raw):
+        kserve = _kserve(cfg.get("kserve", {}), cfg.get("kserve_services", []), pools, kueue, kueue_on, p)
     driver = _driver(cloud, cfg, pools, len(raw_pools), p)
+    if not cfg.get("gpu_operator", {}).get("enabled", True):
+        _no_operator_sharing(pools.pools, at)
     dra = _dra(cfg, pools, cluster, driver, at, p)
     p.raise_for_config()
     assert cluster is not None and driver is not None
@@ -214,6 +272,7 @@ def load_platform(raw: Any, other_keys: Sequence[str] = ()) -> PlatformSpec:
         kserve=kserve,
         dra=dra,
         config=cfg,
+        secret_sections=secret_sections or frozenset(),
     )
 
 

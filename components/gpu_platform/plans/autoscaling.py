@@ -1,0 +1,258 @@
+"""Plans of the EKS add-ons that make GPU pools usable: the Cluster Autoscaler and the EFA device plugin.
+
+The Cluster Autoscaler (kubernetes/autoscaler ``cloudprovider/aws/README.md`` at cluster-autoscaler-1.35.0)
+finds the node groups by their Auto Scaling group tags and learns what an empty group's nodes offer from
+``node_template_tags`` (``plans.nodepools``); its IAM is the README's full-feature policy, with the two
+actions that change capacity limited to this cluster's groups. The EFA device plugin (aws/eks-charts)
+advertises ``vpc.amazonaws.com/efa``; the node groups attach the interfaces (``nodepools.eks``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpu_platform import versions
+from gpu_platform.args.autoscaling import (
+    AUTOSCALER_SERVICE_ACCOUNT,
+    DEFAULT_AUTOSCALER_EXPANDER,
+    DEFAULT_AUTOSCALER_IAM,
+    DEFAULT_MAX_NODE_PROVISION_TIME,
+    AutoscalerIam,
+    ClusterAutoscalerArgs,
+    EfaDevicePluginArgs,
+)
+from gpu_platform.args.validate import check_arguments
+from gpu_platform.errors import Problems
+from gpu_platform.plans.helm import deep_merge
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
+from gpu_platform.resolve.cluster import KUBERNETES_VERSION
+from gpu_platform.scheduling import CA_TAG_PREFIX, EFA_LABEL, pool_tolerations
+
+DISCOVERY_TAGS = (f"{CA_TAG_PREFIX}/enabled", f"{CA_TAG_PREFIX}/{{cluster}}")
+"""The chart's ``autoDiscovery.tags``: an Auto Scaling group with both keys is the autoscaler's."""
+OWNED = "owned"
+DESCRIBE_ACTIONS = (
+    "autoscaling:DescribeAutoScalingGroups",
+    "autoscaling:DescribeAutoScalingInstances",
+    "autoscaling:DescribeLaunchConfigurations",
+    "autoscaling:DescribeScalingActivities",
+    "ec2:DescribeImages",
+    "ec2:DescribeInstanceTypes",
+    "ec2:DescribeLaunchTemplateVersions",
+    "ec2:GetInstanceTypesFromInstanceRequirements",
+    "eks:DescribeNodegroup",
+)
+SCALE_ACTIONS = ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup")
+POD_IDENTITY_PRINCIPAL = "pods.eks.amazonaws.com"
+POD_IDENTITY_ACTIONS = ("sts:AssumeRole", "sts:TagSession")
+"""What EKS Pod Identity's trust policy allows (EKS user guide, "pod-id-role")."""
+
+
+def discovery_tags(cluster_name: str) -> dict[str, str]:
+    """The two tags auto-discovery looks for, put on every GPU node group's Auto Scaling group."""
+    return {DISCOVERY_TAGS[0]: "true", DISCOVERY_TAGS[1].format(cluster=cluster_name): OWNED}
+
+
+def autoscaler_policy(cluster_name: str) -> str:
+    """The README's full-feature policy; capacity changes only on this cluster's Auto Scaling groups."""
+    cluster_tag = DISCOVERY_TAGS[1].format(cluster=cluster_name)
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Effect": "Allow", "Action": list(DESCRIBE_ACTIONS), "Resource": "*"},
+                {
+                    "Effect": "Allow",
+                    "Action": list(SCALE_ACTIONS),
+                    "Resource": "*",
+                    "Condition": {"StringEquals": {f"aws:ResourceTag/{cluster_tag}": OWNED}},
+                },
+            ],
+        }
+    )
+
+
+def pod_identity_trust() -> str:
+    statement = {
+        "Effect": "Allow",
+        "Principal": {"Service": POD_IDENTITY_PRINCIPAL},
+        "Action": list(POD_IDENTITY_ACTIONS),
+    }
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
+
+
+def irsa_trust(provider_arn: str, issuer: str, namespace: str) -> str:
+    """Only the autoscaler's service account may assume the role through the cluster's OIDC provider."""
+    host = issuer.removeprefix("https://")
+    condition = {
+        f"{host}:sub": f"system:serviceaccount:{namespace}:{AUTOSCALER_SERVICE_ACCOUNT}",
+        f"{host}:aud": "sts.amazonaws.com",
+    }
+    statement = {
+        "Effect": "Allow",
+        "Principal": {"Federated": provider_arn},
+        "Action": "sts:AssumeRoleWithWebIdentity",
+        "Condition": {"StringEquals": condition},
+    }
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
+
+
+def autoscaler_image_tag(kubernetes_version: str | None) -> str | None:
+    """The image of the cluster's minor (``None`` for a minor without a pinned image)."""
+    if kubernetes_version is None:
+        return versions.CLUSTER_AUTOSCALER_IMAGE_TAGS[versions.CLUSTER_AUTOSCALER_DEFAULT_MINOR]
+    minor = ".".join(kubernetes_version.lstrip("v").split(".")[:2])
+    return versions.CLUSTER_AUTOSCALER_IMAGE_TAGS.get(minor)
+
+
+@dataclass(frozen=True)
+class ClusterAutoscalerPlan:
+    """Everything about the autoscaler except the values that are Outputs (cluster name, region, role)."""
+
+    cluster_name: Any
+    region: Any
+    image_tag: str
+    iam: str = DEFAULT_AUTOSCALER_IAM
+    pod_identity_agent: bool = True
+    oidc_provider_arn: Any = None
+    oidc_issuer: Any = None
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    expander: str = DEFAULT_AUTOSCALER_EXPANDER
+    max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
+    user_values: Mapping[str, Any] = field(default_factory=dict)
+    namespace: str = versions.CLUSTER_AUTOSCALER.namespace
+    service_account: str = AUTOSCALER_SERVICE_ACCOUNT
+
+
+def cluster_autoscaler_values(plan: ClusterAutoscalerPlan, role_arn: Any = None) -> dict[str, Any]:
+    """Chart values; the library's win over ``plan.user_values``.
+
+    ``skip-nodes-with-local-storage=false``: GPU pods mount ``emptyDir`` (``/dev/shm`` for NCCL and
+    PyTorch), and with the upstream default an idle GPU node running such a pod would never be removed.
+    The GPU utilisation threshold keeps the upstream default (0.5, of requested GPUs).
+    """
+    account: dict[str, Any] = {"create": True, "name": plan.service_account}
+    if plan.iam == AutoscalerIam.IRSA.value:
+        account["annotations"] = {"eks.amazonaws.com/role-arn": role_arn}
+    ours: dict[str, Any] = {
+        "cloudProvider": "aws",
+        "awsRegion": plan.region,
+        "autoDiscovery": {"clusterName": plan.cluster_name},
+        "fullnameOverride": "cluster-autoscaler",
+        "image": {
+            "repository": versions.CLUSTER_AUTOSCALER_IMAGE_REPOSITORY,
+            "tag": plan.image_tag,
+        },
+        "rbac": {"serviceAccount": account},
+        "nodeSelector": dict(plan.node_selector),
+        "extraArgs": {
+            "expander": plan.expander,
+            "max-node-provision-time": plan.max_node_provision_time,
+            "skip-nodes-with-local-storage": False,
+        },
+    }
+    return deep_merge(plan.user_values, ours)
+
+
+def _autoscaler_problems(checked: Mapping[str, Any], p: Problems) -> str | None:
+    version = checked.get("kubernetes_version")
+    if version is not None and not KUBERNETES_VERSION.match(version):
+        p.add(("kubernetes_version",), f"'{version}' is not a Kubernetes version like '1.33'")
+        return None
+    tag = autoscaler_image_tag(version)
+    if tag is None:
+        p.add(
+            ("kubernetes_version",),
+            f"no pinned Cluster Autoscaler for {version} (its minor must match the cluster's); valid: "
+            f"{', '.join(versions.CLUSTER_AUTOSCALER_IMAGE_TAGS)}",
+        )
+    iam = checked.get("iam", DEFAULT_AUTOSCALER_IAM)
+    for key in ("oidc_provider_arn", "oidc_issuer"):
+        if iam == AutoscalerIam.IRSA.value and checked.get(key) is None:
+            p.add((key,), "required with {{iam}} irsa")
+        elif iam != AutoscalerIam.IRSA.value and key in checked:
+            p.add((key,), "only with {{iam}} irsa; remove it")
+    if iam == AutoscalerIam.IRSA.value and "pod_identity_agent" in checked:
+        p.add(("pod_identity_agent",), "only with {{iam}} pod-identity; remove it")
+    return tag
+
+
+def plan_cluster_autoscaler(args: ClusterAutoscalerArgs) -> ClusterAutoscalerPlan:
+    """``ClusterAutoscaler``'s arguments checked; ``ArgumentsError`` lists every problem."""
+    p = Problems()
+    checked = check_arguments(ClusterAutoscalerArgs, args, p)
+    tag = _autoscaler_problems(checked, p) if checked is not None else None
+    p.raise_for_arguments()
+    assert checked is not None and tag is not None
+    iam = checked.get("iam", DEFAULT_AUTOSCALER_IAM)
+    return ClusterAutoscalerPlan(
+        cluster_name=checked["cluster_name"],
+        region=checked["region"],
+        image_tag=tag,
+        iam=iam,
+        pod_identity_agent=iam == AutoscalerIam.POD_IDENTITY.value
+        and checked.get("pod_identity_agent", True),
+        oidc_provider_arn=checked.get("oidc_provider_arn"),
+        oidc_issuer=checked.get("oidc_issuer"),
+        node_selector=dict(checked.get("node_selector", {})),
+        expander=checked.get("expander", DEFAULT_AUTOSCALER_EXPANDER),
+        max_node_provision_time=checked.get("max_node_provision_time", DEFAULT_MAX_NODE_PROVISION_TIME),
+        user_values=dict(checked.get("values", {})),
+    )
+
+
+# --- EFA ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EfaDevicePluginPlan:
+    pools: tuple[GpuPool, ...]
+    """The EFA pools the plugin serves."""
+    user_values: Mapping[str, Any] = field(default_factory=dict)
+    namespace: str = versions.AWS_EFA_DEVICE_PLUGIN.namespace
+
+    @property
+    def tolerations(self) -> list[dict[str, str]]:
+        """Every taint of every EFA pool (the chart tolerates only ``CriticalAddonsOnly``)."""
+        out: list[dict[str, str]] = []
+        for pool in self.pools:
+            out += [t for t in pool_tolerations(pool) if t not in out]
+        return out
+
+
+def efa_device_plugin_values(plan: EfaDevicePluginPlan) -> dict[str, Any]:
+    """On the EFA pools' nodes only (their label), tolerating their taints; the chart's own instance-type
+    affinity stays as it is."""
+    ours = {
+        "image": {
+            "repository": versions.AWS_EFA_DEVICE_PLUGIN_IMAGE_REPOSITORY,
+            "tag": versions.AWS_EFA_DEVICE_PLUGIN_IMAGE_TAG,
+        },
+        "nodeSelector": {EFA_LABEL: "true"},
+        "tolerations": plan.tolerations,
+    }
+    return deep_merge(plan.user_values, ours)
+
+
+def efa_device_plugin_plan(
+    pools: Sequence[GpuPool], values: Mapping[str, Any] | None = None
+) -> EfaDevicePluginPlan:
+    return EfaDevicePluginPlan(tuple(p for p in pools if p.efa), dict(values or {}))
+
+
+def plan_efa_device_plugin(args: EfaDevicePluginArgs) -> EfaDevicePluginPlan:
+    """``EfaDevicePlugin``'s arguments checked: at least one pool with ``efa``."""
+    p = Problems()
+    checked = check_arguments(EfaDevicePluginArgs, args, p)
+    pools: list[GpuPool] = []
+    if checked is not None:
+        pools = resolve_cluster_pools("eks", checked["pools"], None, lambda i: p.at("pools", i)).pools
+        if not p.count() and not any(pool.efa for pool in pools):
+            p.add(("pools",), "no pool sets efa: true; the plugin would run nowhere")
+    p.raise_for_arguments()
+    assert checked is not None
+    return efa_device_plugin_plan(pools, checked.get("values"))
