@@ -415,11 +415,24 @@ def test_controller_args_problems() -> None:
     assert set(found) == {"subnet_ids", "replicas", "values.settings.clusterName"}
 
 
-def test_dra_pools_on_karpenter_carry_the_dra_labels() -> None:
-    plan = eks_plan({**L4_SPOT, "allocation": "dra"})
-    labels = kp.eks_node_pool(plan)["spec"]["template"]["metadata"]["labels"]
-    assert labels["nvidia.com/dra-kubelet-plugin"] == "true"
-    assert labels["nvidia.com/gpu.deploy.device-plugin"] == "false"
+def test_what_karpenters_simulation_cannot_see_is_refused() -> None:
+    """Karpenter sizes nodes by the instance type's whole GPUs and ignores DRA claims (not GA in 1.14)."""
+    shared = {**L4_SPOT, "sharing": {"mode": "time-slicing", "replicas": 4}}
+    found = arg_problems(kp.plan_eks_karpenter_pool, {"pool": shared, **KARPENTER_INPUTS})
+    assert list(found) == ["pool.sharing.mode"] and "a node per pod" in found["pool.sharing.mode"]
+    mig = {
+        "name": "h100",
+        "machine_type": "p5.48xlarge",
+        "max_nodes": 1,
+        "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
+    }
+    assert list(arg_problems(kp.plan_eks_karpenter_pool, {"pool": mig, **KARPENTER_INPUTS})) == [
+        "pool.sharing.mode"
+    ]
+    dra = arg_problems(
+        kp.plan_eks_karpenter_pool, {"pool": {**L4_SPOT, "allocation": "dra"}, **KARPENTER_INPUTS}
+    )
+    assert list(dra) == ["pool.allocation"] and "IGNORE_DRA_REQUESTS" in dra["pool.allocation"]
 
 
 def test_vendored_files_exist() -> None:

@@ -157,3 +157,16 @@ def test_compute_class_component(run_component: Any) -> None:
     plan = run_component(lambda: GkeGpuComputeClass("l4", {"pool": L4_GKE}))
     obj = plan.one("kubernetes:cloud.google.com/v1:ComputeClass")
     assert validation_errors({k: obj.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec")}) == []
+
+
+def test_aks_nap_refuses_operator_sharing_and_dra_like_karpenter() -> None:
+    shared = {**A100_SPOT, "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}}}
+    assert list(arg_problems(nap.plan_aks_nap_pool, {"pool": shared})) == ["pool.sharing.mode"]
+    dra = arg_problems(
+        nap.plan_aks_nap_pool,
+        {
+            "pool": {**A100_SPOT, "allocation": "dra"},
+            "driver": {"owner": "cloud", "host_version": "580.95.05"},
+        },
+    )
+    assert list(dra) == ["pool.allocation"]

@@ -341,8 +341,8 @@ def controller_values(plan: EksKarpenterPlan, cluster_name: Any, queue_name: Any
     """``karpenter`` chart values (``cluster_name``/``queue_name`` may be Outputs, set after the merge)."""
     typed: dict[str, Any] = {
         "settings": {
-            # Karpenter cannot simulate DRA devices; with DRA pools it provisions from the pool's instance
-            # type, labels and taints (the chart's default, set so it does not change under the library).
+            # The chart's default, pinned so it cannot change under the library: Karpenter ignores DRA claims
+            # in its simulation until its DRA support is GA, which is why DRA pools are refused here.
             "ignoreDRARequests": True,
         },
         "controller": {

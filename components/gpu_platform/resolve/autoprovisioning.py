@@ -6,7 +6,10 @@ refused at the key that asks for them, so nothing is silently dropped:
 - Minimum and initial nodes: auto-provisioners create nodes only for pending pods (Karpenter's static
   ``replicas`` are a separate feature gate, off by default in 1.14; ComputeClass auto-created pools start
   empty). ``max_nodes`` becomes Karpenter ``limits``; GKE has no per-class cap (cluster-wide NAP limits).
-- Karpenter: EFA (every interface + a cluster placement group) stays on managed node groups.
+- Karpenter (and AKS NAP, which is Karpenter): it sizes nodes from the instance type's whole GPUs, so the GPU
+  Operator's sharing (replicas, renamed and MIG resources) and DRA claims (ignored in its simulation until
+  its DRA support is GA) are refused; EFA (every interface + a cluster placement group) stays on managed
+  node groups.
 - AKS NAP: ``AKSNodeClass`` has no MIG instance profile, no spot max price; zones would need the region in
   the label value (``<region>-<n>``), which the pool does not carry.
 - GKE ComputeClass: auto-created pools get GKE's driver (``gpu.driverVersion`` is only ``default`` or
@@ -43,8 +46,33 @@ def _scale_from_zero(pool: GpuPool, p: Problems, who: str) -> None:
         p.add(("initial_nodes",), f"{who} starts with no nodes; use 0")
 
 
+def _karpenter_simulation(pool: GpuPool, p: Problems, who: str) -> None:
+    """Karpenter launches nodes from a simulation of the instance types' capacity: it knows each type's
+    ``nvidia.com/gpu`` count, not what the GPU Operator's device plugin later advertises (replicas,
+    ``nvidia.com/gpu.shared``, ``nvidia.com/mig-*``; NodeOverlay, which could declare them, is alpha and off in
+    1.14), and it ignores DRA claims until its DRA support is GA (``IGNORE_DRA_REQUESTS``, reference/settings.md
+    at v1.14.1)."""
+    s = pool.sharing
+    if s.mode != "none" and s.managed_by == "operator":
+        p.add(
+            ("sharing", "mode"),
+            f"{who} sizes nodes by the instance type's whole nvidia.com/gpu and does not know the GPU Operator's "
+            f"'{s.mode}' resources: it would launch a node per pod, or none for renamed and MIG resources "
+            "(NodeOverlay, which could declare them, is alpha and off in Karpenter 1.14). Use mode 'none' here, or a "
+            "managed pool with min_nodes >= 1 for shared GPUs",
+        )
+    if pool.dra:
+        p.add(
+            ("allocation",),
+            f"{who} ignores DRA claims in its scheduling simulation until its DRA support is GA "
+            "(IGNORE_DRA_REQUESTS): it would pack claim-only GPU pods onto too few nodes. Put DRA pools on a managed "
+            "pool (EksGpuNodePool, AksGpuNodePool)",
+        )
+
+
 def karpenter_pool_problems(pool: GpuPool, p: Problems) -> None:
     _scale_from_zero(pool, p, "Karpenter")
+    _karpenter_simulation(pool, p, "Karpenter")
     if pool.efa:
         p.add(
             ("efa",),
@@ -55,6 +83,7 @@ def karpenter_pool_problems(pool: GpuPool, p: Problems) -> None:
 
 def nap_pool_problems(pool: GpuPool, p: Problems) -> None:
     _scale_from_zero(pool, p, "AKS Node Auto Provisioning")
+    _karpenter_simulation(pool, p, "AKS Node Auto Provisioning (Karpenter)")
     s = pool.sharing
     if s.mode == "mig" and s.managed_by == "cloud":
         p.add(
