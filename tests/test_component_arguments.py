@@ -50,6 +50,17 @@ VALID: dict[str, dict[str, Any]] = {
     "KubeflowTrainer": {},
     "KubeRay": {},
     "Volcano": {"cloud": "existing", "pools": [EXISTING_POOL]},
+    # DRA and node auto-provisioning (issue 16)
+    "DraDriver": {
+        "cloud": "existing",
+        "kubernetes_version": "1.34",
+        "driver": {"owner": "operator"},
+        "pools": [{**EXISTING_POOL, "allocation": "dra"}],
+    },
+    "EksKarpenter": {"cluster_name": "c", "subnet_ids": ["s"], "security_group_ids": ["g"]},
+    "EksKarpenterGpuNodePool": {"pool": EKS_POOL, "node_role_name": "r", "discovery": "c"},
+    "AksNapGpuNodePool": {"pool": AKS_POOL},
+    "GkeGpuComputeClass": {"pool": L4_POOL},
 }
 REQUIRED: dict[str, str] = {
     "GkeCluster": "location",
@@ -62,6 +73,11 @@ REQUIRED: dict[str, str] = {
     "ClusterAutoscaler": "region",
     "EfaDevicePlugin": "pools",
     "Volcano": "pools",
+    "DraDriver": "kubernetes_version",
+    "EksKarpenter": "subnet_ids",
+    "EksKarpenterGpuNodePool": "node_role_name",
+    "AksNapGpuNodePool": "pool",
+    "GkeGpuComputeClass": "pool",
 }
 
 

@@ -15,18 +15,27 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 GKE_POOL = "gcp:container/nodePool:NodePool"
 EKS_GROUP = "aws:eks/nodeGroup:NodeGroup"
 AKS_POOL = "azure-native:containerservice:AgentPool"
+KARPENTER_POOL = "kubernetes:karpenter.sh/v1:NodePool"  # issue 16: Karpenter GPU NodePools (EKS)
+DRA_CHART = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
 
 
 def gpu_pools(plan: Plan) -> list[tuple[str, Any]]:
     out = [("gke", r) for r in plan.by_type(GKE_POOL) if r.inputs["nodeConfig"].get("guestAccelerators")]
     out += [("eks", r) for r in plan.by_type(EKS_GROUP) if "NVIDIA" in r.inputs.get("amiType", "")]
     out += [("aks", r) for r in plan.by_type(AKS_POOL) if "gpuProfile" in r.inputs]
+    out += [
+        ("karpenter", r)
+        for r in plan.by_type(KARPENTER_POOL)
+        if "nvidia.com/gpu" in r.inputs["spec"].get("limits", {})
+    ]
     return out
 
 
 def labels_of(cloud: str, pool: Any) -> dict[str, str]:
     if cloud == "gke":
         return dict(pool.inputs["nodeConfig"].get("labels") or {})
+    if cloud == "karpenter":
+        return dict(pool.inputs["spec"]["template"]["metadata"].get("labels") or {})
     return dict(pool.inputs.get("labels" if cloud == "eks" else "nodeLabels") or {})
 
 
@@ -51,14 +60,30 @@ def driver_paths(plan: Plan, cloud: str, pool: Any, operator: dict[str, Any] | N
             paths.append("Google's COS installer")
     if cloud == "eks":
         paths.append("EKS NVIDIA AMI")  # gpu_pools() kept only NVIDIA AMIs
+    if cloud == "karpenter":
+        node_class = pool.inputs["spec"]["template"]["spec"]["nodeClassRef"]["name"]
+        (ec2nc,) = [
+            c
+            for c in plan.by_type("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass")
+            if c.inputs["metadata"]["name"] == node_class
+        ]
+        alias = ec2nc.inputs["spec"]["amiSelectorTerms"][0]["alias"]
+        assert alias.split("@")[0] in ("al2023", "bottlerocket")  # Karpenter picks their NVIDIA variants
+        paths.append("EKS NVIDIA AMI (Karpenter alias)")
     if cloud == "aks" and pool.inputs["gpuProfile"].get("driver") == "Install":
         paths.append("AKS-managed driver")
     return paths
 
 
-def device_plugins(cloud: str, pool: Any, operator: dict[str, Any] | None) -> list[str]:
+def device_plugins(
+    cloud: str, pool: Any, operator: dict[str, Any] | None, plan: Plan | None = None
+) -> list[str]:
     labels = labels_of(cloud, pool)
     plugins = []
+    for release in plan.by_type(RELEASE) if plan is not None else ():  # DRA pools (issue 16)
+        selector = ((release.inputs.get("values") or {}).get("kubeletPlugin") or {}).get("nodeSelector") or {}
+        if release.inputs["chart"] == DRA_CHART and selector and set(selector.items()) <= set(labels.items()):
+            plugins.append("NVIDIA DRA driver")
     operator_plugin = operator is not None and operator["devicePlugin"]["enabled"]
     if operator_plugin and labels.get("nvidia.com/gpu.deploy.device-plugin") != "false":
         plugins.append("gpu-operator device plugin")
@@ -78,9 +103,9 @@ def test_every_gpu_pool_of_an_example_gets_one_driver_and_one_device_plugin(exam
             pool.name,
             driver_paths(plan, cloud, pool, operator),
         )
-        assert len(device_plugins(cloud, pool, operator)) == 1, (
+        assert len(device_plugins(cloud, pool, operator, plan)) == 1, (
             pool.name,
-            device_plugins(cloud, pool, operator),
+            device_plugins(cloud, pool, operator, plan),
         )
 
 

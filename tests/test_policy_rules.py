@@ -23,6 +23,7 @@ from gpu_platform.versions import ALL_CHARTS
 GPU_TAINT_GKE = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
 GPU_TAINT_AKS = "nvidia.com/gpu=present:NoSchedule"
 EXISTS_ALL = [{"operator": "Exists"}]
+DRA_LABELS = {"nvidia.com/dra-kubelet-plugin": "true", "nvidia.com/gpu.deploy.device-plugin": "false"}
 
 
 def res(type_: str, props: dict[str, Any], name: str = "r", ignore: tuple[str, ...] = ()) -> PolicyResource:
@@ -592,6 +593,10 @@ CASES: dict[str, tuple[Any, Any]] = {
         [gke_pool(labels={ISOLATION_LABEL: "required"}, sharing="TIME_SHARING")],
         [gke_pool(labels={ISOLATION_LABEL: "required"})],
     ),
+    "dra-without-device-plugin": (
+        [eks_group(labels={"nvidia.com/dra-kubelet-plugin": "true"}), operator()],
+        [eks_group(labels=DRA_LABELS), operator()],
+    ),
 }
 
 
@@ -634,3 +639,197 @@ def test_quantities_paths_and_names() -> None:
         chart_name("oci://ghcr.io/nvidia/gpu-operator") == chart_name("nvidia/gpu-operator") == "gpu-operator"
     )
     assert chart_name("gpu-operator-v26.7.0.tgz") == "gpu-operator"
+
+
+# --- Karpenter and AKS NAP NodePools (issue 16) ------------------------------------------------------------
+
+KARPENTER_GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+
+
+def karpenter_pool(
+    requirements: list[dict[str, Any]] | None = None,
+    taints: Any = (KARPENTER_GPU_TAINT,),
+    group: str = "karpenter.k8s.aws",
+    limits: dict[str, str] | None = None,
+    name: str = "gpu",
+) -> PolicyResource:
+    reqs = (
+        requirements
+        if requirements is not None
+        else [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6.2xlarge"]}]
+    )
+    spec: dict[str, Any] = {
+        "template": {
+            "metadata": {"labels": {"gpu-platform.io/pool": name}},
+            "spec": {
+                "nodeClassRef": {"group": group, "kind": "EC2NodeClass", "name": name},
+                "requirements": reqs,
+                "taints": list(taints) if not isinstance(taints, type(UNKNOWN)) else taints,
+            },
+        }
+    }
+    if limits is not None:
+        spec["limits"] = limits
+    props = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
+    return res("kubernetes:karpenter.sh/v1:NodePool", props, name)
+
+
+def test_karpenter_gpu_node_pool_without_taint_fails_with_the_nodepool_fix() -> None:
+    v = only(R.gpu_pool_taint(karpenter_pool(taints=[])), "gpu-pool-taint")
+    assert "'gpu' (g6.2xlarge)" in v.message
+    assert (
+        'spec.template.spec.taints: [{key: "nvidia.com/gpu", value: "present", effect: "NoSchedule"}]'
+        in v.message
+    )
+    assert R.gpu_pool_taint(karpenter_pool()) == []
+    weak = {**KARPENTER_GPU_TAINT, "effect": "PreferNoSchedule"}
+    assert (
+        "only PreferNoSchedule"
+        in only(R.gpu_pool_taint(karpenter_pool(taints=[weak])), "gpu-pool-taint").message
+    )
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    [
+        {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p5", "p5e"]},
+        {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["g"]},
+        {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]},
+        {"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l4"]},
+        {"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "Exists"},
+        {
+            "key": "node.kubernetes.io/instance-type",
+            "operator": "In",
+            "values": ["x99.large", "p4d.24xlarge"],
+        },
+    ],
+)
+def test_karpenter_gpu_detection(requirement: dict[str, Any]) -> None:
+    only(R.gpu_pool_taint(karpenter_pool([requirement], taints=[])), "gpu-pool-taint")
+
+
+def test_karpenter_cpu_pools_are_not_gpu_pools() -> None:
+    cpu = [
+        {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["c", "m", "r"]},
+        {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "DoesNotExist"},
+    ]
+    assert R.gpu_pool_taint(karpenter_pool(cpu, taints=[])) == []
+    # A GPU limit alone marks a GPU pool (Karpenter counts nvidia.com/gpu of the instance types).
+    only(R.gpu_pool_taint(karpenter_pool([], taints=[], limits={"nvidia.com/gpu": "8"})), "gpu-pool-taint")
+    assert R.gpu_pool_taint(karpenter_pool(taints=UNKNOWN)) == []
+
+
+def test_aks_nap_gpu_node_pool_is_checked_too() -> None:
+    nap = [{"key": "karpenter.azure.com/sku-name", "operator": "In", "values": ["Standard_NC24ads_A100_v4"]}]
+    v = only(R.gpu_pool_taint(karpenter_pool(nap, taints=[], group="karpenter.azure.com")), "gpu-pool-taint")
+    assert "spec.template.spec.taints" in v.message
+    gpu_count = [{"key": "karpenter.azure.com/sku-gpu-count", "operator": "Gt", "values": ["0"]}]
+    only(
+        R.gpu_pool_taint(karpenter_pool(gpu_count, taints=[], group="karpenter.azure.com")), "gpu-pool-taint"
+    )
+    amd = [{"key": "karpenter.azure.com/sku-name", "operator": "In", "values": ["Standard_NV32as_v4"]}]
+    assert R.gpu_pool_taint(karpenter_pool(amd, taints=[], group="karpenter.azure.com")) == []
+
+
+def test_the_librarys_karpenter_and_nap_pools_pass() -> None:
+    from gpu_platform.plans import aks_nap as nap
+    from gpu_platform.plans import karpenter as kp
+
+    eks = kp.plan_eks_karpenter_pool(
+        {
+            "pool": {"name": "l4", "machine_type": "g6.2xlarge", "max_nodes": 2},
+            "node_role_name": "r",
+            "discovery": "c",
+        }
+    )
+    aks = nap.plan_aks_nap_pool(
+        {"pool": {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 1}}
+    )
+    for obj in (kp.eks_node_pool(eks), nap.aks_node_pool(aks)):
+        resource = res("kubernetes:karpenter.sh/v1:NodePool", obj, obj["metadata"]["name"])
+        assert R.gpu_pool_taint(resource) == []
+        stripped = res("kubernetes:karpenter.sh/v1:NodePool", obj, obj["metadata"]["name"])
+        stripped.props["spec"]["template"]["spec"]["taints"] = []
+        only(R.gpu_pool_taint(stripped), "gpu-pool-taint")
+
+
+def test_operator_must_tolerate_karpenter_pool_taints() -> None:
+    training = {"key": "workload", "value": "training", "effect": "NoSchedule"}
+    pool = karpenter_pool(taints=[KARPENTER_GPU_TAINT, training])
+    found = R.gpu_operator_tolerations([pool, operator()])
+    # The daemonsets and the NFD worker, each once.
+    assert len(found) == 2 and all("workload=training:NoSchedule" in v.message for v in found)
+    tolerant = operator(
+        {
+            "daemonsets": {"tolerations": EXISTS_ALL},
+            "node-feature-discovery": {"worker": {"tolerations": EXISTS_ALL}},
+        }
+    )
+    assert R.gpu_operator_tolerations([pool, tolerant]) == []
+
+
+# --- dra-without-device-plugin (issue 16) -------------------------------------------------------------------
+
+
+def dra_release(
+    values: dict[str, Any] | None = None,
+    chart: str = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+) -> PolicyResource:
+    return res(
+        "kubernetes:helm.sh/v3:Release",
+        {"chart": chart, "version": "0.4.1", "namespace": "dra-driver-nvidia-gpu", "values": values or {}},
+        "dra-helm",
+    )
+
+
+def test_device_plugin_on_a_dra_pool_fails_and_the_label_or_switch_fixes_it() -> None:
+    dra_pool = eks_group(labels={"nvidia.com/dra-kubelet-plugin": "true"})
+    v = only(R.dra_without_device_plugin([dra_pool, operator()]), "dra-without-device-plugin")
+    assert "allocated twice" in v.message and "nvidia.com/gpu.deploy.device-plugin=false" in v.message
+    assert R.dra_without_device_plugin([eks_group(labels=DRA_LABELS), operator()]) == []
+    assert R.dra_without_device_plugin([dra_pool, operator({"devicePlugin": {"enabled": False}})]) == []
+
+
+def test_dra_on_bottlerocket_and_gke_without_the_no_default_label() -> None:
+    br = eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA", labels=DRA_LABELS)
+    assert (
+        "its own NVIDIA device plugin"
+        in only(R.dra_without_device_plugin([br]), "dra-without-device-plugin").message
+    )
+    gke = gke_pool(labels=DRA_LABELS)
+    only(R.dra_without_device_plugin([gke]), "dra-without-device-plugin")
+    ok = gke_pool(labels={**DRA_LABELS, GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL: "true"})
+    assert R.dra_without_device_plugin([ok]) == []
+
+
+def test_dra_driver_without_node_selector_next_to_device_plugin_pools() -> None:
+    pools = [eks_group(name="dra", labels=DRA_LABELS), eks_group(name="plugin")]
+    v = only(R.dra_without_device_plugin([*pools, dra_release()]), "dra-without-device-plugin")
+    assert "kubeletPlugin.nodeSelector is empty" in v.message and "'plugin'" in v.message
+    selected = dra_release({"kubeletPlugin": {"nodeSelector": {"nvidia.com/dra-kubelet-plugin": "true"}}})
+    assert R.dra_without_device_plugin([*pools, selected]) == []
+    compute_domains_only = dra_release({"resources": {"gpus": {"enabled": False}}})
+    assert R.dra_without_device_plugin([*pools, compute_domains_only]) == []
+    legacy = dra_release(chart="nvidia/nvidia-dra-driver-gpu")
+    only(R.dra_without_device_plugin([*pools, legacy]), "dra-without-device-plugin")
+
+
+def test_the_librarys_dra_plan_passes_the_rule() -> None:
+    from gpu_platform.plans import dra as d
+    from gpu_platform.plans.gpu_operator import helm_values, plan_gpu_operator
+
+    pools = [
+        {"name": "l4", "machine_type": "g6.12xlarge", "max_nodes": 2, "allocation": "dra"},
+        {
+            "name": "l4-ts",
+            "machine_type": "g6.2xlarge",
+            "max_nodes": 2,
+            "sharing": {"mode": "time-slicing", "replicas": 2},
+        },
+    ]
+    plan = d.plan_dra_driver({"cloud": "eks", "kubernetes_version": "1.34", "pools": pools})
+    from gpu_platform.scheduling import pool_labels
+
+    groups = [eks_group(name=p.name, labels=pool_labels(p, plan.driver)) for p in plan.pools]
+    op = operator(helm_values(plan_gpu_operator({"cloud": "eks", "pools": pools})))
+    assert R.dra_without_device_plugin([*groups, op, dra_release(d.helm_values(plan))]) == []

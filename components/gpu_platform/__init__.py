@@ -27,6 +27,13 @@ from gpu_platform.args import (
     KServeArgs,
     KueueArgs,
 )
+from gpu_platform.args.autoprovisioning import (
+    AksNapGpuNodePoolArgs,
+    EksKarpenterArgs,
+    EksKarpenterGpuNodePoolArgs,
+    GkeGpuComputeClassArgs,
+)
+from gpu_platform.args.dra import DraDriverArgs
 from gpu_platform.args.workloads import (
     JobSetArgs,
     KubeflowTrainerArgs,
@@ -42,12 +49,19 @@ if TYPE_CHECKING:
     from gpu_platform.clusters.gke import GkeCluster
     from gpu_platform.inference import GpuInferenceService
     from gpu_platform.nodepools.aks import AksGpuNodePool
+
+    # DRA and node auto-provisioning (issue 16)
+    from gpu_platform.nodepools.aks_nap import AksNapGpuNodePool
+    from gpu_platform.nodepools.compute_class import GkeGpuComputeClass
     from gpu_platform.nodepools.eks import EksGpuNodePool
     from gpu_platform.nodepools.gke import GkeGpuNodePool
+    from gpu_platform.nodepools.karpenter import EksKarpenterGpuNodePool
     from gpu_platform.operators.cert_manager import CertManager
     from gpu_platform.operators.cluster_autoscaler import ClusterAutoscaler
+    from gpu_platform.operators.dra import DraDriver
     from gpu_platform.operators.efa import EfaDevicePlugin
     from gpu_platform.operators.gpu_operator import GpuOperator
+    from gpu_platform.operators.karpenter import EksKarpenter
     from gpu_platform.operators.kserve import KServe
     from gpu_platform.operators.kueue import Kueue
     from gpu_platform.operators.volcano import Volcano
@@ -77,6 +91,12 @@ _COMPONENTS = {
     "KubeflowTrainer": "gpu_platform.operators.workloads",
     "KubeRay": "gpu_platform.operators.workloads",
     "Volcano": "gpu_platform.operators.volcano",
+    # DRA and node auto-provisioning (issue 16)
+    "DraDriver": "gpu_platform.operators.dra",
+    "EksKarpenter": "gpu_platform.operators.karpenter",
+    "EksKarpenterGpuNodePool": "gpu_platform.nodepools.karpenter",
+    "AksNapGpuNodePool": "gpu_platform.nodepools.aks_nap",
+    "GkeGpuComputeClass": "gpu_platform.nodepools.compute_class",
 }
 """Component class -> module, imported on first attribute access."""
 
@@ -92,20 +112,30 @@ __all__ = [
     "AksClusterArgs",
     "AksGpuNodePool",
     "AksGpuNodePoolArgs",
+    "AksNapGpuNodePool",
+    "AksNapGpuNodePoolArgs",
     "ArgumentsError",
     "CertManager",
     "CertManagerArgs",
     "ClusterAutoscaler",
     "ClusterAutoscalerArgs",
     "ConfigError",
+    "DraDriver",
+    "DraDriverArgs",
     "EfaDevicePlugin",
     "EfaDevicePluginArgs",
     "EksCluster",
     "EksClusterArgs",
     "EksGpuNodePool",
     "EksGpuNodePoolArgs",
+    "EksKarpenter",
+    "EksKarpenterArgs",
+    "EksKarpenterGpuNodePool",
+    "EksKarpenterGpuNodePoolArgs",
     "GkeCluster",
     "GkeClusterArgs",
+    "GkeGpuComputeClass",
+    "GkeGpuComputeClassArgs",
     "GkeGpuNodePool",
     "GkeGpuNodePoolArgs",
     "GpuInferenceService",

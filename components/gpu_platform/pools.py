@@ -77,6 +77,13 @@ class GpuPool:
     spot_max_price: float | None = None
     index: int = 0
     """Position in ``gpuPools`` (for error paths)."""
+    allocation: str = "device-plugin"
+    """``device-plugin`` or ``dra`` (issue 16): who hands the GPUs to pods; never both on one pool."""
+
+    @property
+    def dra(self) -> bool:
+        """The pool's GPUs are allocated through DRA ResourceClaims, not device-plugin extended resources."""
+        return self.allocation == "dra"
 
     @property
     def mig_table(self) -> MigTable | None:

@@ -41,6 +41,31 @@ POOL_ROLE_LABEL = f"{LABEL_PREFIX}/pool-role"
 SYSTEM_POOL_LABELS = {POOL_ROLE_LABEL: "system"}
 """On the untainted system pool of clusters the library creates: Kueue's system flavor selects it."""
 
+# --- DRA (issue 16) ---------------------------------------------------------------------------------
+ALLOCATION_LABEL = f"{LABEL_PREFIX}/allocation"
+"""``dra`` on DRA pools (what the policy pack and the DRA driver's plugin selector read)."""
+DRA_KUBELET_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"
+"""NVIDIA's label for nodes whose GPUs the DRA driver owns: the DRA kubelet plugin's ``nodeSelector`` and the
+GPU Operator driver manager's ``NODE_LABEL_FOR_GPU_POD_EVICTION`` (NVIDIA dra-intro-install, 26.3)."""
+
+
+def dra_labels(pool: GpuPool) -> dict[str, str]:
+    """Labels of a DRA pool's nodes: the DRA plugin's selector, and the GPU Operator's device plugin and MIG
+    manager switched off so a device plugin never runs next to DRA and nothing re-partitions the GPUs
+    under the DRA plugin (which publishes the MIG devices it finds at start)."""
+    labels = {
+        ALLOCATION_LABEL: "dra",
+        DRA_KUBELET_PLUGIN_LABEL: "true",
+        DEPLOY_DEVICE_PLUGIN_LABEL: "false",
+        DEPLOY_MIG_MANAGER_LABEL: "false",
+    }
+    if pool.cloud == "gke":
+        labels[GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
+    return labels
+
+
+# --- end DRA ------------------------------------------------------------------------------------------
+
 
 def selector_labels(pool: GpuPool) -> dict[str, str]:
     """The labels that identify a pool's nodes (Kueue flavor ``nodeLabels``, KServe ``nodeSelector``)."""
@@ -73,6 +98,10 @@ def pool_labels(pool: GpuPool, driver: DriverPlan | None = None) -> dict[str, st
             labels[DEPLOY_DEVICE_PLUGIN_LABEL] = "false"
     elif pool.cloud == "gke" and (driver is None or driver.device_plugin == "operator"):
         labels[GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
+    if pool.dra:  # DRA (issue 16): no device-plugin or MIG-manager config on DRA pools
+        for key in (DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, DEPLOY_DEVICE_PLUGIN_LABEL):
+            labels.pop(key, None)
+        labels.update(dra_labels(pool))
     return labels
 
 

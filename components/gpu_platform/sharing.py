@@ -16,16 +16,26 @@ GPU_RESOURCE = "nvidia.com/gpu"
 SHARED_GPU_RESOURCE = "nvidia.com/gpu.shared"
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 """What the AWS EFA device plugin advertises: one unit per EFA device of the node."""
+DRA_QUOTA_PREFIX = "dra.gpu-platform.io/"
+"""DRA pools (issue 16): their nodes advertise no extended resources; Kueue charges their claims under these
+quota names (``plans.dra.kueue_device_class_mappings``), distinct from the device plugin's so a DRA workload
+is never given a device-plugin pool's flavor, nor the other way round."""
 
 
 def advertised_resources(pool: GpuPool) -> dict[str, int]:
-    """Extended resources one node of the pool advertises to Kubernetes, name -> units.
+    """Extended resources one node of the pool advertises to Kubernetes, name -> units (DRA pools: the
+    units Kueue counts for their claims, ``DRA_QUOTA_PREFIX``).
 
     8 x H100 with ``all-1g.10gb`` mixed -> ``{"nvidia.com/mig-1g.10gb": 56}``;
     1 x L4 with time-slicing 4 -> ``{"nvidia.com/gpu": 4}``.
     """
     s = pool.sharing
     n = pool.gpus_per_node
+    if pool.dra:  # DRA (issue 16): units Kueue counts per node, charged from ResourceClaimTemplates
+        if s.mode == "mig":
+            counts = Counter(s.mig_profiles)
+            return {f"{DRA_QUOTA_PREFIX}mig-{p}": n * c for p, c in sorted(counts.items())}
+        return {f"{DRA_QUOTA_PREFIX}gpu": n}
     if s.mode in ("time-slicing", "mps"):
         name = SHARED_GPU_RESOURCE if s.rename_by_default else GPU_RESOURCE
         return {name: n * s.replicas}

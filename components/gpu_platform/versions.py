@@ -201,3 +201,35 @@ TRAINER_DEEPSPEED_RUNTIME = UpstreamFile(
     file="trainer-deepspeed-distributed.yaml",
     sha256="f443d4c4b2c0e6a8acdae5381ff2563696b958929217c088e101a7f27bc36827",
 )
+# --- DRA and node auto-provisioning (issue 16) --------------------------------------------------------
+# NVIDIA DRA driver for GPUs, standalone next to the GPU Operator's ClusterPolicy (not the operator-managed
+# GPUCluster path, which runs v0.5.0, is a technology preview and excludes ClusterPolicy cluster-wide; see
+# plans/dra.py). Chart and image from kubernetes-sigs/dra-driver-nvidia-gpu@v0.4.1 (chart appVersion 0.4.1,
+# image tag "v" + appVersion), namespace from its docs/install.md.
+DRA_DRIVER = ChartPin(
+    chart="oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+    version="0.4.1",
+    repo=None,
+    namespace="dra-driver-nvidia-gpu",
+)
+DRA_DRIVER_IMAGE = "registry.k8s.io/dra-driver-nvidia/dra-driver-nvidia-gpu:v0.4.1"
+# Karpenter (AWS) v1.14.1: the CRDs from their own chart (templates, so `helm upgrade` updates them), the
+# controller chart with skipCrds. The chart in the tree at the tag still says 1.13.0 (stamped at publish
+# time): the release image tag and digest are pinned here (aws/karpenter-provider-aws main 1d927085,
+# "docs: update for patch release v1.14.1"; tests/upstream/NEW_COMPONENTS_NOTES.md section 0).
+KARPENTER = ChartPin(
+    chart="oci://public.ecr.aws/karpenter/karpenter",
+    version="1.14.1",
+    repo=None,
+    namespace="kube-system",
+)
+KARPENTER_CRD = ChartPin(
+    chart="oci://public.ecr.aws/karpenter/karpenter-crd",
+    version="1.14.1",
+    repo=None,
+    namespace="kube-system",
+)
+KARPENTER_IMAGE_TAG = "1.14.1"
+KARPENTER_IMAGE_DIGEST = "sha256:723130949e4cab989461ff07d1be4cd781d63515432494641b33c235f300ae23"
+ALL_CHARTS = (*ALL_CHARTS, DRA_DRIVER, KARPENTER, KARPENTER_CRD)
+# --- end issue 16 -----------------------------------------------------------------------------------------

@@ -65,6 +65,22 @@ class CapacityType(enum.StrEnum):
     """EC2 Capacity Blocks for ML: reserved GPU capacity for a fixed window (``reservation`` = its ID)."""
 
 
+# --- DRA (issue 16): how pods get a pool's GPUs ------------------------------------------------------
+
+
+class DeviceAllocation(enum.StrEnum):
+    """How pods are given a pool's GPUs: one mechanism per pool, never both on the same nodes."""
+
+    DEVICE_PLUGIN = "device-plugin"
+    """The NVIDIA device plugin advertises extended resources (``nvidia.com/gpu``, ``nvidia.com/mig-*``)."""
+    DRA = "dra"
+    """Dynamic Resource Allocation (``resource.k8s.io/v1``): pods reference ResourceClaims served by the
+    NVIDIA DRA driver (``DraDriver`` / the stack's ``dra`` section); the device plugin stays off the nodes."""
+
+
+DEFAULT_ALLOCATION = DeviceAllocation.DEVICE_PLUGIN.value
+# --- end DRA ------------------------------------------------------------------------------------------
+
 DEFAULT_MIN_NODES = 0
 """GPU pools scale to zero by default: an idle pool costs nothing."""
 DEFAULT_DISK_SIZE_GB = 200
@@ -186,3 +202,9 @@ class GpuPoolArgs(TypedDict):
     """EKS: attach every EFA interface of the instance (p4d/p5 class) for NCCL over EFA (default false)."""
     spot_max_price: NotRequired[float]
     """AKS spot pools: ``-1`` (up to the on-demand price, default) or a positive price in USD per hour."""
+    allocation: NotRequired[DeviceAllocation]
+    """``device-plugin`` (default) or ``dra``: pods claim the GPUs through ResourceClaims served by the NVIDIA
+    DRA driver (Kubernetes >= 1.34.2, the stack's ``dra`` section or the ``DraDriver`` component). DRA pools
+    carry no device-plugin sharing: time-slicing/MPS are refused (sharing is per claim), MIG only where the
+    cloud partitions the GPUs at node creation (AKS ``managed_by: cloud``); the GPU Operator's device plugin and
+    MIG manager are kept off their nodes (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/dra-intro-install.html)."""

@@ -12,6 +12,7 @@ from typing_extensions import TypedDict
 
 from gpu_platform.args.cluster import ClusterConfigArgs
 from gpu_platform.args.common import Cloud
+from gpu_platform.args.dra import DraSettings
 from gpu_platform.args.inference import InferenceServiceConfigArgs
 from gpu_platform.args.kueue import KueueSettings
 from gpu_platform.args.operators import GpuOperatorSection, KServeSettings
@@ -59,6 +60,14 @@ class VolcanoSection(VolcanoSettings):
 
 
 @with_config(ARGS_CONFIG)
+class DraSection(DraSettings):
+    """``dra``: the NVIDIA DRA driver for the pools with ``allocation: dra`` (issue 16)."""
+
+    enabled: NotRequired[bool]
+    """Default false. Needs ``cluster.kubernetes_version`` >= 1.34.2 and the GPU Operator."""
+
+
+@with_config(ARGS_CONFIG)
 class StackConfigArgs(TypedDict):
     """Every ``gpu-platform:`` key of a ``Pulumi.<stack>.yaml``."""
 
@@ -80,3 +89,5 @@ class StackConfigArgs(TypedDict):
     """Workload controllers: JobSet, LeaderWorkerSet, Kubeflow Trainer, KubeRay (docs/workloads.md)."""
     volcano: NotRequired[VolcanoSection]
     """Volcano, the other gang scheduler (docs/workloads.md)."""
+    dra: NotRequired[DraSection]
+    """Dynamic Resource Allocation for the pools with ``allocation: dra`` (issue 16)."""

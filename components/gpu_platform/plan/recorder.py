@@ -107,6 +107,13 @@ class PlanMocks(pulumi_mocks.Mocks):
             state.update(email=email, member=f"serviceAccount:{email}")
         elif t.startswith("aws:iam/role:Role") or t.startswith("aws:iam/openIdConnectProvider"):
             state["arn"] = f"arn:aws:iam::000000000000:role/{args.name}"
+        elif t.startswith("aws:sqs/queue:Queue"):
+            state.update(
+                arn=f"arn:aws:sqs:mock-region-1:000000000000:{args.name}",
+                url=f"https://sqs.mock-region-1.amazonaws.com/000000000000/{args.name}",
+            )
+        elif t.startswith("aws:iam/policy:Policy"):
+            state["arn"] = f"arn:aws:iam::000000000000:policy/{args.name}"
         elif t.startswith("gcp:container/cluster:Cluster"):
             state.update(endpoint="203.0.113.10", masterAuth={"clusterCaCertificate": "Q0E="})
         elif t.startswith("azure-native:containerservice:ManagedCluster"):
@@ -120,6 +127,13 @@ class PlanMocks(pulumi_mocks.Mocks):
                 "accountId": "000000000000",
                 "arn": "arn:aws:iam::000000000000:user/mock",
                 "userId": "mock",
+            }, []
+        if tok == "aws:index/getPartition:getPartition":
+            return {
+                "id": "aws",
+                "partition": "aws",
+                "dnsSuffix": "amazonaws.com",
+                "reverseDnsPrefix": "com.amazonaws",
             }, []
         if tok == "aws:index/getRegion:getRegion":
             region = args.args.get("region") or "mock-region-1"

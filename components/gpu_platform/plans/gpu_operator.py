@@ -24,6 +24,7 @@ from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.drivers import GPU_OPERATOR_DEFAULT_DRIVER
 from gpu_platform.driver import GKE_DRIVER_DIR, DriverPlan
 from gpu_platform.errors import Problems
+from gpu_platform.plans.dra import operator_values as dra_operator_values
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import resources_values
 from gpu_platform.pools import GpuPool
@@ -210,6 +211,7 @@ def helm_values(plan: OperatorPlan) -> dict[str, Any]:
             values["toolkit"]["installDir"] = GKE_DRIVER_DIR
     if plan.cloud == "aks" and driver.toolkit == "cloud":
         values["operator"] = {"runtimeClass": AKS_RUNTIME_CLASS}
+    values = deep_merge(values, dra_operator_values(plan.pools, driver))  # DRA pools (issue 16)
     return deep_merge(plan.user_values, values)
 
 

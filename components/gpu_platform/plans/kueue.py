@@ -44,6 +44,7 @@ from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE, SYSTEM_FLAVOR_NAME, K
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.allocatable import MIB_PER_GIB
 from gpu_platform.errors import Problems
+from gpu_platform.plans.dra import kueue_device_class_mappings
 from gpu_platform.plans.gpu_operator import check_operator_settings
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import cpu_node_requests, gpu_node_requests
@@ -312,10 +313,13 @@ def priority_classes(spec: KueueSpec) -> list[dict[str, Any]]:
     return out
 
 
-def manager_configuration(spec: KueueSpec) -> dict[str, Any]:
+def manager_configuration(
+    spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = ()
+) -> dict[str, Any]:
     """The controller's Configuration: the chart's defaults, gang admission and the integrations.
 
     In config v1beta2 the presence of ``waitForPodsReady`` enables it (there is no ``enable`` field).
+    ``device_class_mappings`` (DRA pools, issue 16) charge their ResourceClaimTemplates to the pools' quotas.
     """
     conf: dict[str, Any] = {
         "apiVersion": CONFIG_API_VERSION,
@@ -350,12 +354,15 @@ def manager_configuration(spec: KueueSpec) -> dict[str, Any]:
             "requeuingStrategy": strategy,
         }
     conf["integrations"] = {"frameworks": list(spec.integrations)}
+    if device_class_mappings:  # DRA (issue 16)
+        conf["resources"] = {"deviceClassMappings": [dict(m) for m in device_class_mappings]}
     return conf
 
 
-def manager_config_yaml(spec: KueueSpec) -> str:
+def manager_config_yaml(spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = ()) -> str:
     """``managerConfig.controllerManagerConfigYaml``: the Configuration as the YAML string of the chart."""
-    return yaml.safe_dump(manager_configuration(spec), sort_keys=False, default_flow_style=False)
+    conf = manager_configuration(spec, device_class_mappings)
+    return yaml.safe_dump(conf, sort_keys=False, default_flow_style=False)
 
 
 @dataclass
@@ -387,7 +394,7 @@ def build(pools: Sequence[GpuPool], spec: KueueSpec) -> KueueObjects:
     )
 
 
-def helm_values(spec: KueueSpec) -> dict[str, Any]:
+def helm_values(spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """Chart values: the pinned release image and the controller Configuration (typed values win)."""
     typed = {
         "controllerManager": {
@@ -399,7 +406,7 @@ def helm_values(spec: KueueSpec) -> dict[str, Any]:
                 }
             }
         },
-        "managerConfig": {"controllerManagerConfigYaml": manager_config_yaml(spec)},
+        "managerConfig": {"controllerManagerConfigYaml": manager_config_yaml(spec, device_class_mappings)},
     }
     return deep_merge(dict(spec.values), typed)
 
@@ -430,7 +437,10 @@ def kueue_plan(
     secret: bool = False,
 ) -> KueuePlan:
     """The plan from resolved pools and settings (the stack layer's path; checks have run)."""
-    return KueuePlan(spec, build(pools, spec), helm_values(spec), namespace, manage_namespaces, secret)
+    mappings = kueue_device_class_mappings(pools)  # DRA pools (issue 16)
+    return KueuePlan(
+        spec, build(pools, spec), helm_values(spec, mappings), namespace, manage_namespaces, secret
+    )
 
 
 def _operator_facts(

@@ -64,6 +64,8 @@ class NodePoolView:
     """GKE-managed ``gpuSharingConfig.gpuSharingStrategy`` (``TIME_SHARING`` / ``MPS``)."""
     size_fields: tuple[str, ...] = ()
     """Node-count properties the autoscaler changes, which must be in ``ignoreChanges``."""
+    taint_fix: str | None = None
+    """How to add the GPU taint when it is not the cloud pool's own spelling (Karpenter NodePools)."""
 
     @property
     def display(self) -> str:
@@ -216,6 +218,91 @@ def _aks_pool(
     )
 
 
+# --- Karpenter NodePools: EKS and AKS Node Auto Provisioning (issue 16) -----------------------------------
+
+KARPENTER_NODE_POOL = re.compile(r"^kubernetes:karpenter\.sh/v1(beta1)?:NodePool$")
+_KARPENTER_CLOUD = {"karpenter.k8s.aws": "eks", "karpenter.azure.com": "aks"}
+_GPU_COUNT_KEYS = (
+    "karpenter.k8s.aws/instance-gpu-count",
+    "karpenter.k8s.aws/instance-gpu-name",
+    "karpenter.k8s.aws/instance-gpu-manufacturer",
+    "karpenter.azure.com/sku-gpu-count",
+    "karpenter.azure.com/sku-gpu-name",
+    "karpenter.azure.com/sku-gpu-manufacturer",
+)
+"""Requirements that only GPU instances satisfy (any positive count, any name)."""
+KARPENTER_TAINT_FIX = (
+    'spec.template.spec.taints: [{key: "nvidia.com/gpu", value: "present", effect: "NoSchedule"}]'
+)
+
+
+def _positive(values: list[Any]) -> bool:
+    try:
+        return any(float(v) >= 0 for v in values)  # Gt 0 / Gte 1: some GPUs
+    except (TypeError, ValueError):
+        return False
+
+
+def _requirement_wants_gpu(req: Mapping[str, Any]) -> bool:
+    key, op = req.get("key"), req.get("operator")
+    values = [v for v in as_list(req.get("values")) if isinstance(v, str)]
+    if op in ("NotIn", "DoesNotExist"):
+        return False
+    if key in _GPU_COUNT_KEYS:
+        if op in ("Gt", "Gte"):
+            return _positive(values)
+        return op == "Exists" or any(v not in ("0", "") for v in values)
+    if op != "In":
+        return False
+    if key == "node.kubernetes.io/instance-type":
+        return any(ec2_instance_has_gpu(v) or azure_size_has_gpu(v) for v in values)
+    if key == "karpenter.azure.com/sku-name":
+        return any(azure_size_has_gpu(v) for v in values)
+    if key == "karpenter.k8s.aws/instance-family":
+        return any(_EC2_GPU_FAMILIES.match(f"{v}.") for v in values)
+    if key == "karpenter.k8s.aws/instance-category":
+        return any(v in ("g", "p") for v in values)
+    return False
+
+
+def _karpenter_pool(res: PolicyResource) -> NodePoolView:
+    spec = as_map(res.props.get("spec"))
+    template = as_map(spec.get("template"))
+    tspec = as_map(template.get("spec"))
+    requirements = tspec.get("requirements")
+    group = get(tspec, "nodeClassRef", "group")
+    keys = " ".join(str(get(r, "key", default="")) for r in as_list(requirements))
+    cloud = _KARPENTER_CLOUD.get(str(group)) or ("aks" if "karpenter.azure.com" in keys else "eks")
+    gpu_limit = get(spec, "limits", "nvidia.com/gpu")
+    gpu = (
+        is_unknown(requirements)
+        or any(isinstance(r, Mapping) and _requirement_wants_gpu(r) for r in as_list(requirements))
+        or (gpu_limit is not None and not is_unknown(gpu_limit) and str(gpu_limit) not in ("0", ""))
+    )
+    instances = [
+        v
+        for r in as_list(requirements)
+        if isinstance(r, Mapping)
+        and r.get("key") in ("node.kubernetes.io/instance-type", "karpenter.azure.com/sku-name")
+        for v in as_list(r.get("values"))
+        if isinstance(v, str)
+    ]
+    return NodePoolView(
+        resource=res,
+        cloud=cloud,
+        name=_known_str(get(res.props, "metadata", "name")) or res.name,
+        prefix="",
+        machine=", ".join(instances) or None,
+        gpu=gpu,
+        taints=_taints(tspec.get("taints", []), taint_from_object),
+        labels=_labels(as_map(template.get("metadata")).get("labels", {})),
+        taint_fix=KARPENTER_TAINT_FIX,
+    )
+
+
+# --- end issue 16 -------------------------------------------------------------------------------------------
+
+
 def node_pools(res: PolicyResource) -> list[NodePoolView]:
     """Every node pool a resource declares (none for resources that are not pools or clusters)."""
     p = res.props
@@ -247,6 +334,8 @@ def node_pools(res: PolicyResource) -> list[NodePoolView]:
         ]
     if res.type == AZURE_CLASSIC_NODE_POOL:
         return [_aks_pool(res, p, "", _known_str(p.get("name")) or res.name, classic=True)]
+    if KARPENTER_NODE_POOL.match(res.type):
+        return [_karpenter_pool(res)]
     return []
 
 

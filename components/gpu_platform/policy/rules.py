@@ -39,6 +39,7 @@ from gpu_platform.policy.nodepools import NodePoolView, gpu_pools, node_pools
 from gpu_platform.policy.operators import (
     HELM_TYPES,
     GpuOperatorView,
+    chart_name,
     config_map_configs,
     device_plugins,
     gpu_operators,
@@ -48,6 +49,7 @@ from gpu_platform.pools import GPU_TAINT
 from gpu_platform.scheduling import (
     DEPLOY_DEVICE_PLUGIN_LABEL,
     DEVICE_PLUGIN_CONFIG_LABEL,
+    DRA_KUBELET_PLUGIN_LABEL,
     GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL,
     ISOLATION_LABEL,
     SHARING_LABEL,
@@ -106,8 +108,9 @@ _TAINT_FIX = {
     "gpu-pool-taint",
     MANDATORY,
     "resource",
-    "Every GPU node pool, node group or agent pool carries a NoSchedule nvidia.com/gpu taint, so ordinary "
-    "pods never fill expensive GPU nodes (GKE taints only in some cases, EKS and AKS never).",
+    "Every GPU node pool, node group, agent pool or Karpenter/AKS NAP NodePool carries a NoSchedule "
+    "nvidia.com/gpu taint, so ordinary pods never fill expensive GPU nodes (GKE taints only in some cases, "
+    "EKS, AKS and Karpenter never).",
 )
 def gpu_pool_taint(res: PolicyResource) -> Iterator[Finding]:
     for pool in node_pools(res):
@@ -121,7 +124,7 @@ def gpu_pool_taint(res: PolicyResource) -> Iterator[Finding]:
             res.urn,
             f"GPU node pool {pool.display} has no NoSchedule taint with key {GPU_TAINT.key}{weak}: "
             "ordinary pods will be scheduled onto its GPU nodes and keep them busy. Add "
-            f"{pool.prefix}{_TAINT_FIX[pool.cloud]} and give GPU workloads the matching toleration.",
+            f"{pool.prefix}{pool.taint_fix or _TAINT_FIX[pool.cloud]} and give GPU workloads the matching toleration.",
         )
 
 
@@ -431,6 +434,63 @@ def time_slicing_isolation(resources: list[PolicyResource]) -> Iterator[Finding]
                 f"GPU pool {pool.display} is marked {ISOLATION_LABEL}=required but its GPUs are time-sliced "
                 f"({'; '.join(how)}): pods sharing a GPU get no memory or fault isolation, so one can "
                 "exhaust GPU memory or crash its neighbours. Use MIG, or MPS for per-client memory limits.",
+            )
+
+
+# --- DRA (issue 16) ------------------------------------------------------------------------------------
+
+DRA_CHARTS = ("dra-driver-nvidia-gpu", "nvidia-dra-driver-gpu")
+"""The NVIDIA DRA driver chart, under its current and its pre-0.4 (NGC) name."""
+
+
+def _dra_releases(resources: list[PolicyResource]) -> list[PolicyResource]:
+    return [r for r in resources if r.type in HELM_TYPES and chart_name(r.props.get("chart")) in DRA_CHARTS]
+
+
+@_rule(
+    "dra-without-device-plugin",
+    MANDATORY,
+    "stack",
+    "A device plugin and the NVIDIA DRA driver never hand out the same node's GPUs: DRA pools keep the GPU "
+    "Operator's (and GKE's) device plugin off, and the DRA kubelet plugin is kept off device-plugin pools.",
+)
+def dra_without_device_plugin(resources: list[PolicyResource]) -> Iterator[Finding]:
+    pools = [p for p in gpu_pools(resources) if p.labels is not None]
+    dra = [p for p in pools if p.label(DRA_KUBELET_PLUGIN_LABEL) == "true"]
+    for pool in dra:
+        for op in gpu_operators(resources):
+            if _device_plugin_runs_on(op, pool):
+                yield (
+                    op.resource.urn,
+                    f"GPU pool {pool.display} is a DRA pool ({DRA_KUBELET_PLUGIN_LABEL}=true) and GPU Operator "
+                    f"{op.display} also runs its device plugin there: the same GPUs would be allocated twice. "
+                    f"Label the pool {DEPLOY_DEVICE_PLUGIN_LABEL}=false (or set devicePlugin.enabled=false).",
+                )
+        if pool.bottlerocket:
+            yield (
+                pool.resource.urn,
+                f"GPU pool {pool.display} is a DRA pool on {pool.ami_type}, which runs its own NVIDIA device plugin; "
+                "use the AL2023 NVIDIA AMI for DRA pools.",
+            )
+        if pool.cloud == "gke" and pool.label(GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL) != "true":
+            yield (
+                pool.resource.urn,
+                f"GKE GPU pool {pool.display} is a DRA pool without {GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL}=true, so "
+                "GKE's device plugin runs next to the DRA driver. Add the label.",
+            )
+    others = [p for p in pools if p.label(DRA_KUBELET_PLUGIN_LABEL) != "true"]
+    for release in _dra_releases(resources):
+        values = as_map(release.props.get("values"))
+        gpus = get(values, "resources", "gpus", "enabled", default=True)
+        selector = get(values, "kubeletPlugin", "nodeSelector", default={})
+        if is_unknown(gpus) or is_unknown(selector) or gpus is False or not others:
+            continue
+        if not selector:
+            yield (
+                release.urn,
+                f"The DRA driver release '{release.name}' hands out GPUs (resources.gpus.enabled) on every GPU node: "
+                f"kubeletPlugin.nodeSelector is empty while {', '.join(p.display for p in others)} use the device "
+                f'plugin. Select the DRA nodes ({{{DRA_KUBELET_PLUGIN_LABEL}: "true"}}).',
             )
 
 

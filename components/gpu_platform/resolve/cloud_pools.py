@@ -9,6 +9,7 @@ from gpu_platform.catalog.mig import MigTable
 from gpu_platform.driver import DEFAULT_IMAGE
 from gpu_platform.errors import Key, Problems
 from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.dra import dra_pool_problems
 from gpu_platform.resolve.pools import PoolProblems, ResolvedPools, resolve_pool_list
 from gpu_platform.scheduling import ASG_TAG_KEY_MAX, CA_NODE_TEMPLATE
 
@@ -109,6 +110,10 @@ def scale_from_zero_problem(pool: GpuPool) -> str | None:
     in docs/autoscaling.md.
     """
     s = pool.sharing
+    if pool.dra and pool.cloud != "existing":  # DRA (issue 16): pools the library creates, every cloud
+        # cluster-autoscaler 1.35: a node group's DRA devices come from a running node's ResourceSlices
+        # (simulator/node_info_utils.go); the AWS, GCE and Azure templates of an empty group carry none.
+        return "the cluster autoscaler learns a pool's DRA devices from a running node's ResourceSlices; an empty pool has none, so claim-only pods never grow it"
     operator_shares = s.managed_by == "operator" and s.mode in ("time-slicing", "mps")
     if pool.cloud == "gke" and s.managed_by == "operator" and s.mode == "mig":
         return "GKE's autoscaler sees an empty pool's GPUs as whole nvidia.com/gpu; the GPU Operator's MIG slices exist only once a node runs"
@@ -124,7 +129,8 @@ def scale_from_zero_problem(pool: GpuPool) -> str | None:
 def scaling_problems(pool: GpuPool, p: Problems) -> None:
     """Checks for a pool that is created here (not for components that only describe pools)."""
     if pool.min_nodes == 0 and (why := scale_from_zero_problem(pool)):
-        p.add(("min_nodes",), f"0 would never scale up: {why}. Use {SCALE_FROM_ZERO_FIX[pool.cloud]}")
+        fix = SCALE_FROM_ZERO_FIX.get(pool.cloud, "{{min_nodes}} 1 (one node always up)")
+        p.add(("min_nodes",), f"0 would never scale up: {why}. Use {fix}")
 
 
 def cloud_pool_problems(pool: GpuPool, p: Problems) -> None:
@@ -135,6 +141,7 @@ def cloud_pool_problems(pool: GpuPool, p: Problems) -> None:
         eks_pool_problems(pool, p)
     elif pool.cloud == "aks":
         aks_pool_problems(pool, p)
+    dra_pool_problems(pool, p)  # DRA (issue 16): what a DRA pool cannot be, on every path
 
 
 def cross_pool_problems(pools: Sequence[GpuPool], at: PoolProblems) -> None:

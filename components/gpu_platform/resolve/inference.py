@@ -84,6 +84,14 @@ def resolve_request(
         for key, reason in whole_number_problems(gpus):
             p.add((_FIELD[key],), reason)
         return None
+    if pool.dra:  # DRA (issue 16): no extended resources to request on these nodes
+        p.add(
+            ("pool",),
+            f"pool '{pool.name}' has allocation 'dra': its GPUs are claimed through ResourceClaimTemplates, not "
+            "requested as nvidia.com/* resources; build the predictor with gpu_platform.plans.dra.predictor_claims "
+            "(KServe Standard mode), or serve from a device-plugin pool",
+        )
+        return None
     resource, problems = gpu_resource(pool, raw.get("mig_profile"))
     problems += gpu_units_problems(gpus, pool, resource)
     for key, reason in problems:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform.args.pool import (
+    DEFAULT_ALLOCATION,
     DEFAULT_DISK_SIZE_GB,
     DEFAULT_MANAGED_BY,
     DEFAULT_MIG_STRATEGY,
@@ -356,6 +357,7 @@ def resolve_pool(
         efa=bool(pool.get("efa")),
         spot_max_price=pool.get("spot_max_price"),
         index=index,
+        allocation=pool.get("allocation", DEFAULT_ALLOCATION),
     )
 
 

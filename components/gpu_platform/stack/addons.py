@@ -83,6 +83,25 @@ def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str
     return Kueue.from_plan("kueue", plan, after)
 
 
+def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any]) -> Any:
+    """The NVIDIA DRA driver (issue 16), after the GPU Operator (NFD labels, driver, toolkit) and Kueue (the
+    team namespaces its claim templates may go into)."""
+    from gpu_platform.operators.dra import DraDriver
+    from gpu_platform.plans.dra import dra_plan
+
+    assert spec.dra is not None and spec.cluster.kubernetes_version is not None
+    plan = dra_plan(
+        spec.cloud,
+        spec.pools,
+        spec.driver,
+        spec.cluster.kubernetes_version,
+        spec.dra,
+        versions.DRA_DRIVER.namespace,
+    )
+    merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=depends_on))
+    return DraDriver.from_plan("dra-driver", plan, merged)
+
+
 def kserve(
     spec: PlatformSpec,
     opts: pulumi.ResourceOptions,

@@ -42,6 +42,11 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
         outputs["clusterQueues"] = kueue.cluster_queue_names
     # Workload layer (issue 15): Volcano and the controllers behind Kueue's integrations.
     outputs.update(deploy_workloads(spec, k8s_opts, namespaces))
+    if spec.dra is not None:  # DRA (issue 16): after the operator, Kueue and the claim templates' namespaces
+        claims = [namespaces[n] for n in spec.dra.get("claim_namespaces", ()) if n in namespaces]
+        dra = addons.dra(spec, k8s_opts, [*(r for r in (operator, kueue) if r is not None), *claims])
+        outputs["draDeviceClasses"] = dra.device_classes
+        outputs["draClaimTemplates"] = dra.claim_templates
     if spec.kserve is not None:
         # After the operator (GPU pods need the device plugin) and Kueue (queues).
         deps = [r for r in (operator, kueue) if r is not None]

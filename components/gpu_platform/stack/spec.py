@@ -18,11 +18,13 @@ from gpu_platform.args.kueue import DEFAULT_LOCAL_QUEUE
 from gpu_platform.args.validate import hints, parse, unknown_key_reason
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
+from gpu_platform.plans.dra import check_dra_settings
 from gpu_platform.plans.gpu_operator import check_operator_settings
 from gpu_platform.plans.kserve import check_kserve_settings
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
+from gpu_platform.resolve.dra import cluster_dra_problems, dra_driver_problems, kubernetes_version_problem
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.inference import ServiceRequest, resolve_request
 from gpu_platform.resolve.kueue import CapacityBasis, GpuOperatorFacts, KueueSpec, resolve_kueue
@@ -58,6 +60,8 @@ class PlatformSpec:
     """The ``gpuOperator`` settings, or ``None`` when it is switched off."""
     kueue: KueueSpec | None = None
     kserve: KServeSpec | None = None
+    dra: Mapping[str, Any] | None = None
+    """The ``dra`` settings when the NVIDIA DRA driver is enabled (issue 16), else ``None``."""
     config: Mapping[str, Any] = field(default_factory=dict)
     """The validated stack file (snake_case keys), for outputs and diagnostics."""
     secret_sections: frozenset[str] = frozenset()
@@ -290,6 +294,20 @@ def _with_capacity_basis(
     return kueue, volcano
 
 
+def _plain_kubeconfig_problem(
+    cfg: Mapping[str, Any], secret_sections: frozenset[str] | None, p: Problems
+) -> None:
+    """A kubeconfig outside a secret section would be plain text in the stack file and in the state."""
+    if secret_sections is None or "kubeconfig" not in cfg.get("cluster", {}) or "cluster" in secret_sections:
+        return
+    p.add(
+        ("cluster", "kubeconfig"),
+        "is plain text in the stack file (and would be in the state): set it as a secret with "
+        "`pulumi config set --secret --path 'gpu-platform:cluster.kubeconfig' \"$(cat kubeconfig)\"`, "
+        "or use {{cluster.kubeconfig_stack_reference}}",
+    )
+
+
 def load_platform(
     raw: Any, other_keys: Sequence[str] = (), secret_sections: frozenset[str] | None = None
 ) -> PlatformSpec:
@@ -301,17 +319,7 @@ def load_platform(
     p = Problems()
     misspelled_namespace_problems(list(other_keys), p)
     cfg = _sections(raw, p)
-    if (
-        secret_sections is not None
-        and "kubeconfig" in cfg.get("cluster", {})
-        and "cluster" not in secret_sections
-    ):
-        p.add(
-            ("cluster", "kubeconfig"),
-            "is plain text in the stack file (and would be in the state): set it as a secret with "
-            "`pulumi config set --secret --path 'gpu-platform:cluster.kubeconfig' \"$(cat kubeconfig)\"`, "
-            "or use {{cluster.kubeconfig_stack_reference}}",
-        )
+    _plain_kubeconfig_problem(cfg, secret_sections, p)
     cloud: str | None = cfg.get("cloud")
     if cloud is None:
         p.raise_for_config()
@@ -334,6 +342,7 @@ def load_platform(
     driver = _driver(cloud, cfg, pools, len(raw_pools), p)
     if not cfg.get("gpu_operator", {}).get("enabled", True):
         _no_operator_sharing(pools.pools, at)
+    dra = _dra(cfg, pools, cluster, driver, at, p)
     p.raise_for_config()
     assert cluster is not None and driver is not None
     operator = cfg.get("gpu_operator", {})
@@ -347,8 +356,43 @@ def load_platform(
         gpu_operator=operator if operator.get("enabled", True) else None,
         kueue=kueue,
         kserve=kserve,
+        dra=dra,
         config=cfg,
         secret_sections=secret_sections or frozenset(),
         workloads=workloads,
         volcano=volcano,
     )
+
+
+def _dra(
+    cfg: Mapping[str, Any],
+    pools: ResolvedPools,
+    cluster: ClusterSpec | None,
+    driver: DriverPlan | None,
+    at: Any,
+    p: Problems,
+) -> Mapping[str, Any] | None:
+    """The ``dra`` section (issue 16): settings, the cluster version, the GPU Operator and the node driver."""
+    section = cfg.get("dra", {})
+    enabled = section.get("enabled", False)
+    cluster_dra_problems(pools.pools, cfg.get("gpu_pools", []), enabled, at, p.at("dra"))
+    if not enabled:
+        return None
+    check_dra_settings(section, p.at("dra"))
+    if cluster is not None and (reason := kubernetes_version_problem(cluster.kubernetes_version)):
+        p.add(("cluster", "kubernetes_version"), reason)
+    if not cfg.get("gpu_operator", {}).get("enabled", True):
+        p.add(
+            ("dra", "enabled"),
+            "needs {{gpu_operator.enabled}}: the operator's NFD labels place the DRA plugin and its per-node "
+            "labels keep its device plugin off the DRA nodes",
+        )
+    if driver is not None:
+        dra_driver_problems(
+            pools.pools,
+            driver,
+            section.get("compute_domains", False),
+            at,
+            p.at("gpu_operator", "driver"),
+        )
+    return section

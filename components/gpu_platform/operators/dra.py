@@ -1,0 +1,89 @@
+"""``DraDriver``: the NVIDIA DRA driver for GPUs, its per-MIG-profile DeviceClasses and ResourceClaimTemplates.
+
+One ``helm.v3.Release`` of ``dra-driver-nvidia-gpu`` (``versions.DRA_DRIVER``) in a PodSecurity-privileged
+namespace; the library's DeviceClasses and the teams' ResourceClaimTemplates depend on it (the chart
+brings the ``gpu.nvidia.com`` class they sit next to). Everything comes from ``plans.dra``. The GPU Operator
+must be given the same pools: their labels keep its device plugin and MIG manager off the DRA nodes.
+"""
+
+from typing import Any, cast
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gpu_platform.args.dra import DraDriverArgs
+from gpu_platform.component import PlannedComponent
+from gpu_platform.plans import dra as d
+from gpu_platform.versions import DRA_DRIVER
+
+
+class DraDriver(PlannedComponent[d.DraPlan]):
+    """The NVIDIA DRA driver serving the pools with ``allocation: dra``."""
+
+    _type_token = "gpu-platform:index:DraDriver"
+
+    status: pulumi.Output[Any]
+    """The Helm release status."""
+    device_classes: pulumi.Output[list[str]]
+    """Every DeviceClass pods can claim from: the chart's ``gpu.nvidia.com`` and the library's per-profile ones."""
+    claim_templates: pulumi.Output[list[str]]
+    """``<namespace>/<name>`` of every ResourceClaimTemplate created."""
+
+    def __init__(self, name: str, args: DraDriverArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        self._start(name, d.plan_dra_driver(args), opts)
+
+    def _create(self, name: str, plan: d.DraPlan) -> dict[str, Any]:
+        ns = k8s.core.v1.Namespace(
+            f"{name}-ns",
+            metadata={"name": plan.namespace, "labels": d.PSA_PRIVILEGED_LABELS},
+            opts=self.child_opts(retain_on_delete=True),
+        )
+        release = k8s.helm.v3.Release(
+            f"{name}-helm",
+            k8s.helm.v3.ReleaseArgs(
+                name=d.RELEASE_NAME,
+                chart=DRA_DRIVER.chart,
+                version=plan.version,
+                namespace=ns.metadata.name,
+                create_namespace=False,
+                values=d.helm_values(plan),
+            ),
+            opts=self.child_opts(depends_on=[ns, *self._dependencies]),
+        )
+        after = self.child_opts(depends_on=[release])
+        classes = [
+            k8s.resource.v1.DeviceClass(
+                f"{name}-class-{o['metadata']['name']}",
+                metadata=o["metadata"],
+                spec=cast(Any, o["spec"]),
+                opts=after,
+            )
+            for o in d.device_classes(plan)
+        ]
+        templates = []
+        for obj in d.claim_templates(plan):
+            meta = obj["metadata"]
+            templates.append(f"{meta['namespace']}/{meta['name']}")
+            # A template's spec is immutable: a changed device request replaces it. The component's own
+            # dependencies (the stack passes Kueue, which creates the team namespaces) come along.
+            opts = self.child_opts(
+                depends_on=[release, *classes, *self._dependencies],
+                replace_on_changes=["spec"],
+                delete_before_replace=True,
+            )
+            k8s.resource.v1.ResourceClaimTemplate(
+                f"{name}-claim-{meta['namespace']}-{meta['name']}",
+                metadata=meta,
+                spec=cast(Any, obj["spec"]),
+                opts=opts,
+            )
+        self.status = release.status
+        self.device_classes = pulumi.Output.from_input(
+            [d.WHOLE_GPU_CLASS, *(o["metadata"]["name"] for o in d.device_classes(plan))]
+        )
+        self.claim_templates = pulumi.Output.from_input(templates)
+        return {
+            "status": self.status,
+            "device_classes": self.device_classes,
+            "claim_templates": self.claim_templates,
+        }

@@ -1,0 +1,102 @@
+"""AKS Node Auto Provisioning plans (issue 16): per GPU pool a ``karpenter.sh/v1`` NodePool and an
+``AKSNodeClass`` (``karpenter.azure.com/v1beta1``, the storage version in karpenter-provider-azure v1.14.2).
+
+NAP is Karpenter run by AKS (enabled on the cluster, nothing to install); the objects follow the same GPU
+NodePool rules as on EKS (``plans.karpenter``): the pool's SKU (``karpenter.azure.com/sku-name``), labels and
+taints of an AKS agent pool of the library (the spot taint AKS adds is declared, as on agent pools),
+``limits`` from ``max_nodes``, ``WhenEmpty`` consolidation. ``AKSNodeClass.spec.gpu.mode`` follows the one
+driver decision: ``None`` when the GPU Operator installs the driver ("use this when managing GPU drivers via
+a GPU Operator", CRD description), ``Driver`` when AKS does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpu_platform.args.autoprovisioning import AksNapGpuNodePoolArgs
+from gpu_platform.args.validate import check_arguments
+from gpu_platform.driver import DEFAULT_IMAGE, DriverPlan
+from gpu_platform.errors import Problems
+from gpu_platform.plans.karpenter import (
+    DO_NOT_DISRUPT,
+    Disruption,
+    capacity_type,
+    node_pool,
+    pool_base,
+    requirement,
+    resolve_disruption,
+)
+from gpu_platform.plans.nodepools import NodePoolPlan
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.autoprovisioning import nap_pool_problems, resolve_auto_pool
+
+AKSNODECLASS_API = "karpenter.azure.com/v1beta1"
+GPU_MODE = {"None": "None", "Install": "Driver"}
+"""``DriverPlan.aks_gpu_driver`` -> ``AKSNodeClass.spec.gpu.mode``."""
+
+
+@dataclass(frozen=True)
+class AksNapPoolPlan(NodePoolPlan):
+    gpu_mode: str = "None"
+    image_family: str = DEFAULT_IMAGE["aks"]
+    disruption: Disruption = field(default_factory=Disruption)
+
+    @property
+    def pod_annotations(self) -> dict[str, str]:
+        return dict(DO_NOT_DISRUPT)
+
+
+def aks_nap_pool_plan(
+    pool: GpuPool, driver: DriverPlan, inputs: dict[str, Any], disruption: Disruption
+) -> AksNapPoolPlan:
+    return AksNapPoolPlan(
+        **pool_base(pool, driver, inputs),
+        gpu_mode=GPU_MODE[driver.aks_gpu_driver or "None"],
+        image_family=pool.image or DEFAULT_IMAGE["aks"],
+        disruption=disruption,
+    )
+
+
+def aks_requirements(pool: GpuPool) -> list[dict[str, Any]]:
+    assert pool.machine is not None
+    return [
+        requirement("karpenter.azure.com/sku-name", pool.machine.name),
+        requirement("karpenter.sh/capacity-type", capacity_type(pool)),
+        requirement("kubernetes.io/arch", "amd64"),
+        requirement("kubernetes.io/os", "linux"),
+    ]
+
+
+def aks_node_pool(plan: AksNapPoolPlan) -> dict[str, Any]:
+    ref = {"group": "karpenter.azure.com", "kind": "AKSNodeClass", "name": plan.pool.name}
+    return node_pool(plan, ref, aks_requirements(plan.pool), plan.disruption)
+
+
+def aks_node_class(plan: AksNapPoolPlan) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "imageFamily": plan.image_family,
+        "osDiskSizeGB": plan.pool.disk_size_gb,
+        "gpu": {"mode": plan.gpu_mode},
+        "tags": {"gpu-platform-pool": plan.pool.name},
+    }
+    subnet = plan.inputs.get("vnet_subnet_id")
+    if subnet is not None:
+        spec["vnetSubnetID"] = subnet
+    return {
+        "apiVersion": AKSNODECLASS_API,
+        "kind": "AKSNodeClass",
+        "metadata": {"name": plan.pool.name, "labels": {"app.kubernetes.io/managed-by": "gpu-platform"}},
+        "spec": spec,
+    }
+
+
+def plan_aks_nap_pool(args: AksNapGpuNodePoolArgs) -> AksNapPoolPlan:
+    """``AksNapGpuNodePool``'s arguments checked and resolved; ``ArgumentsError`` lists every problem."""
+    p = Problems()
+    checked = check_arguments(AksNapGpuNodePoolArgs, args, p)
+    resolved = resolve_auto_pool("aks", checked, p, nap_pool_problems) if checked is not None else None
+    disruption = resolve_disruption(checked.get("disruption", {}) if checked else {}, p.at("disruption"))
+    p.raise_for_arguments()
+    assert checked is not None and resolved is not None
+    return aks_nap_pool_plan(*resolved, dict(checked), disruption)

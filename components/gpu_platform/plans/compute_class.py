@@ -1,0 +1,143 @@
+"""GKE custom ComputeClass plans (issue 16): one ``cloud.google.com/v1`` ComputeClass per GPU pool, with
+``nodePoolAutoCreation`` so GKE creates (and removes) node pools for pending pods that select the class.
+
+Schema: datreeio/CRDs-catalog ``cloud.google.com/computeclass_v1.json`` (tests/upstream/gke-computeclass,
+NEW_COMPONENTS_NOTES.md section 11). One priority rule: the pool's machine type and GPU (type, count,
+``driverVersion``, ``gpuSharing`` for GKE-managed time-sharing/MPS/MIG), spot, a specific reservation, zones
+and boot disk. ``nodePoolConfig`` carries the pool's labels and taints (GPU taint first) and the image type.
+
+Auto-created pools get GKE's driver and device plugin, so the pool's labels keep the GPU Operator off them
+(``nvidia.com/gpu.deploy.operands=false``) and drop ``gke-no-default-nvidia-gpu-device-plugin``; operator
+drivers, operator sharing and DRA are refused (``resolve.autoprovisioning``). Pods reach the class with
+``nodeSelector: {cloud.google.com/compute-class: <name>}`` (``workload_node_selector``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_platform import scheduling
+from gpu_platform.args.autoprovisioning import GkeGpuComputeClassArgs
+from gpu_platform.args.validate import check_arguments
+from gpu_platform.catalog.drivers import DriverVersion
+from gpu_platform.driver import DEFAULT_IMAGE
+from gpu_platform.errors import Problems
+from gpu_platform.plans.nodepools import GKE_SHARING_STRATEGY, ensure_gpu_taint
+from gpu_platform.pools import GpuPool, Taint
+from gpu_platform.resolve.autoprovisioning import compute_class_pool_problems, gke_compute_class_driver
+from gpu_platform.resolve.cloud_pools import gke_pool_problems
+from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
+
+API_VERSION = "cloud.google.com/v1"
+COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
+"""Pods select a ComputeClass with this node selector; GKE labels the auto-created nodes with it."""
+DEPLOY_OPERANDS_LABEL = "nvidia.com/gpu.deploy.operands"
+"""GPU Operator: ``false`` keeps every operand off the node (GKE's stack runs there)."""
+IMAGE_TYPE = {"COS_CONTAINERD": "cos_containerd", "UBUNTU_CONTAINERD": "ubuntu_containerd"}
+
+
+@dataclass(frozen=True)
+class ComputeClassPlan:
+    pool: GpuPool
+    labels: dict[str, str]
+    taints: tuple[Taint, ...]
+    driver_version: str = "default"
+    host_driver: DriverVersion | None = None
+
+    @property
+    def name(self) -> str:
+        return self.pool.name
+
+    @property
+    def tolerations(self) -> list[dict[str, str]]:
+        return scheduling.pool_tolerations(self.pool)
+
+    @property
+    def workload_node_selector(self) -> dict[str, str]:
+        """What a pod needs in ``nodeSelector`` to get nodes of this class: the class and the pool's labels."""
+        return {COMPUTE_CLASS_LABEL: self.name, **scheduling.selector_labels(self.pool)}
+
+
+def compute_class_labels(pool: GpuPool) -> dict[str, str]:
+    labels = scheduling.pool_labels(pool)
+    labels.pop(scheduling.GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL, None)
+    labels[DEPLOY_OPERANDS_LABEL] = "false"
+    return labels
+
+
+def gpu_rule(plan: ComputeClassPlan) -> dict[str, Any]:
+    pool = plan.pool
+    assert pool.machine is not None and pool.machine.accelerator_type
+    gpu: dict[str, Any] = {
+        "type": pool.machine.accelerator_type,
+        "count": pool.gpus_per_node,
+        "driverVersion": plan.driver_version,
+    }
+    s = pool.sharing
+    if s.mode in GKE_SHARING_STRATEGY:
+        gpu["gpuSharing"] = {
+            "sharingStrategy": GKE_SHARING_STRATEGY[s.mode],
+            "maxSharedClientsPerGPU": s.replicas,
+        }
+    elif s.mode == "mig":
+        gpu["gpuSharing"] = {"gpuPartitionSize": s.mig_profiles[0]}
+    rule: dict[str, Any] = {
+        "machineType": pool.machine.name,
+        "gpu": gpu,
+        "spot": pool.spot,
+        "storage": {"bootDiskSize": pool.disk_size_gb},
+    }
+    if pool.reservation:
+        rule["reservations"] = {"affinity": "Specific", "specific": [{"name": pool.reservation}]}
+    if pool.zones:
+        rule["location"] = {"zones": list(pool.zones)}
+    return rule
+
+
+def compute_class(plan: ComputeClassPlan) -> dict[str, Any]:
+    ensure_gpu_taint(plan.taints)
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "ComputeClass",
+        "metadata": {"name": plan.name, "labels": {"app.kubernetes.io/managed-by": "gpu-platform"}},
+        "spec": {
+            "description": f"gpu-platform GPU pool {plan.name} ({plan.pool.gpu.display})",
+            "priorities": [gpu_rule(plan)],
+            "nodePoolAutoCreation": {"enabled": True},
+            "nodePoolConfig": {
+                "imageType": IMAGE_TYPE[plan.pool.image or DEFAULT_IMAGE["gke"]],
+                "nodeLabels": dict(plan.labels),
+                "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in plan.taints],
+            },
+            # Never fall back to other machines: Kueue's quota for the pool is its machine's capacity.
+            "whenUnsatisfiable": "DoNotScaleUp",
+        },
+    }
+
+
+def plan_gke_compute_class(args: GkeGpuComputeClassArgs) -> ComputeClassPlan:
+    """``GkeGpuComputeClass``'s arguments checked and resolved; ``ArgumentsError`` lists every problem."""
+    p = Problems()
+    checked = check_arguments(GkeGpuComputeClassArgs, args, p)
+    pool = host = None
+    if checked is not None:
+        check_cuda_default(checked.get("cuda_version"), p.at("cuda_version"))
+        resolved = resolve_pool_list(
+            "gke", [checked["pool"]], checked.get("cuda_version"), lambda _: p.at("pool")
+        )
+        if resolved.pools:
+            pool = resolved.pools[0]
+            gke_pool_problems(pool, p.at("pool"))
+            compute_class_pool_problems(pool, p.at("pool"))
+            host = gke_compute_class_driver(pool, checked.get("driver", {}), p)
+    p.raise_for_arguments()
+    assert checked is not None and pool is not None
+    taints = tuple(scheduling.pool_taints(pool))
+    return ComputeClassPlan(
+        pool=pool,
+        labels=compute_class_labels(pool),
+        taints=taints,
+        driver_version=checked.get("gpu_driver_version", "default"),
+        host_driver=host,
+    )

@@ -1,0 +1,181 @@
+"""Dynamic Resource Allocation (issue 16): every DRA check, written once for stack files and components.
+
+A pool is DRA-managed (``allocation: dra``) or device-plugin-managed, never both. What a DRA pool may be
+follows from the pinned versions (tests/upstream/NEW_COMPONENTS_NOTES.md section 6):
+
+- Kubernetes >= 1.34.2: ``resource.k8s.io/v1`` is GA from 1.34 and the DRA driver v0.4.1 lists v1.34.2 as
+  its minimum (dra-driver-nvidia-gpu docs/prerequisites.md). The cluster version must be declared so the
+  plan can check it; an undeclared version is refused rather than guessed.
+- NVIDIA driver >= 565 (same document); the cloud images' catalog floors are lower, so a cloud-installed
+  driver must be declared with ``driver.host_version``.
+- No device-plugin sharing: time-slicing and MPS replicas are a device-plugin concept (with DRA, pods share
+  a GPU by sharing one ResourceClaim; MPS is the driver's alpha ``MPSSupport`` gate).
+- MIG only when the layout exists before the DRA kubelet plugin starts and nothing re-partitions the GPUs
+  under it: the plugin publishes the MIG devices it finds (static MIG; ``DynamicMIG`` is alpha and needs
+  Kubernetes' partitionable devices). The GPU Operator's MIG manager does not restart the DRA plugin after
+  re-partitioning (it is not one of its operands), and GPU Operator 26.7 documents only "preconfigured MIG
+  devices" for DRA. So: AKS ``gpu_instance_profile`` (applied when the node is provisioned; AKS documents a
+  MIG + DRA walkthrough for 1.34) yes; the operator's MIG manager no; GKE ``gpu_partition_size`` no (done by
+  Google's installer DaemonSet after the driver, racing the DRA plugin; no GKE DRA + MIG procedure).
+- Bottlerocket ships its own NVIDIA device plugin that the library cannot switch off: refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from gpu_platform.catalog.drivers import DriverVersion
+from gpu_platform.driver import DriverPlan
+from gpu_platform.errors import Problems
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.pools import PoolProblems
+
+MIN_KUBERNETES = (1, 34, 2)
+"""DRA driver v0.4.1 docs/prerequisites.md: "v1.34.2 or later"; ``resource.k8s.io/v1`` is GA in 1.34."""
+MIN_DRIVER = DriverVersion.parse("565")
+"""DRA driver v0.4.1 docs/prerequisites.md: "v565 or later for GPU allocation"."""
+MIN_DRIVER_COMPUTE_DOMAINS = DriverVersion.parse("570.158.01")
+"""Same document: ComputeDomains (IMEX daemons with DNS names, on by default) need 570.158.01."""
+
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+].*)?$")
+
+
+@dataclass(frozen=True)
+class KubernetesVersion:
+    major: int
+    minor: int
+    patch: int | None
+    text: str
+
+    @property
+    def release(self) -> tuple[int, int, int]:
+        return (self.major, self.minor, self.patch or 0)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_kubernetes_version(text: str) -> KubernetesVersion | None:
+    """``1.34``, ``1.34.2``, ``v1.35.1``, ``1.34.2-gke.1000000``, ``1.34.2-eks-...`` -> the release."""
+    m = _VERSION.match(text.strip())
+    if m is None:
+        return None
+    patch = int(m.group(3)) if m.group(3) is not None else None
+    return KubernetesVersion(int(m.group(1)), int(m.group(2)), patch, text.strip())
+
+
+def kubernetes_version_problem(text: str | None, what: str = "DRA") -> str | None:
+    """Why the cluster version cannot run DRA (``None`` when it can). ``1.34`` without a patch is accepted:
+    the managed clouds roll control-plane patches, and the minimum patch is named in the reason otherwise."""
+    floor = ".".join(map(str, MIN_KUBERNETES))
+    if text is None:
+        return (
+            f"{what} needs Kubernetes >= {floor} (resource.k8s.io/v1); declare the cluster's version here so "
+            "the plan can check it"
+        )
+    version = parse_kubernetes_version(text)
+    if version is None:
+        return f"{text!r} is not a Kubernetes version like '1.34' or '1.34.2'"
+    if (version.major, version.minor) < MIN_KUBERNETES[:2] or (
+        (version.major, version.minor) == MIN_KUBERNETES[:2]
+        and version.patch is not None
+        and version.patch < MIN_KUBERNETES[2]
+    ):
+        return (
+            f"Kubernetes {text} is too old for {what}: resource.k8s.io/v1 is GA from 1.34 and the NVIDIA DRA "
+            f"driver needs v{floor} or later"
+        )
+    return None
+
+
+# --- per pool ---------------------------------------------------------------------------------------
+
+
+def dra_pool_problems(pool: GpuPool, p: Problems) -> None:
+    """What a DRA pool cannot be (``p`` is the pool's location). Nothing for device-plugin pools."""
+    if not pool.dra:
+        return
+    s = pool.sharing
+    if s.mode in ("time-slicing", "mps"):
+        p.add(
+            ("sharing", "mode"),
+            f"'{s.mode}' replicas are a device-plugin feature; on {{{{allocation}}}} 'dra' pods share a GPU by "
+            "referencing one ResourceClaim (MPS per claim is the DRA driver's alpha MPSSupport gate): use mode "
+            "'none', or allocation 'device-plugin'",
+        )
+    elif s.mode == "mig" and s.managed_by == "operator":
+        p.add(
+            ("sharing", "managed_by"),
+            "the GPU Operator's MIG manager cannot partition DRA nodes: it does not restart the DRA kubelet "
+            "plugin, which publishes the MIG devices it finds at start, and GPU Operator 26.7 supports only "
+            "preconfigured MIG devices with DRA. Use AKS-partitioned MIG ({{sharing.managed_by}}: cloud on AKS), "
+            "or allocation 'device-plugin' for operator-managed MIG",
+        )
+    elif s.mode == "mig" and s.mig_strategy == "single" and pool.cloud != "gke":
+        p.add(
+            ("sharing", "mig", "strategy"),
+            "'single' is how the device plugin advertises MIG devices (as nvidia.com/gpu); the DRA driver publishes "
+            "each MIG device with its profile: remove {{mig.strategy}}",
+        )
+    if s.mode == "mig" and s.managed_by == "cloud" and pool.cloud == "gke":
+        p.add(
+            ("sharing", "managed_by"),
+            "GKE gpu_partition_size is applied by Google's installer DaemonSet after the driver, racing the DRA "
+            "kubelet plugin, and no GKE procedure covers DRA with MIG: use allocation 'device-plugin' for MIG "
+            "on GKE",
+        )
+    if pool.cloud == "eks" and (pool.image or "").startswith("BOTTLEROCKET"):
+        p.add(
+            ("image",),
+            f"{pool.image} runs its own NVIDIA device plugin, which the library cannot switch off, and a device "
+            "plugin never runs next to DRA: use AL2023_x86_64_NVIDIA for DRA pools",
+        )
+
+
+def dra_pools(pools: Sequence[GpuPool]) -> list[GpuPool]:
+    return [p for p in pools if p.dra]
+
+
+# --- per cluster --------------------------------------------------------------------------------------
+
+
+def dra_driver_problems(
+    pools: Sequence[GpuPool], driver: DriverPlan, compute_domains: bool, at: PoolProblems, driver_p: Problems
+) -> None:
+    """The node driver must be new enough for the DRA driver (filed at ``driver`` once)."""
+    if not dra_pools(pools):
+        return
+    need = MIN_DRIVER_COMPUTE_DOMAINS if compute_domains else MIN_DRIVER
+    if driver.driver_version >= need:
+        return
+    source = "GPU Operator" if driver.driver == "operator" else "cloud image (catalog floor)"
+    fix = "{{driver.version}}" if driver.driver == "operator" else "{{driver.host_version}}"
+    what = "ComputeDomains need" if compute_domains else "the NVIDIA DRA driver needs"
+    driver_p.add(
+        ("version" if driver.driver == "operator" else "host_version",),
+        f"{what} NVIDIA driver >= {need}, but the DRA pools run {driver.driver_version} ({source} driver); "
+        f"set {fix} to the driver the nodes really run",
+    )
+
+
+def declares_dra(raw_pools: Sequence[object]) -> bool:
+    """Some pool asks for DRA, resolved or not (a broken DRA pool is not also "no DRA pool")."""
+    return any(isinstance(p, Mapping) and p.get("allocation") == "dra" for p in raw_pools)
+
+
+def cluster_dra_problems(
+    pools: Sequence[GpuPool], raw_pools: Sequence[object], enabled: bool, at: PoolProblems, section: Problems
+) -> None:
+    """Stack file: DRA pools need the ``dra`` section enabled, and an enabled driver needs DRA pools."""
+    dra = dra_pools(pools)
+    if not enabled:
+        for pool in dra:
+            at(pool.index).add(("allocation",), "'dra' needs the NVIDIA DRA driver: set {{dra.enabled}} true")
+    elif not declares_dra(raw_pools):
+        section.add(
+            ("enabled",),
+            "no GPU pool has {{allocation}} 'dra': the DRA driver would own no GPUs; set allocation: dra on the "
+            "pools whose GPUs pods should claim",
+        )

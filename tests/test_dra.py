@@ -1,0 +1,484 @@
+"""DRA (issue 16): DRA pools, the NVIDIA DRA driver (standalone chart v0.4.1), DeviceClasses and claim templates.
+
+Every object is checked against what upstream accepts: the pinned chart rendered offline, the
+``resource.k8s.io/v1`` schemas of Kubernetes 1.34 (kubernetes-validate), Kueue 0.19's deviceClassMappings
+rules and the KServe v0.20 InferenceService CRD.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from gpu_platform import versions
+from gpu_platform.errors import ArgumentsError
+from gpu_platform.operators.dra import DraDriver
+from gpu_platform.plans import dra as d
+from gpu_platform.plans.gpu_operator import (
+    device_plugin_config_data,
+    mig_parted_config_data,
+    plan_gpu_operator,
+)
+from gpu_platform.plans.gpu_operator import (
+    helm_values as operator_values,
+)
+from gpu_platform.resolve.dra import kubernetes_version_problem
+from gpu_platform.resolve.pools import resolve_pools
+from gpu_platform.scheduling import pool_labels
+from gpu_platform.sharing import advertised_resources
+from tests.conftest import UPSTREAM, upstream
+from tests.test_gpu_operator import missing_upstream
+from tests.test_kserve_crd_schemas import inference_service_errors
+
+# AKS partitions the A100s when it provisions the node (gpu_instance_profile), with the driver it installs.
+A100_MIG_DRA = {
+    "name": "a100-mig",
+    "machine_type": "Standard_ND96asr_v4",
+    "max_nodes": 2,
+    "allocation": "dra",
+    "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
+}
+T4_PLUGIN = {"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 2, "spot": True}
+AKS_DRIVER = {"owner": "cloud", "host_version": "580.95.05"}
+L4_DRA_EKS = {"name": "l4", "machine_type": "g6.12xlarge", "max_nodes": 3, "allocation": "dra"}
+L4_PLUGIN_EKS = {
+    "name": "l4-shared",
+    "machine_type": "g6.2xlarge",
+    "max_nodes": 2,
+    "sharing": {"mode": "time-slicing", "replicas": 4},
+}
+
+
+def aks_args(**extra: Any) -> dict[str, Any]:
+    return {
+        "cloud": "aks",
+        "kubernetes_version": "1.34",
+        "driver": AKS_DRIVER,
+        "pools": [A100_MIG_DRA, T4_PLUGIN],
+        "claim_namespaces": ["default", "ml-team"],
+        **extra,
+    }
+
+
+def problems(args: dict[str, Any]) -> dict[str, str]:
+    with pytest.raises(ArgumentsError) as err:
+        d.plan_dra_driver(args)  # type: ignore[arg-type]
+    return dict(err.value.problems)
+
+
+# --- the pool: DRA or device plugin, never both ---------------------------------------------------------
+
+
+def test_dra_pool_labels_keep_the_device_plugin_and_mig_manager_off() -> None:
+    dra, plugin = resolve_pools("aks", [A100_MIG_DRA, T4_PLUGIN])
+    labels = pool_labels(dra)
+    assert labels["nvidia.com/dra-kubelet-plugin"] == "true"
+    assert labels["nvidia.com/gpu.deploy.device-plugin"] == "false"
+    assert labels["nvidia.com/gpu.deploy.mig-manager"] == "false"
+    assert labels["gpu-platform.io/allocation"] == "dra"
+    assert "nvidia.com/mig.config" not in labels and "nvidia.com/device-plugin.config" not in labels
+    other = pool_labels(plugin)
+    assert "nvidia.com/dra-kubelet-plugin" not in other
+    assert "nvidia.com/gpu.deploy.device-plugin" not in other
+
+
+def test_gke_dra_pool_also_keeps_gkes_device_plugin_off() -> None:
+    (pool,) = resolve_pools(
+        "gke", [{"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1, "allocation": "dra"}]
+    )
+    labels = pool_labels(pool)
+    assert labels["gke-no-default-nvidia-gpu-device-plugin"] == "true"
+    assert labels["nvidia.com/gpu.deploy.device-plugin"] == "false"
+
+
+def test_operator_sharing_config_never_covers_a_dra_pool() -> None:
+    mixed = plan_gpu_operator({"cloud": "eks", "pools": [L4_DRA_EKS, L4_PLUGIN_EKS]})
+    assert list(device_plugin_config_data(mixed)) == ["l4-shared-time-slicing-4"]
+    values = operator_values(mixed)
+    assert values["devicePlugin"]["enabled"] is True  # the device-plugin pool still needs it
+    assert "manager" not in values["driver"]  # AL2023 ships the driver: no driver manager to tell
+    only_dra = plan_gpu_operator({"cloud": "eks", "pools": [L4_DRA_EKS]})
+    assert operator_values(only_dra)["devicePlugin"]["enabled"] is False
+    assert device_plugin_config_data(only_dra) == {}
+
+
+def test_operator_driver_manager_evicts_the_dra_plugin() -> None:
+    plan = plan_gpu_operator({"cloud": "aks", "pools": [{**A100_MIG_DRA, "sharing": {"mode": "none"}}]})
+    values = operator_values(plan)
+    assert plan.driver.driver == "operator"
+    assert values["driver"]["manager"]["env"] == [
+        {"name": "NODE_LABEL_FOR_GPU_POD_EVICTION", "value": "nvidia.com/dra-kubelet-plugin"}
+    ]
+    assert values["migManager"]["enabled"] is False  # the only MIG-capable pool is DRA's
+    assert mig_parted_config_data(plan) == {}
+    chart = yaml.safe_load(upstream("gpu-operator", "values.yaml").read_text())
+    assert missing_upstream(values, chart) == []
+
+
+@pytest.mark.parametrize(
+    ("pool", "path", "fragment"),
+    [
+        (
+            {**L4_DRA_EKS, "sharing": {"mode": "time-slicing", "replicas": 2}},
+            "pools[0].sharing.mode",
+            "replicas are a device-plugin feature",
+        ),
+        (
+            {
+                "name": "h100",
+                "machine_type": "p5.48xlarge",
+                "max_nodes": 1,
+                "allocation": "dra",
+                "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
+            },
+            "pools[0].sharing.managed_by",
+            "MIG manager cannot partition DRA nodes",
+        ),
+        (
+            {**L4_DRA_EKS, "image": "BOTTLEROCKET_x86_64_NVIDIA"},
+            "pools[0].image",
+            "its own NVIDIA device plugin",
+        ),
+    ],
+)
+def test_what_a_dra_pool_cannot_be(pool: dict[str, Any], path: str, fragment: str) -> None:
+    found = problems({"cloud": "eks", "kubernetes_version": "1.34", "pools": [pool]})
+    assert list(found) == [path]  # one mistake, one problem: the broken DRA pool is not also "no DRA pool"
+    assert fragment in found[path], found
+
+
+def test_gke_partitioned_mig_is_refused_for_dra() -> None:
+    pool = {
+        "name": "a100",
+        "machine_type": "a2-highgpu-1g",
+        "max_nodes": 1,
+        "allocation": "dra",
+        "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
+    }
+    found = problems({"cloud": "gke", "kubernetes_version": "1.34", "pools": [pool]})
+    assert "gpu_partition_size" in found["pools[0].sharing.managed_by"]
+
+
+# --- the Kubernetes version and the node driver ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("version", "ok"),
+    [
+        ("1.33", False),
+        ("1.33.5", False),
+        ("1.34.1", False),
+        ("1.34", True),
+        ("1.34.2", True),
+        ("v1.35.0", True),
+        ("1.34.3-gke.1136000", True),
+        ("1.36.0-eks-4f3c2a1", True),
+    ],
+)
+def test_kubernetes_version_floor(version: str, ok: bool) -> None:
+    assert (kubernetes_version_problem(version) is None) is ok
+
+
+def test_old_cluster_is_refused_naming_the_key() -> None:
+    found = problems(aks_args(kubernetes_version="1.33"))
+    assert list(found) == ["kubernetes_version"]
+    assert "resource.k8s.io/v1 is GA from 1.34" in found["kubernetes_version"]
+    assert "not a Kubernetes version" in problems(aks_args(kubernetes_version="latest"))["kubernetes_version"]
+
+
+def test_cloud_driver_must_be_declared_new_enough() -> None:
+    found = problems(aks_args(driver={"owner": "cloud"}))
+    assert list(found) == ["driver.host_version"]
+    assert ">= 565" in found["driver.host_version"] and "550.144.03" in found["driver.host_version"]
+    cd = problems(aks_args(compute_domains=True, driver={"owner": "cloud", "host_version": "565.57.01"}))
+    assert "570.158.01" in cd["driver.host_version"]
+
+
+def test_settings_problems_are_each_named() -> None:
+    found = problems(
+        aks_args(
+            version="v0.4.1",
+            namespace="default",
+            claim_namespaces=["ml", "ML", "ml"],
+            values={"namespace": "x"},
+            pools=[T4_PLUGIN],
+        )
+    )
+    assert set(found) == {
+        "version",
+        "namespace",
+        "claim_namespaces[1]",
+        "claim_namespaces[2]",
+        "values.namespace",
+        "pools",
+    }
+    assert "no pool has allocation 'dra'" in found["pools"]
+
+
+# --- the plan: chart values, DeviceClasses, claim templates ----------------------------------------------
+
+
+def test_values_follow_nvidia_for_each_driver_owner() -> None:
+    aks = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
+    values = d.helm_values(aks)
+    assert values["gpuResourcesEnabledOverride"] is True
+    assert values["resources"] == {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}}
+    assert values["nvidiaDriverRoot"] == "/"  # AKS installs the driver on the host
+    assert values["resourceApiVersion"] == "resource.k8s.io/v1"
+    assert values["kubeletPlugin"]["nodeSelector"] == {"nvidia.com/dra-kubelet-plugin": "true"}
+    # Only the DRA pool's taints; the spot T4 pool is not served by the driver.
+    assert values["kubeletPlugin"]["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    ]
+    operator = d.plan_dra_driver(
+        aks_args(
+            driver={"owner": "operator"}, pools=[{**A100_MIG_DRA, "sharing": {"mode": "none"}, "spot": True}]
+        )
+    )  # type: ignore[arg-type]
+    values = d.helm_values(operator)
+    assert values["nvidiaDriverRoot"] == "/run/nvidia/driver"
+    assert {
+        "key": "kubernetes.azure.com/scalesetpriority",
+        "operator": "Equal",
+        "value": "spot",
+        "effect": "NoSchedule",
+    } in values["kubeletPlugin"]["tolerations"]
+    gke = d.plan_dra_driver(  # type: ignore[arg-type]
+        {
+            "cloud": "gke",
+            "kubernetes_version": "1.34",
+            "driver": {"host_version": "580.95.05"},
+            "pools": [{"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1, "allocation": "dra"}],
+        }
+    )
+    values = d.helm_values(gke)
+    assert values["nvidiaDriverRoot"] == "/home/kubernetes/bin/nvidia"
+    assert values["kubeletPlugin"]["priorityClassName"] == ""
+    assert values["controller"] == {"priorityClassName": "", "affinity": None}
+
+
+def test_typed_values_win_over_the_escape_hatch() -> None:
+    plan = d.plan_dra_driver(aks_args(values={"nvidiaDriverRoot": "/x", "logVerbosity": "6"}))  # type: ignore[arg-type]
+    values = d.helm_values(plan)
+    assert values["nvidiaDriverRoot"] == "/" and values["logVerbosity"] == "6"
+
+
+def test_device_classes_and_templates_per_profile() -> None:
+    plan = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
+    (cls,) = d.device_classes(plan)
+    assert cls["metadata"]["name"] == "mig-1g-5gb.gpu.nvidia.com"
+    assert cls["spec"] == {
+        "selectors": [
+            {
+                "cel": {
+                    "expression": "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == "
+                    "'mig' && device.attributes['gpu.nvidia.com'].profile == '1g.5gb'"
+                }
+            }
+        ]
+    }
+    templates = {(t["metadata"]["namespace"], t["metadata"]["name"]): t for t in d.claim_templates(plan)}
+    assert set(templates) == {("default", "mig-1g-5gb"), ("ml-team", "mig-1g-5gb")}
+    request = templates[("ml-team", "mig-1g-5gb")]["spec"]["spec"]["devices"]["requests"][0]
+    assert request == {
+        "name": "gpu",
+        "exactly": {
+            "deviceClassName": "mig-1g-5gb.gpu.nvidia.com",
+            "allocationMode": "ExactCount",
+            "count": 1,
+        },
+    }
+
+
+def test_whole_gpu_templates_ask_the_charts_class() -> None:
+    plan = d.plan_dra_driver(
+        {"cloud": "eks", "kubernetes_version": "1.35", "pools": [L4_DRA_EKS, L4_PLUGIN_EKS]}
+    )  # type: ignore[arg-type]
+    assert d.device_classes(plan) == []
+    specs = d.claim_template_specs(plan.pools)
+    assert specs == {"gpu": ("gpu.nvidia.com", 1), "gpu-4": ("gpu.nvidia.com", 4)}  # g6.12xlarge: 4 L4s
+
+
+def test_the_demo_spells_profile_selectors_the_same_way() -> None:
+    """The library's per-profile class is the driver's own demo class, profile for profile."""
+    demo = yaml.safe_load_all(
+        upstream(
+            "dra-driver-nvidia-gpu", "demo", "specs", "extended-resources", "mig-1g-12gb.yaml"
+        ).read_text()
+    )
+    (cls,) = [o for o in demo if o and o["kind"] == "DeviceClass"]
+    assert cls["metadata"]["name"] == d.mig_device_class_name("1g.12gb")
+    assert cls["spec"]["selectors"][0]["cel"]["expression"].replace('"', "'") == d.mig_selector("1g.12gb")
+    quickstart = upstream(
+        "dra-driver-nvidia-gpu", "demo", "specs", "quickstart", "v1", "gpu-test4.yaml"
+    ).read_text()
+    assert "device.attributes['gpu.nvidia.com'].profile == '1g.5gb'" in quickstart
+
+
+@pytest.mark.parametrize("scenario", ["aks-mig", "eks-whole"])
+def test_objects_validate_against_kubernetes_134(scenario: str) -> None:
+    args = (
+        aks_args()
+        if scenario == "aks-mig"
+        else {"cloud": "eks", "kubernetes_version": "1.34", "pools": [L4_DRA_EKS]}
+    )
+    plan = d.plan_dra_driver(args)  # type: ignore[arg-type]
+    objects = [*d.device_classes(plan), *d.claim_templates(plan)]
+    assert objects
+    for obj in objects:
+        kubernetes_validate.validate(obj, "1.34", strict=True)
+
+
+def test_schema_check_catches_a_wrong_field() -> None:
+    bad = d.claim_template("x", "default", "gpu.nvidia.com", 1)
+    bad["spec"]["spec"]["devices"]["requests"][0]["deviceClassName"] = "gpu.nvidia.com"  # pre-v1 spelling
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(bad, "1.34", strict=True)
+
+
+# --- the pinned chart, rendered offline -----------------------------------------------------------------
+
+
+def render(values: dict[str, Any]) -> list[dict[str, Any]]:
+    helm = pytest.importorskip("helm_python")
+    texts = helm.Chart.load(UPSTREAM / "charts" / "dra-driver-nvidia-gpu-0.4.1").render(
+        values=values, name=d.RELEASE_NAME, namespace=versions.DRA_DRIVER.namespace, is_install=True
+    )
+    out = []
+    for text in texts.values():
+        for doc in yaml.safe_load_all(text):
+            if isinstance(doc, dict) and doc.get("kind"):
+                out.append(doc)
+    return out
+
+
+def test_chart_renders_with_the_plans_values() -> None:
+    plan = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
+    objects = render(d.helm_values(plan))
+    kinds = {(o["kind"], o["metadata"]["name"]) for o in objects}
+    assert ("DeviceClass", "gpu.nvidia.com") in kinds and ("DeviceClass", "mig.nvidia.com") in kinds
+    # ComputeDomains off: no controller Deployment, no compute-domain classes.
+    assert not [o for o in objects if o["kind"] == "Deployment"]
+    assert not [n for k, n in kinds if k == "DeviceClass" and n.startswith("compute-domain")]
+    gpu_class = next(
+        o for o in objects if o["kind"] == "DeviceClass" and o["metadata"]["name"] == "gpu.nvidia.com"
+    )
+    assert gpu_class["apiVersion"] == "resource.k8s.io/v1"
+    assert gpu_class["spec"]["selectors"][0]["cel"]["expression"] == d.whole_gpu_selector()
+    (ds,) = [o for o in objects if o["kind"] == "DaemonSet"]
+    pod = ds["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"nvidia.com/dra-kubelet-plugin": "true"}
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
+    images = {c["image"] for c in [*pod["containers"], *pod.get("initContainers", [])]}
+    assert images == {versions.DRA_DRIVER_IMAGE}
+    # The library's classes never collide with the chart's.
+    assert not {c["metadata"]["name"] for c in d.device_classes(plan)} & {n for _, n in kinds}
+
+
+def test_chart_refuses_gpus_without_the_override() -> None:
+    helm = pytest.importorskip("helm_python")
+    with pytest.raises(helm.HelmError, match="gpuResourcesEnabledOverride"):
+        render({})
+
+
+def test_chart_version_and_image_match_the_vendored_chart() -> None:
+    chart = yaml.safe_load(upstream("charts", "dra-driver-nvidia-gpu-0.4.1", "Chart.yaml").read_text())
+    assert chart["version"] == versions.DRA_DRIVER.version
+    assert versions.DRA_DRIVER_IMAGE.endswith(":v" + chart["appVersion"])
+    assert chart["kubeVersion"] == ">=1.32.0-0"  # below the library's own 1.34.2 floor
+
+
+# --- Kueue and KServe paths -----------------------------------------------------------------------------
+
+_QUALIFIED = re.compile(
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
+)
+
+
+def test_kueue_mappings_keep_the_pools_quota_names() -> None:
+    plan = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
+    mappings = d.kueue_device_class_mappings(plan.pools)
+    (dra,) = plan.dra_pools
+    assert [m["name"] for m in mappings] == list(advertised_resources(dra))  # same names the quotas use
+    # kueue@v0.19.2 pkg/config/validation.go validateDeviceClassMappings
+    assert len(mappings) <= 16
+    seen: set[str] = set()
+    for m in mappings:
+        assert _QUALIFIED.match(m["name"]) and len(m["name"]) <= 253
+        assert 1 <= len(m["deviceClassNames"]) <= 8
+        for c in m["deviceClassNames"]:
+            assert _QUALIFIED.match(c) and c not in seen
+            seen.add(c)
+
+
+def test_templates_fit_kueues_resource_claim_template_path() -> None:
+    """Kueue 0.19 charges only ``exactly`` requests in ExactCount mode, without constraints or config."""
+    plan = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
+    mapped = {c for m in d.kueue_device_class_mappings(plan.pools) for c in m["deviceClassNames"]}
+    for t in d.claim_templates(plan):
+        devices = t["spec"]["spec"]["devices"]
+        assert set(devices) == {"requests"}
+        for r in devices["requests"]:
+            assert set(r) == {"name", "exactly"} and r["exactly"]["allocationMode"] == "ExactCount"
+            assert r["exactly"]["deviceClassName"] in mapped
+
+
+def test_kserve_predictor_fragment_fits_the_v020_crd() -> None:
+    plan = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
+    (pool,) = plan.dra_pools
+    predictor = d.predictor_claims(pool, "mig-1g-5gb")
+    predictor["model"].update(
+        modelFormat={"name": "huggingface"}, args=["--model_id=Qwen/Qwen2.5-0.5B-Instruct"]
+    )
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "small-llm", "namespace": "ml-team"},
+        "spec": {"predictor": predictor},
+    }
+    assert inference_service_errors(isvc) == []
+    assert predictor["nodeSelector"]["gpu-platform.io/pool"] == "a100-mig"
+    with pytest.raises(ValueError, match="not a DRA pool"):
+        d.predictor_claims(plan.pools[1], "gpu")
+
+
+# --- the component ---------------------------------------------------------------------------------------
+
+
+def test_component_registers_release_classes_and_templates(run_component: Any) -> None:
+    plan = run_component(lambda: DraDriver("dra", aks_args()))  # type: ignore[arg-type]
+    comp = plan.one("gpu-platform:index:DraDriver")
+    release = plan.one("kubernetes:helm.sh/v3:Release")
+    assert release.parent == comp.urn
+    assert release.inputs["chart"] == "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
+    assert release.inputs["version"] == "0.4.1"
+    assert release.inputs["namespace"] == "dra-driver-nvidia-gpu"
+    assert release.inputs["values"] == d.helm_values(d.plan_dra_driver(aks_args()))  # type: ignore[arg-type]
+    ns = plan.one("kubernetes:core/v1:Namespace")
+    assert ns.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
+    assert ns.options.get("retainOnDelete") is True
+    (cls,) = plan.by_type("kubernetes:resource.k8s.io/v1:DeviceClass")
+    assert cls.inputs["metadata"]["name"] == "mig-1g-5gb.gpu.nvidia.com"
+    assert release.urn in cls.depends_on
+    templates = plan.by_type("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
+    assert sorted(t.inputs["metadata"]["namespace"] for t in templates) == ["default", "ml-team"]
+    for t in templates:
+        assert {release.urn, cls.urn} <= set(t.depends_on)
+
+
+def test_invalid_args_register_nothing(run_component: Any) -> None:
+    def program() -> None:
+        with pytest.raises(ArgumentsError):
+            DraDriver("dra", aks_args(kubernetes_version="1.31"))  # type: ignore[arg-type]
+
+    assert run_component(program).resources == []
+
+
+def test_a_broken_dra_pool_next_to_others_is_one_problem() -> None:
+    broken = {**L4_DRA_EKS, "sharing": {"mode": "mps", "replicas": 2}}
+    found = problems({"cloud": "eks", "kubernetes_version": "1.34", "pools": [broken, L4_PLUGIN_EKS]})
+    assert list(found) == ["pools[0].sharing.mode"]

@@ -1,0 +1,245 @@
+"""The stack file's ``dra`` section (issue 16): checked with the rest of the stack, planned after the operator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from gpu_platform.errors import ConfigError
+from gpu_platform.stack import load_platform
+from tests.conftest import REPO
+
+RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def existing(**extra: Any) -> dict[str, Any]:
+    """An existing cluster whose operator owns the driver, one DRA pool and one device-plugin pool."""
+    return {
+        "cloud": "existing",
+        "cluster": {"name": "onprem", "kubeconfig": "apiVersion: v1", "kubernetesVersion": "1.34.2"},
+        "gpuPools": [
+            {
+                "name": "h100",
+                "gpu": "h100-80gb",
+                "gpusPerNode": 8,
+                "cpusPerNode": 192,
+                "memoryGibPerNode": 2048,
+                "maxNodes": 2,
+                "allocation": "dra",
+            },
+            {
+                "name": "l40s",
+                "gpu": "l40s",
+                "gpusPerNode": 4,
+                "cpusPerNode": 64,
+                "memoryGibPerNode": 512,
+                "maxNodes": 2,
+                "sharing": {"mode": "time-slicing", "replicas": 2},
+            },
+        ],
+        "gpuOperator": {"driver": {"owner": "operator"}},
+        "kueue": {"teams": [{"name": "ml", "clusterQueue": "gpu"}]},
+        "dra": {"enabled": True, "claimNamespaces": ["ml"]},
+        **extra,
+    }
+
+
+def config_problems(raw: dict[str, Any]) -> dict[str, str]:
+    with pytest.raises(ConfigError) as err:
+        load_platform(raw)
+    return dict(err.value.problems)
+
+
+def test_dra_section_resolves() -> None:
+    spec = load_platform(existing())
+    assert spec.dra is not None and spec.dra["claim_namespaces"] == ["ml"]
+    assert [p.name for p in spec.pools if p.dra] == ["h100"]
+
+
+def test_dra_pool_without_the_driver_is_refused() -> None:
+    raw = existing(dra={"enabled": False})
+    assert config_problems(raw) == {
+        "gpu-platform:gpuPools[0].allocation": "'dra' needs the NVIDIA DRA driver: set dra.enabled true"
+    }
+
+
+def test_driver_without_dra_pools_is_refused() -> None:
+    raw = existing()
+    raw["gpuPools"][0].pop("allocation")
+    found = config_problems(raw)
+    assert list(found) == ["gpu-platform:dra.enabled"]
+    assert "allocation 'dra'" in found["gpu-platform:dra.enabled"]
+
+
+@pytest.mark.parametrize(
+    ("version", "reason"),
+    [(None, "declare the cluster's version"), ("1.33", "too old for DRA"), ("1.34.1", "too old for DRA")],
+)
+def test_cluster_version_is_checked(version: str | None, reason: str) -> None:
+    raw = existing()
+    if version is None:
+        raw["cluster"].pop("kubernetesVersion")
+    else:
+        raw["cluster"]["kubernetesVersion"] = version
+    found = config_problems(raw)
+    assert list(found) == ["gpu-platform:cluster.kubernetesVersion"]
+    assert reason in found["gpu-platform:cluster.kubernetesVersion"]
+
+
+def test_every_problem_once_in_camel_case() -> None:
+    raw = existing(
+        dra={"enabled": True, "version": "v0.4.1", "claimNamespaces": ["Ml"], "computeDomains": "yes"},
+        gpuOperator={"enabled": False, "driver": {"owner": "operator"}},
+    )
+    raw["gpuPools"][0]["sharing"] = {"mode": "mps", "replicas": 4}
+    found = config_problems(raw)
+    assert set(found) == {
+        "gpu-platform:dra.computeDomains",
+        "gpu-platform:gpuPools[0].sharing.mode",
+        "gpu-platform:gpuPools[1].sharing.mode",  # time-slicing needs the operator that is switched off
+    }
+    raw["dra"].pop("computeDomains")
+    found = config_problems(raw)
+    assert set(found) == {
+        "gpu-platform:dra.version",
+        "gpu-platform:dra.claimNamespaces[0]",
+        "gpu-platform:dra.enabled",
+        "gpu-platform:gpuPools[0].sharing.mode",
+        "gpu-platform:gpuPools[1].sharing.mode",  # time-slicing needs the operator that is switched off
+    }
+    assert "gpuOperator.enabled" in found["gpu-platform:dra.enabled"]
+
+
+def test_kserve_service_on_a_dra_pool_is_refused() -> None:
+    raw = existing(
+        kserve={"enabled": True, "services": [{"name": "llm", "pool": "h100", "modelFormat": "huggingface"}]}
+    )
+    found = config_problems(raw)
+    assert "allocation 'dra'" in found["gpu-platform:kserve.services[0].pool"]
+    assert "predictor_claims" in found["gpu-platform:kserve.services[0].pool"]
+
+
+def stack_config(raw: dict[str, Any]) -> dict[str, Any]:
+    """The stack file's keys for the program; the kubeconfig as a secret, as a real stack holds it."""
+    raw = {**raw, "cluster": {**raw["cluster"], "kubeconfig": {"secure": "v1:placeholder"}}}
+    return {f"gpu-platform:{k}": v for k, v in raw.items()}
+
+
+def test_stack_program_plans_the_driver_after_operator_and_kueue(plan_stack: Any) -> None:
+    config = stack_config(existing())
+    plan = plan_stack("test", REPO, config)
+    release = plan.one(RELEASE, "dra-driver-helm")
+    # Depending on a component is depending on its children: the operator's and Kueue's releases.
+    assert {plan.one(RELEASE, "gpu-operator-helm").urn, plan.one(RELEASE, "kueue-helm").urn} <= set(
+        release.depends_on
+    )
+    values = release.inputs["values"]
+    assert values["nvidiaDriverRoot"] == "/run/nvidia/driver"  # the operator's driver container
+    templates = plan.by_type("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
+    # One GPU, and a whole 8-GPU node, in the team's namespace (made by the stack, which it waits for).
+    assert sorted((t.inputs["metadata"]["namespace"], t.inputs["metadata"]["name"]) for t in templates) == [
+        ("ml", "gpu"),
+        ("ml", "gpu-8"),
+    ]
+    (ns,) = [r for r in plan.by_type("kubernetes:core/v1:Namespace") if r.inputs["metadata"]["name"] == "ml"]
+    assert all(ns.urn in t.depends_on for t in templates)
+    # The operator: device plugin kept for the time-sliced pool, its config only for that pool, and the
+    # driver manager evicts the DRA plugin.
+    op_values = plan.one(RELEASE, "gpu-operator-helm").inputs["values"]
+    assert op_values["devicePlugin"]["enabled"] is True
+    assert op_values["driver"]["manager"]["env"][0]["value"] == "nvidia.com/dra-kubelet-plugin"
+    (dp_config,) = [
+        r
+        for r in plan.by_type("kubernetes:core/v1:ConfigMap")
+        if "device-plugin" in r.inputs["metadata"]["name"]
+    ]
+    assert list(dp_config.inputs["data"]) == ["l40s-time-slicing-2"]
+    # Kueue charges the DRA pool's claims to a quota only its flavor has: a DRA job can never be given the
+    # time-sliced pool's flavor (its claim would not allocate there), nor a device-plugin job the DRA pool's.
+    conf = yaml.safe_load(
+        plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    )
+    assert conf["resources"]["deviceClassMappings"] == [
+        {"name": "dra.gpu-platform.io/gpu", "deviceClassNames": ["gpu.nvidia.com"]}
+    ]
+    (cq,) = plan.by_type("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")
+    (group,) = cq.inputs["spec"]["resourceGroups"]
+    quota = {f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in group["flavors"]}
+    assert quota["h100"]["dra.gpu-platform.io/gpu"] == 16 and quota["h100"]["nvidia.com/gpu"] == 0
+    assert quota["l40s"]["dra.gpu-platform.io/gpu"] == 0 and quota["l40s"]["nvidia.com/gpu"] == 16
+
+
+def test_no_dra_no_kueue_resources_block(plan_stack: Any) -> None:
+    raw = existing()
+    raw.pop("dra")
+    raw["gpuPools"][0].pop("allocation")
+    plan = plan_stack("test", REPO, stack_config(raw))
+    assert not [r for r in plan.by_type(RELEASE) if r.name == "dra-driver-helm"]
+    conf = yaml.safe_load(
+        plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    )
+    assert "resources" not in conf
+
+
+def test_aks_stack_with_a_mig_dra_pool_plans_device_classes_and_no_sharing_config(plan_stack: Any) -> None:
+    raw = {
+        "cloud": "aks",
+        "cluster": {"name": "gpu-dra", "region": "westeurope", "kubernetesVersion": "1.34"},
+        "gpuPools": [
+            {
+                "name": "a100mig",
+                "machineType": "Standard_ND96asr_v4",
+                "minNodes": 1,  # AKS's autoscaler cannot grow a MIG pool from zero (Azure/AKS#4216)
+                "maxNodes": 1,
+                "allocation": "dra",
+                "sharing": {"mode": "mig", "managedBy": "cloud", "mig": {"layout": "all-1g.5gb"}},
+            },
+            {
+                "name": "t4",
+                "machineType": "Standard_NC8as_T4_v3",
+                "minNodes": 1,
+                "maxNodes": 2,
+                "sharing": {"mode": "time-slicing", "replicas": 2},
+            },
+        ],
+        "gpuOperator": {"driver": {"owner": "cloud", "hostVersion": "580.95.05"}},
+        "kueue": {"teams": [{"name": "inference", "clusterQueue": "gpu"}]},
+        "dra": {"enabled": True, "claimNamespaces": ["inference"]},
+    }
+    plan = plan_stack("test", REPO, {f"gpu-platform:{k}": v for k, v in raw.items()})
+    (cls,) = plan.by_type("kubernetes:resource.k8s.io/v1:DeviceClass")
+    assert cls.inputs["metadata"]["name"] == "mig-1g-5gb.gpu.nvidia.com"
+    (template,) = plan.by_type("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
+    assert template.inputs["metadata"] == {
+        "name": "mig-1g-5gb",
+        "namespace": "inference",
+        "labels": {"app.kubernetes.io/managed-by": "gpu-platform"},
+    }
+    pools = {
+        p.name.removesuffix("-agentpool"): p for p in plan.by_type("azure-native:containerservice:AgentPool")
+    }
+    assert pools["a100mig"].inputs["gpuInstanceProfile"] == "MIG1g"
+    assert pools["a100mig"].inputs["nodeLabels"]["nvidia.com/dra-kubelet-plugin"] == "true"
+    # The device-plugin ConfigMap serves only the time-sliced pool; no MIG manager config at all.
+    config_maps = {r.inputs["metadata"]["name"]: r for r in plan.by_type("kubernetes:core/v1:ConfigMap")}
+    assert list(config_maps["gpu-platform-device-plugin-config"].inputs["data"]) == ["t4-time-slicing-2"]
+    assert "gpu-platform-mig-parted-config" not in config_maps
+    conf = yaml.safe_load(
+        plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    )
+    assert conf["resources"]["deviceClassMappings"] == [
+        {"name": "dra.gpu-platform.io/mig-1g.5gb", "deviceClassNames": ["mig-1g-5gb.gpu.nvidia.com"]}
+    ]
+
+
+def test_kueue_objects_with_dra_quota_names_pass_kueues_crds_and_webhook() -> None:
+    from gpu_platform.plans.kueue import kueue_plan
+    from tests.test_kueue_crd_schemas import problems_of
+
+    spec = load_platform(existing())
+    assert spec.kueue is not None
+    objects = kueue_plan(spec.pools, spec.kueue, "kueue-system").objects
+    for obj in objects.custom_resources():
+        assert problems_of(obj) == [], obj["metadata"]["name"]
