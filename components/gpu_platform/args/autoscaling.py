@@ -20,6 +20,11 @@ class EksAutoscaler(enum.StrEnum):
 
     CLUSTER_AUTOSCALER = "cluster-autoscaler"
     """The Kubernetes Cluster Autoscaler, installed by the library (``ClusterAutoscaler``)."""
+    KARPENTER = "karpenter"
+    """Karpenter (``EksKarpenter``): every GPU pool is a Karpenter ``NodePool`` + ``EC2NodeClass`` with the labels
+    and taints a managed node group would carry, scaled from zero for pending pods. Only for clusters the
+    stack creates (it tags their subnets and security group for discovery); pools Karpenter cannot serve
+    (EFA, operator-managed sharing, DRA, ``minNodes`` > 0) are refused."""
     NONE = "none"
     """Nothing is installed: the cluster's owner runs an autoscaler. The GPU node groups still carry the
     tags it needs to scale them from zero."""

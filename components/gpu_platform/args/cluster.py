@@ -88,6 +88,9 @@ class EksClusterArgs(TypedDict):
     """Two to seven zones; default: the region's first available zones (up to three)."""
     public_access_cidrs: NotRequired[Sequence[str]]
     """CIDRs allowed to reach the public API endpoint; default: any (authenticated) client."""
+    karpenter_discovery: NotRequired[bool]
+    """Tag the private subnets and the cluster security group ``karpenter.sh/discovery=<name>`` for
+    ``EksKarpenter`` (then give it ``tag_discovery: false``); default false."""
     system_pool: NotRequired[SystemPoolArgs]
     """The untainted node group for operators."""
     protect: NotRequired[bool]
@@ -171,10 +174,11 @@ class ClusterConfigArgs(TypedDict):
     existing_subnet_ids: NotRequired[Sequence[str]]
     """EKS attach mode: private subnets of the GPU node groups (required there)."""
     autoscaler: NotRequired[EksAutoscaler]
-    """EKS: what grows the node groups. ``cluster-autoscaler`` (default when the stack creates the cluster:
-    the Kubernetes Cluster Autoscaler with Pod Identity, on the system pool) or ``none`` (default when
-    attaching to a cluster made elsewhere, whose owner runs one; the GPU node groups still carry the tags
-    it needs to scale them from zero). GKE and AKS scale node pools with their own autoscaler."""
+    """EKS: what grows the GPU pools. ``cluster-autoscaler`` (default when the stack creates the cluster:
+    the Kubernetes Cluster Autoscaler with Pod Identity, on the system pool, over managed node groups),
+    ``karpenter`` (the GPU pools become Karpenter NodePools; created clusters only) or ``none`` (default
+    when attaching to a cluster made elsewhere, whose owner runs one; the GPU node groups still carry the
+    tags it needs to scale them from zero). GKE and AKS scale node pools with their own autoscaler."""
     pod_identity_agent: NotRequired[bool]
-    """EKS: install the ``eks-pod-identity-agent`` add-on the autoscaler's credentials come through (default
-    true); false when the cluster already has it."""
+    """EKS: install the ``eks-pod-identity-agent`` add-on the autoscaler's (or Karpenter's) credentials come
+    through (default true); false when the cluster already has it."""

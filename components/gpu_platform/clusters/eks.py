@@ -6,6 +6,7 @@ from typing import Any
 
 import pulumi
 
+from gpu_platform.args.autoprovisioning import DISCOVERY_TAG
 from gpu_platform.args.cluster import EksClusterArgs
 from gpu_platform.clusters.kubeconfig import exec_kubeconfig
 from gpu_platform.component import PlannedComponent
@@ -69,6 +70,9 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         import pulumi_aws.ec2 as ec2
 
         role = {"public": "kubernetes.io/role/elb", "private": "kubernetes.io/role/internal-elb"}[kind]
+        tags = {"Name": f"{name}-{kind}-{zone}", role: "1"}
+        if kind == "private" and self.plan.inputs.get("karpenter_discovery"):
+            tags[DISCOVERY_TAG] = name  # in the subnet's own tags: a separate tag resource would fight them
         old = pulumi.Alias(name=f"{name}-{kind}-{position}")
         subnet = ec2.Subnet(
             f"{name}-{kind}-{zone}",
@@ -76,7 +80,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
             availability_zone=zone,
             cidr_block=cidr,
             map_public_ip_on_launch=False if kind == "public" else None,
-            tags={"Name": f"{name}-{kind}-{zone}", role: "1"},
+            tags=tags,
             opts=self.child_opts(aliases=[old], protect=self.plan.protect),
         )
         ec2.RouteTableAssociation(
@@ -225,6 +229,15 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         self.vpc_id = vpc.id
         self.cluster_name = self.cluster.name
         self.cluster_security_group_id = self.cluster.vpc_config.cluster_security_group_id
+        if plan.inputs.get("karpenter_discovery"):
+            # EKS creates this security group, so its tags are not ours to set wholesale: one tag resource.
+            ec2.Tag(
+                f"{name}-karpenter-discovery",
+                resource_id=self.cluster_security_group_id,
+                key=DISCOVERY_TAG,
+                value=self.cluster.name,
+                opts=self.child_opts(),
+            )
         self.oidc_provider_arn = oidc.arn
         self.kubeconfig = self._kubeconfig(self.cluster, plan.region)
         self.k8s_provider = k8s.Provider(

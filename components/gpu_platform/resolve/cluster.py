@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpu_platform.args.autoprovisioning import DEFAULT_KARPENTER_REPLICAS
 from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.args.cluster import (
     DEFAULT_KUBECONFIG_OUTPUT,
@@ -23,6 +24,7 @@ from gpu_platform.args.cluster import (
 from gpu_platform.catalog.machines import find_machine
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.autoprovisioning import karpenter_pool_problems
 from gpu_platform.resolve.pools import PoolProblems
 from gpu_platform.versions import CLUSTER_AUTOSCALER_IMAGE_TAGS
 
@@ -186,14 +188,44 @@ def _meaningless_keys(cloud: str, c: Mapping[str, Any], create: bool, p: Problem
         )
 
 
-def _autoscaler(cloud: str, c: Mapping[str, Any], create: bool, p: Problems) -> str | None:
+def _karpenter_problems(
+    c: Mapping[str, Any], create: bool, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+) -> None:
+    """Karpenter needs the cluster's subnets tagged, a node for each controller replica off its own nodes,
+    and pools it can size (``resolve.autoprovisioning.karpenter_pool_problems``)."""
+    if not create:
+        p.add(
+            ("autoscaler",),
+            "karpenter only on a cluster the stack creates (it tags the subnets and security group Karpenter "
+            "discovers); on an attached cluster use cluster-autoscaler or none",
+        )
+        return
+    low = c.get("system_pool", {}).get("min_nodes", DEFAULT_SYSTEM_MIN_NODES)
+    if low < DEFAULT_KARPENTER_REPLICAS:
+        p.add(
+            ("system_pool", "min_nodes"),
+            f"{low} is too few with {{{{cluster.autoscaler}}}} karpenter: its {DEFAULT_KARPENTER_REPLICAS} "
+            "controller replicas each need their own system node (never a Karpenter node)",
+        )
+    for pool in pools:
+        karpenter_pool_problems(pool, at(pool.index))
+
+
+def _autoscaler(
+    cloud: str, c: Mapping[str, Any], create: bool, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+) -> str | None:
     """EKS's autoscaler choice with its default, and what it needs."""
     if cloud != "eks":
         return None
     default = EksAutoscaler.CLUSTER_AUTOSCALER.value if create else EksAutoscaler.NONE.value
     choice: str = c.get("autoscaler", default)
     if choice == EksAutoscaler.NONE.value and "pod_identity_agent" in c:
-        p.add(("pod_identity_agent",), "only with {{cluster.autoscaler}} cluster-autoscaler; remove it")
+        p.add(
+            ("pod_identity_agent",),
+            "only with {{cluster.autoscaler}} cluster-autoscaler or karpenter; remove it",
+        )
+    if choice == EksAutoscaler.KARPENTER.value:
+        _karpenter_problems(c, create, pools, at, p)
     version = c.get("kubernetes_version")
     if choice == EksAutoscaler.CLUSTER_AUTOSCALER.value and version and KUBERNETES_VERSION.match(version):
         minor = ".".join(version.lstrip("v").split(".")[:2])
@@ -290,7 +322,7 @@ def resolve_cluster(
         _attach_problems(cloud, c, pools, at, p)
     _zone_problems(cloud, region, pools, at)
     zones = _eks_zones(c, region, pools, at, p) if cloud == "eks" else ()
-    autoscaler = _autoscaler(cloud, c, create, p)
+    autoscaler = _autoscaler(cloud, c, create, pools, at, p)
     if p.count() != before:
         return None
     ref = c.get("kubeconfig_stack_reference")

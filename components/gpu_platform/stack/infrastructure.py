@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
+from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.plans import clusters as cluster_plans
 from gpu_platform.plans import nodepools as pool_plans
 
@@ -130,9 +131,15 @@ def eks(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructu
     }
     if c.region:
         settings["region"] = c.region
+    karpenter = c.autoscaler == EksAutoscaler.KARPENTER.value
+    if karpenter:
+        settings["karpenter_discovery"] = True
     cluster = EksCluster.from_plan(
         c.name, cluster_plans.eks_cluster_plan(c.name, c.system_pool, settings), opts
     )
+    if karpenter:
+        pools = _karpenter_pools(spec, cluster, opts)
+        return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
     pools = {}
     for pool in spec.pools:
         pool_zones = list(pool.zones) or zones
@@ -150,6 +157,35 @@ def eks(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructu
         plan = pool_plans.eks_node_pool_plan(pool, spec.driver, inputs)
         pools[pool.name] = EksGpuNodePool.from_plan(pool.name, plan, opts)
     return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+
+
+def _karpenter_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | None) -> dict[str, Any]:
+    """Karpenter (its IAM, interruption queue, CRDs and controller on the system node group), then one
+    NodePool + EC2NodeClass per GPU pool; the cluster tags its own subnets and security group for discovery."""
+    from gpu_platform.nodepools.karpenter import EksKarpenterGpuNodePool
+    from gpu_platform.operators.karpenter import EksKarpenter
+    from gpu_platform.plans import karpenter as kp
+
+    on_cluster = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=cluster.k8s_provider))
+    controller = kp.EksKarpenterPlan(
+        system_node_group=cluster.system_node_group_name,
+        pod_identity_agent=spec.cluster.pod_identity_agent,
+        tag_discovery=False,
+        inputs={
+            "cluster_name": cluster.cluster_name,
+            "subnet_ids": cluster.private_subnet_ids,
+            "security_group_ids": [cluster.cluster_security_group_id],
+        },
+    )
+    karpenter = EksKarpenter.from_plan("karpenter", controller, on_cluster)
+    after = pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[karpenter]))
+    inputs = {"node_role_name": karpenter.node_role_name, "discovery": karpenter.discovery}
+    return {
+        pool.name: EksKarpenterGpuNodePool.from_plan(
+            pool.name, kp.eks_karpenter_pool_plan(pool, spec.driver, inputs, kp.Disruption()), after
+        )
+        for pool in spec.pools
+    }
 
 
 def aks(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructure:
