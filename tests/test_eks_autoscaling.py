@@ -332,7 +332,7 @@ def test_irsa_trusts_only_the_autoscalers_service_account() -> None:
     ("args", "paths"),
     [
         ({"cluster_name": "c", "region": "us-east-1", "iam": "irsa"}, ["oidc_issuer", "oidc_provider_arn"]),
-        ({"cluster_name": "c", "region": "us-east-1", "kubernetes_version": "1.29"}, ["kubernetes_version"]),
+        ({"cluster_name": "c", "region": "us-east-1", "kubernetes_version": "1.27"}, ["kubernetes_version"]),
         ({"cluster_name": "c", "region": "us-east-1", "oidc_issuer": "https://x"}, ["oidc_issuer"]),
         ({"cluster_name": "c"}, ["region"]),
     ],
@@ -423,8 +423,8 @@ def test_without_a_region_the_autoscaler_uses_the_providers(plan_stack: Any) -> 
             "gpu-platform:cluster.autoscaler: EKS only; remove it",
         ),
         (
-            _eks(kubernetesVersion="1.30"),
-            "gpu-platform:cluster.kubernetesVersion: 1.30 has no pinned Cluster Autoscaler",
+            _eks(kubernetesVersion="1.28"),
+            "gpu-platform:cluster.kubernetesVersion: 1.28 has no pinned Cluster Autoscaler",
         ),
         (
             _eks(autoscaler="none", podIdentityAgent=False),

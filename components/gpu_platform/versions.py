@@ -111,13 +111,16 @@ CLUSTER_AUTOSCALER = ChartPin(
 )
 CLUSTER_AUTOSCALER_IMAGE_REPOSITORY = "registry.k8s.io/autoscaling/cluster-autoscaler"
 CLUSTER_AUTOSCALER_IMAGE_TAGS: dict[str, str] = {
+    "1.29": "v1.29.5",
+    "1.30": "v1.30.7",
+    "1.31": "v1.31.5",
     "1.32": "v1.32.7",
     "1.33": "v1.33.6",
     "1.34": "v1.34.5",
     "1.35": "v1.35.2",
     "1.36": "v1.36.1",
 }
-"""Kubernetes minor -> autoscaler image tag."""
+"""Kubernetes minor -> autoscaler image tag: every minor EKS supports in standard or extended support."""
 CLUSTER_AUTOSCALER_DEFAULT_MINOR = "1.35"
 """The chart's own app minor (9.59.0 ships v1.35.0): used when the stack leaves the cluster version to EKS."""
 
