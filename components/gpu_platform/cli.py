@@ -12,7 +12,8 @@ EXIT_CODES = """\
 exit codes:
   0  success (for diff: no destructive change)
   1  a mandatory policy violation (plan --policy), or the program failed
-  2  invalid input: project, stack file, config, component arguments, plan directory
+  2  invalid input: project, stack file, config, component arguments, plan directory, or a cloud
+     SDK the program needs is not installed (the message names the extra: gpu-platform[gke])
   3  diff found destructive changes (removal or replacement of stateful resources, MIG layout changes)
 """
 
@@ -42,42 +43,49 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def _cmd_plan(args: argparse.Namespace) -> int:
+def _plan_failed(exc: Exception, args: argparse.Namespace) -> int:
+    """Report why the program could not be planned, in one line per problem; the exit code."""
     import pulumi
 
     from gpu_platform.errors import ConfigError
-    from gpu_platform.plan import plan_document, render_tree, run_plan, write_plan
     from gpu_platform.plan.errors import PlanInputError
     from gpu_platform.plan.sdk_internals import SdkMismatch
+    from gpu_platform.sdk import MissingExtraError
 
-    project = Path(args.project) if args.project else Path.cwd()
-    out = Path(args.out) if args.out else project / "build" / "plan" / args.stack
-    try:
-        plan = run_plan(project, args.stack, config_file=args.config_file, use_env_config=args.use_env_config)
-    except PlanInputError as exc:
+    if isinstance(exc, (PlanInputError, MissingExtraError)):
         _err(f"error: {exc}")
         return 2
-    except ConfigError as exc:
+    if isinstance(exc, ConfigError):
         _err(f"error: invalid configuration for stack '{args.stack}':")
         _err(str(exc))
         return 2
-    except pulumi.InputPropertiesError as exc:
+    if isinstance(exc, pulumi.InputPropertiesError):
         _err("error: invalid component arguments:")
         for item in exc.errors or []:
             _err(f"  {item['property_path']}: {item['reason']}")
         if not exc.errors:
             _err(f"  {_one_line(exc)}")
         return 2
-    except SdkMismatch as exc:
+    if isinstance(exc, SdkMismatch):
         _err(f"error: {exc}")
         return 1
+    if args.debug:
+        traceback.print_exception(exc)
+    _err(f"error: the program failed: {type(exc).__name__}: {_one_line(exc)}")
+    if not args.debug:
+        _err("hint: re-run with --debug to see the traceback")
+    return 1
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from gpu_platform.plan import plan_document, render_tree, run_plan, write_plan
+
+    project = Path(args.project) if args.project else Path.cwd()
+    out = Path(args.out) if args.out else project / "build" / "plan" / args.stack
+    try:
+        plan = run_plan(project, args.stack, config_file=args.config_file, use_env_config=args.use_env_config)
     except Exception as exc:
-        if args.debug:
-            traceback.print_exc()
-        _err(f"error: the program failed: {type(exc).__name__}: {_one_line(exc)}")
-        if not args.debug:
-            _err("hint: re-run with --debug to see the traceback")
-        return 1
+        return _plan_failed(exc, args)
     write_plan(plan, out)
     if args.render:
         from gpu_platform.plan.render import RenderError, render_releases

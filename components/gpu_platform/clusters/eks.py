@@ -10,6 +10,7 @@ from gpu_platform.args.cluster import EksClusterArgs
 from gpu_platform.clusters.kubeconfig import exec_kubeconfig
 from gpu_platform.component import PlannedComponent
 from gpu_platform.plans.clusters import EKS_MAX_DEFAULT_ZONES, EksClusterPlan, plan_eks_cluster, split_vpc
+from gpu_platform.sdk import require
 
 AWS_POLICY = "arn:aws:iam::aws:policy/"
 CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
@@ -186,6 +187,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         return pulumi.Output.secret(parts.apply(render))
 
     def _create(self, name: str, plan: EksClusterPlan) -> dict[str, Any]:
+        require("eks", self)  # one line naming the extra when the SDK is missing
         import pulumi_aws.ec2 as ec2
         import pulumi_aws.iam as iam
         import pulumi_kubernetes as k8s
