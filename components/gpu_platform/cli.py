@@ -1,4 +1,5 @@
-"""``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans) and ``schema``."""
+"""``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans), ``schema`` and
+``policy-pack write`` (the policy pack as a directory for ``pulumi preview --policy-pack``)."""
 
 import argparse
 import json
@@ -134,6 +135,58 @@ def _cmd_schema(_: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_policy_pack_write(args: argparse.Namespace) -> int:
+    from gpu_platform import __version__
+    from gpu_platform.policy.project import PackExists, write_pack
+
+    try:
+        written = write_pack(
+            Path(args.directory),
+            __version__,
+            requirement=args.requirement,
+            virtualenv=args.virtualenv,
+            force=args.force,
+        )
+    except PackExists as exc:
+        _err(f"error: {exc}")
+        return 2
+    for w in written:
+        _emit(f"{'wrote' if w.changed else 'unchanged'} {w.path}")
+    _emit(f"run it with: pulumi preview --policy-pack {args.directory}")
+    return 0
+
+
+def _add_policy_pack_parser(sub: Any, fmt: Any) -> None:
+    pp = sub.add_parser(
+        "policy-pack",
+        help="the policy pack (the rules of `plan --policy`) as a directory for `pulumi preview --policy-pack`",
+    )
+    pp_sub = pp.add_subparsers(dest="action", required=True)
+    w = pp_sub.add_parser(
+        "write",
+        help="write __main__.py, PulumiPolicy.yaml and requirements.txt into DIRECTORY",
+        description="Write a policy pack that runs the installed library's rules: "
+        "`pulumi preview --policy-pack DIRECTORY` then enforces what `gpu-platform plan --policy` checks.",
+        epilog=EXIT_CODES,
+        formatter_class=fmt,
+    )
+    w.add_argument("directory", metavar="DIRECTORY")
+    w.add_argument(
+        "--requirement",
+        metavar="SPEC",
+        help="what the pack's virtualenv installs (default: gpu-platform[policy]==<installed version>); "
+        "e.g. 'gpu-platform[policy] @ git+https://github.com/ORG/gpu-platform@v0.1.0'",
+    )
+    w.add_argument(
+        "--virtualenv",
+        default="venv",
+        metavar="PATH",
+        help="the pack's virtualenv, relative to DIRECTORY (default: venv)",
+    )
+    w.add_argument("--force", action="store_true", help="replace files that differ")
+    w.set_defaults(func=_cmd_policy_pack_write)
+
+
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
@@ -194,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_cmd_diff)
     s = sub.add_parser("schema", help="print the JSON schema of the gpu-platform: stack config")
     s.set_defaults(func=_cmd_schema)
+    _add_policy_pack_parser(sub, fmt)
     return parser
 
 
