@@ -23,8 +23,8 @@ test: $(STAMP)
 
 # Style, the import layering (config -> spec -> plans -> resources) and both type checkers.
 lint: $(STAMP)
-	$(BIN)/ruff check components stacks tests examples benchmarks policy scripts
-	$(BIN)/ruff format --check components stacks tests examples benchmarks policy scripts
+	$(BIN)/ruff check components stacks tests examples benchmarks policy scripts __main__.py
+	$(BIN)/ruff format --check components stacks tests examples benchmarks policy scripts __main__.py
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/pyright
