@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import runpy
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from gpu_platform.policy.operators import (
     OPERATOR_DEFAULT_NFD_WORKER_TOLERATIONS,
 )
 from gpu_platform.policy.pack import PACK_NAME, build_policies
-from gpu_platform.policy.project import pack_files
+from gpu_platform.policy.project import default_requirement, pack_files
 from tests.conftest import load_yaml_docs, upstream
 
 REPO = Path(__file__).resolve().parents[1]
@@ -85,9 +86,16 @@ def test_written_pack_runs_the_installed_librarys_rules(
     assert project["description"].startswith("gpu-platform guard rails")
     assert str(project["version"]) == __version__.split("+")[0]
     requirements = (pack / "requirements.txt").read_text().splitlines()
-    assert requirements[-1] == f"gpu-platform[policy]=={__version__}"
+    assert requirements[-1] == default_requirement(__version__)
     assert_same_rules_as_plan_policy(run_pack(pack, monkeypatch))
     assert "pulumi preview --policy-pack" in capsys.readouterr().out
+
+
+def test_the_pack_installs_the_library_version_that_wrote_it() -> None:
+    assert default_requirement("0.1.0") == "gpu-platform[policy]==0.1.0"
+    assert default_requirement("1.4.2") == "gpu-platform[policy]==1.4.2"
+    # A source tree that was never installed has no version to pin.
+    assert default_requirement("0.0.0+unknown") == "gpu-platform[policy]"
 
 
 def test_writing_over_a_different_pack_needs_force(
@@ -110,7 +118,8 @@ def test_repository_policy_directory_is_the_written_pack_for_this_checkout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """policy/ is `gpu-platform policy-pack write policy --requirement '-e ..[policy]'`: no sys.path hack."""
-    expected = pack_files(__version__, requirement="-e ..[policy]")
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    expected = pack_files(version, requirement="-e ..[policy]")
     assert {name: (POLICY_DIR / name).read_text() for name in expected} == expected
     assert_same_rules_as_plan_policy(run_pack(POLICY_DIR, monkeypatch))
 
