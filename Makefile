@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 STACK  ?= dev
 
-.PHONY: setup plan test lint schema bench clean
+.PHONY: setup plan test lint schema bench bench-install clean
 
 setup: $(STAMP)
 
@@ -23,8 +23,8 @@ test: $(STAMP)
 
 # Style, the import layering (config -> spec -> plans -> resources) and both type checkers.
 lint: $(STAMP)
-	$(BIN)/ruff check components stacks tests examples benchmarks policy scripts
-	$(BIN)/ruff format --check components stacks tests examples benchmarks policy scripts
+	$(BIN)/ruff check components stacks tests examples benchmarks policy scripts __main__.py
+	$(BIN)/ruff format --check components stacks tests examples benchmarks policy scripts __main__.py
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/pyright
@@ -34,6 +34,10 @@ schema: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+# Real pip installs of gpu-platform[gke] and [all] into temporary virtualenvs (needs the network, ~2 min).
+bench-install: $(STAMP)
+	$(BIN)/python benchmarks/install.py
 
 clean:
 	rm -rf build

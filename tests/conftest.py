@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,49 @@ from gpu_platform.plan import Plan, run_plan, run_program
 REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = REPO / "tests" / "upstream"
 """Upstream files (chart values, CRDs, configs, whole charts) vendored at pinned tags; see its README.md."""
+
+
+LOOPBACK = {"localhost", "127.0.0.1", "::1", ""}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_network() -> Iterator[None]:
+    """The suite is self-contained (README): a test that reaches for the network fails instead of
+    depending on it. Loopback and Unix sockets stay allowed."""
+    real_connect, real_connect_ex, real_getaddrinfo = (
+        socket.socket.connect,
+        socket.socket.connect_ex,
+        socket.getaddrinfo,
+    )
+
+    def refuse(address: Any) -> None:
+        raise OSError(f"the test suite is self-contained and may not use the network (tried {address!r})")
+
+    def remote(sock: socket.socket, address: Any) -> bool:
+        return sock.family in (socket.AF_INET, socket.AF_INET6) and str(address[0]) not in LOOPBACK
+
+    def connect(self: socket.socket, address: Any) -> None:
+        if remote(self, address):
+            refuse(address)
+        real_connect(self, address)
+
+    def connect_ex(self: socket.socket, address: Any) -> int:
+        if remote(self, address):
+            refuse(address)
+        return real_connect_ex(self, address)
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host is not None and str(host) not in LOOPBACK:
+            refuse(host)
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    socket.socket.connect, socket.socket.connect_ex = connect, connect_ex  # type: ignore[method-assign]
+    socket.getaddrinfo = getaddrinfo  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex  # type: ignore[method-assign]
+        socket.getaddrinfo = real_getaddrinfo
 
 
 @pytest.fixture

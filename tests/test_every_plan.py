@@ -12,7 +12,12 @@ from gpu_platform.cli import main
 from tests.conftest import REPO
 
 STACKS = sorted(p.name.split(".")[1] for p in (REPO / "stacks").glob("Pulumi.*.yaml"))
-EXAMPLES = sorted(p.parent for p in (REPO / "examples").glob("*/Pulumi.yaml"))
+EXAMPLES = sorted(
+    p.parent
+    for p in (REPO / "examples").glob("*/Pulumi.yaml")
+    # Python programs; a YAML program (examples/yaml-gpu-pools) is checked by tests/test_yaml_example.py.
+    if (yaml.safe_load(p.read_text())["runtime"] or {}) != "yaml"
+)
 GPU_POOL_TYPES = {
     "gcp:container/nodePool:NodePool": lambda i: [
         (t["key"], t["value"], t["effect"]) for t in i["nodeConfig"].get("taints", [])

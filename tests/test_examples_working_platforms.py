@@ -10,7 +10,8 @@ import pytest
 from gpu_platform.plan import Plan, run_plan
 from tests.conftest import REPO
 
-EXAMPLES = sorted(p.name for p in (REPO / "examples").iterdir() if (p / "Pulumi.yaml").is_file())
+EXAMPLES = sorted(p.name for p in (REPO / "examples").iterdir() if (p / "__main__.py").is_file())
+"""The Python examples (examples/yaml-gpu-pools is Pulumi YAML over the component package)."""
 RELEASE = "kubernetes:helm.sh/v3:Release"
 GKE_POOL = "gcp:container/nodePool:NodePool"
 EKS_GROUP = "aws:eks/nodeGroup:NodeGroup"

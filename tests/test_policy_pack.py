@@ -9,21 +9,25 @@ values that are unknown during a preview).
 from __future__ import annotations
 
 import runpy
+import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
+import pulumi_policy
 import pytest
 import yaml
 
+from gpu_platform import __version__
+from gpu_platform.cli import main
 from gpu_platform.policy import RULES
 from gpu_platform.policy.operators import (
     OPERATOR_DEFAULT_DAEMONSET_TOLERATIONS,
     OPERATOR_DEFAULT_NFD_WORKER_TOLERATIONS,
 )
-from gpu_platform.policy.pack import build_policies
+from gpu_platform.policy.pack import PACK_NAME, build_policies
+from gpu_platform.policy.project import default_requirement, pack_files
 from tests.conftest import load_yaml_docs, upstream
-
-pulumi_policy = pytest.importorskip("pulumi_policy")
 
 REPO = Path(__file__).resolve().parents[1]
 POLICY_DIR = REPO / "policy"
@@ -42,20 +46,95 @@ def test_policies_mirror_the_rule_registry() -> None:
         assert p.description == rule.description
 
 
-def test_pack_main_builds_the_pack_from_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+def run_pack(directory: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Run a pack directory's ``__main__.py`` as Pulumi would, with ``PolicyPack`` recording its arguments."""
     built: dict[str, Any] = {}
 
     def recorder(**kwargs: Any) -> None:
         built.update(kwargs)
 
     monkeypatch.setattr(pulumi_policy, "PolicyPack", recorder)
-    runpy.run_path(str(POLICY_DIR / "__main__.py"), run_name="__main__")
-    assert built["name"] == "gpu-platform"
-    assert [p.name for p in built["policies"]] == list(RULES)
-    project = yaml.safe_load((POLICY_DIR / "PulumiPolicy.yaml").read_text())
-    assert project["runtime"]["name"] == "python" and project["description"]
-    requirements = (POLICY_DIR / "requirements.txt").read_text()
-    assert "pulumi-policy" in requirements and "pydantic" in requirements
+    monkeypatch.syspath_prepend(str(directory))
+    runpy.run_path(str(directory / "__main__.py"), run_name="__main__")
+    return built
+
+
+def assert_same_rules_as_plan_policy(built: dict[str, Any]) -> None:
+    assert built["name"] == PACK_NAME
+    assert built["enforcement_level"] == pulumi_policy.EnforcementLevel.MANDATORY
+    policies = built["policies"]
+    # `gpu-platform plan --policy` runs check_all over RULES: the pack has one policy per rule, same level.
+    assert [p.name for p in policies] == list(RULES)
+    assert [p.enforcement_level.value for p in policies] == [r.level for r in RULES.values()]
+    assert [p.description for p in policies] == [r.description for r in RULES.values()]
+
+
+def test_written_pack_runs_the_installed_librarys_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = tmp_path / "policy"
+    assert main(["policy-pack", "write", str(pack)]) == 0
+    assert sorted(p.name for p in pack.iterdir()) == ["PulumiPolicy.yaml", "__main__.py", "requirements.txt"]
+    main_py = (pack / "__main__.py").read_text()
+    assert "sys.path" not in main_py
+    assert [line for line in main_py.splitlines() if line and not line.startswith('"""')] == [
+        "from gpu_platform.policy.pack import serve",
+        "serve()",
+    ]
+    project = yaml.safe_load((pack / "PulumiPolicy.yaml").read_text())
+    assert project["runtime"] == {"name": "python", "options": {"virtualenv": "venv"}}
+    assert project["description"].startswith("gpu-platform guard rails")
+    assert str(project["version"]) == __version__.split("+")[0]
+    requirements = (pack / "requirements.txt").read_text().splitlines()
+    assert requirements[-1] == default_requirement(__version__)
+    assert_same_rules_as_plan_policy(run_pack(pack, monkeypatch))
+    assert "pulumi preview --policy-pack" in capsys.readouterr().out
+
+
+def test_the_pack_installs_the_library_version_that_wrote_it() -> None:
+    assert default_requirement("0.1.0") == "gpu-platform[policy]==0.1.0"
+    assert default_requirement("1.4.2") == "gpu-platform[policy]==1.4.2"
+    # A source tree that was never installed has no version to pin.
+    assert default_requirement("0.0.0+unknown") == "gpu-platform[policy]"
+
+
+def test_writing_over_a_different_pack_needs_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = tmp_path / "p"
+    assert main(["policy-pack", "write", str(pack)]) == 0
+    assert main(["policy-pack", "write", str(pack)]) == 0  # same content: nothing to replace
+    assert main(["policy-pack", "write", str(pack), "--virtualenv", "../.venv"]) == 2
+    assert (
+        capsys.readouterr().err
+        == f"error: {pack}: would replace PulumiPolicy.yaml; pass --force to replace\n"
+    )
+    assert "virtualenv: venv" in (pack / "PulumiPolicy.yaml").read_text()
+    assert main(["policy-pack", "write", str(pack), "--virtualenv", "../.venv", "--force"]) == 0
+    assert "virtualenv: ../.venv" in (pack / "PulumiPolicy.yaml").read_text()
+
+
+def test_repository_policy_directory_is_the_written_pack_for_this_checkout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """policy/ is `gpu-platform policy-pack write policy --requirement '-e ..[policy]'`: no sys.path hack."""
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    expected = pack_files(version, requirement="-e ..[policy]")
+    assert {name: (POLICY_DIR / name).read_text() for name in expected} == expected
+    assert_same_rules_as_plan_policy(run_pack(POLICY_DIR, monkeypatch))
+
+
+def test_pack_without_the_policy_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpu_platform.policy.pack import serve
+    from gpu_platform.sdk import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "pulumi_policy", None)
+    with pytest.raises(MissingExtraError) as err:
+        serve()
+    assert str(err.value) == (
+        "the gpu-platform policy pack needs the Pulumi policy SDK (pulumi-policy): "
+        "pip install 'gpu-platform[policy]'"
+    )
 
 
 def _servicer() -> Any:

@@ -1,4 +1,5 @@
-"""``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans) and ``schema``."""
+"""``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans), ``schema`` and
+``policy-pack write`` (the policy pack as a directory for ``pulumi preview --policy-pack``)."""
 
 import argparse
 import json
@@ -12,7 +13,8 @@ EXIT_CODES = """\
 exit codes:
   0  success (for diff: no destructive change)
   1  a mandatory policy violation (plan --policy), or the program failed
-  2  invalid input: project, stack file, config, component arguments, plan directory
+  2  invalid input: project, stack file, config, component arguments, plan directory, or a cloud
+     SDK the program needs is not installed (the message names the extra: gpu-platform[gke])
   3  diff found destructive changes (removal or replacement of stateful resources, MIG layout changes)
 """
 
@@ -42,42 +44,49 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def _cmd_plan(args: argparse.Namespace) -> int:
+def _plan_failed(exc: Exception, args: argparse.Namespace) -> int:
+    """Report why the program could not be planned, in one line per problem; the exit code."""
     import pulumi
 
     from gpu_platform.errors import ConfigError
-    from gpu_platform.plan import plan_document, render_tree, run_plan, write_plan
     from gpu_platform.plan.errors import PlanInputError
     from gpu_platform.plan.sdk_internals import SdkMismatch
+    from gpu_platform.sdk import MissingExtraError
 
-    project = Path(args.project) if args.project else Path.cwd()
-    out = Path(args.out) if args.out else project / "build" / "plan" / args.stack
-    try:
-        plan = run_plan(project, args.stack, config_file=args.config_file, use_env_config=args.use_env_config)
-    except PlanInputError as exc:
+    if isinstance(exc, (PlanInputError, MissingExtraError)):
         _err(f"error: {exc}")
         return 2
-    except ConfigError as exc:
+    if isinstance(exc, ConfigError):
         _err(f"error: invalid configuration for stack '{args.stack}':")
         _err(str(exc))
         return 2
-    except pulumi.InputPropertiesError as exc:
+    if isinstance(exc, pulumi.InputPropertiesError):
         _err("error: invalid component arguments:")
         for item in exc.errors or []:
             _err(f"  {item['property_path']}: {item['reason']}")
         if not exc.errors:
             _err(f"  {_one_line(exc)}")
         return 2
-    except SdkMismatch as exc:
+    if isinstance(exc, SdkMismatch):
         _err(f"error: {exc}")
         return 1
+    if args.debug:
+        traceback.print_exception(exc)
+    _err(f"error: the program failed: {type(exc).__name__}: {_one_line(exc)}")
+    if not args.debug:
+        _err("hint: re-run with --debug to see the traceback")
+    return 1
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from gpu_platform.plan import plan_document, render_tree, run_plan, write_plan
+
+    project = Path(args.project) if args.project else Path.cwd()
+    out = Path(args.out) if args.out else project / "build" / "plan" / args.stack
+    try:
+        plan = run_plan(project, args.stack, config_file=args.config_file, use_env_config=args.use_env_config)
     except Exception as exc:
-        if args.debug:
-            traceback.print_exc()
-        _err(f"error: the program failed: {type(exc).__name__}: {_one_line(exc)}")
-        if not args.debug:
-            _err("hint: re-run with --debug to see the traceback")
-        return 1
+        return _plan_failed(exc, args)
     write_plan(plan, out)
     if args.render:
         from gpu_platform.plan.render import RenderError, render_releases
@@ -124,6 +133,58 @@ def _cmd_schema(_: argparse.Namespace) -> int:
 
     _emit(json.dumps(json_schema(), indent=2, sort_keys=True))
     return 0
+
+
+def _cmd_policy_pack_write(args: argparse.Namespace) -> int:
+    from gpu_platform import __version__
+    from gpu_platform.policy.project import PackExists, write_pack
+
+    try:
+        written = write_pack(
+            Path(args.directory),
+            __version__,
+            requirement=args.requirement,
+            virtualenv=args.virtualenv,
+            force=args.force,
+        )
+    except PackExists as exc:
+        _err(f"error: {exc}")
+        return 2
+    for w in written:
+        _emit(f"{'wrote' if w.changed else 'unchanged'} {w.path}")
+    _emit(f"run it with: pulumi preview --policy-pack {args.directory}")
+    return 0
+
+
+def _add_policy_pack_parser(sub: Any, fmt: Any) -> None:
+    pp = sub.add_parser(
+        "policy-pack",
+        help="the policy pack (the rules of `plan --policy`) as a directory for `pulumi preview --policy-pack`",
+    )
+    pp_sub = pp.add_subparsers(dest="action", required=True)
+    w = pp_sub.add_parser(
+        "write",
+        help="write __main__.py, PulumiPolicy.yaml and requirements.txt into DIRECTORY",
+        description="Write a policy pack that runs the installed library's rules: "
+        "`pulumi preview --policy-pack DIRECTORY` then enforces what `gpu-platform plan --policy` checks.",
+        epilog=EXIT_CODES,
+        formatter_class=fmt,
+    )
+    w.add_argument("directory", metavar="DIRECTORY")
+    w.add_argument(
+        "--requirement",
+        metavar="SPEC",
+        help="what the pack's virtualenv installs (default: gpu-platform[policy]==<installed version>); "
+        "e.g. 'gpu-platform[policy] @ git+https://github.com/ORG/gpu-platform@v0.1.0'",
+    )
+    w.add_argument(
+        "--virtualenv",
+        default="venv",
+        metavar="PATH",
+        help="the pack's virtualenv, relative to DIRECTORY (default: venv)",
+    )
+    w.add_argument("--force", action="store_true", help="replace files that differ")
+    w.set_defaults(func=_cmd_policy_pack_write)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -186,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_cmd_diff)
     s = sub.add_parser("schema", help="print the JSON schema of the gpu-platform: stack config")
     s.set_defaults(func=_cmd_schema)
+    _add_policy_pack_parser(sub, fmt)
     return parser
 
 

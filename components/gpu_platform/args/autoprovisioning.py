@@ -40,8 +40,11 @@ class DisruptionReason(enum.StrEnum):
     """Reasons a Karpenter budget can be limited to (``karpenter.sh/v1`` NodePool ``budgets[].reasons``)."""
 
     UNDERUTILIZED = "Underutilized"
+    """Nodes whose pods would fit elsewhere (consolidation)."""
     EMPTY = "Empty"
+    """Nodes running no pods but DaemonSets."""
     DRIFTED = "Drifted"
+    """Nodes that no longer match their NodePool or NodeClass (a new AMI, changed requirements)."""
 
 
 @with_config(ARGS_CONFIG)
@@ -147,7 +150,9 @@ class GkeDriverVersion(enum.StrEnum):
     """ComputeClass ``priorities[].gpu.driverVersion``."""
 
     DEFAULT = "default"
+    """GKE's default driver for the node version."""
     LATEST = "latest"
+    """The newest driver GKE offers for the node version."""
 
 
 class GkeGpuComputeClassArgs(AutoProvisionedPoolArgs):

@@ -27,8 +27,11 @@ class ReleaseChannel(enum.StrEnum):
     """GKE release channels."""
 
     RAPID = "RAPID"
+    """Newest Kubernetes versions first, soon after their open-source release."""
     REGULAR = "REGULAR"
+    """GKE's default: versions that have spent some time in RAPID."""
     STABLE = "STABLE"
+    """Versions that have spent the longest time in REGULAR; upgrades come last."""
 
 
 DEFAULT_RELEASE_CHANNEL = ReleaseChannel.REGULAR.value

@@ -16,8 +16,11 @@ class Cloud(enum.StrEnum):
     """Where the cluster runs."""
 
     GKE = "gke"
+    """Google Kubernetes Engine (``pip install 'gpu-platform[gke]'``)."""
     EKS = "eks"
+    """Amazon Elastic Kubernetes Service (``pip install 'gpu-platform[eks]'``)."""
     AKS = "aks"
+    """Azure Kubernetes Service (``pip install 'gpu-platform[aks]'``)."""
     EXISTING = "existing"
     """A cluster made elsewhere: only the add-ons are installed; the pools' facts are declared."""
 

@@ -20,30 +20,53 @@ from gpu_platform.catalog.allocatable import DEFAULT_VM_MEMORY_OVERHEAD_PERCENT
 
 
 class RequeueTimestamp(enum.StrEnum):
+    """Which timestamp orders a workload in its queue after it was evicted for not getting ready in time."""
+
     EVICTION = "Eviction"
+    """When it was evicted (Kueue's default)."""
     CREATION = "Creation"
+    """When the workload was created."""
 
 
 class QueueingStrategy(enum.StrEnum):
+    """Order in which a ClusterQueue admits its pending workloads."""
+
     BEST_EFFORT_FIFO = "BestEffortFIFO"
+    """By priority, then age; a workload that does not fit does not block newer ones that do."""
     STRICT_FIFO = "StrictFIFO"
+    """By priority, then age; the head of the queue blocks the others until it is admitted."""
 
 
 class ReclaimWithinCohort(enum.StrEnum):
+    """Whether a pending workload that fits its queue's nominal quota may preempt workloads of other
+    ClusterQueues in the cohort that use more than their own nominal quota."""
+
     NEVER = "Never"
+    """Never preempt in the cohort."""
     LOWER_PRIORITY = "LowerPriority"
+    """Only such workloads of lower priority."""
     ANY = "Any"
+    """Any such workload, whatever its priority."""
 
 
 class BorrowWithinCohort(enum.StrEnum):
+    """Whether a pending workload that needs to borrow may preempt workloads in the cohort to do so."""
+
     NEVER = "Never"
+    """Never preempt in order to borrow."""
     LOWER_PRIORITY = "LowerPriority"
+    """Preempt workloads of lower priority in the cohort to borrow their quota."""
 
 
 class WithinClusterQueue(enum.StrEnum):
+    """Whether a pending workload may preempt admitted workloads of its own ClusterQueue."""
+
     NEVER = "Never"
+    """Never preempt in the queue."""
     LOWER_PRIORITY = "LowerPriority"
+    """Workloads of lower priority."""
     LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
+    """Workloads of lower priority, and newer workloads of equal priority."""
 
 
 DEFAULT_INTEGRATIONS = (
@@ -203,9 +226,11 @@ class PriorityClassArgs(TypedDict):
     """A Kueue WorkloadPriorityClass."""
 
     name: str
+    """Name of the ``WorkloadPriorityClass``; jobs select it with the label ``kueue.x-k8s.io/priority-class``."""
     value: int
     """32-bit integer; higher preempts lower."""
     description: NotRequired[str]
+    """Free text stored on the object, for people reading it with ``kubectl``."""
 
 
 @with_config(ARGS_CONFIG)

@@ -52,15 +52,20 @@ class TaintEffect(enum.StrEnum):
     """Kubernetes taint effects."""
 
     NO_SCHEDULE = "NoSchedule"
+    """Pods without a matching toleration are not scheduled on the node."""
     PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    """The scheduler avoids the node for pods without a toleration, but may still use it."""
     NO_EXECUTE = "NoExecute"
+    """Like ``NoSchedule``, and running pods without a toleration are evicted."""
 
 
 class CapacityType(enum.StrEnum):
     """EKS managed node group capacity types."""
 
     ON_DEMAND = "ON_DEMAND"
+    """On-Demand instances."""
     SPOT = "SPOT"
+    """Spot instances: cheaper, reclaimed by EC2 with a two-minute notice."""
     CAPACITY_BLOCK = "CAPACITY_BLOCK"
     """EC2 Capacity Blocks for ML: reserved GPU capacity for a fixed window (``reservation`` = its ID)."""
 

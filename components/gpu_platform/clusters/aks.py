@@ -9,6 +9,7 @@ import pulumi
 from gpu_platform.args.cluster import AksClusterArgs
 from gpu_platform.component import PlannedComponent
 from gpu_platform.plans.clusters import AksClusterPlan, plan_aks_cluster
+from gpu_platform.sdk import require
 
 POD_CIDR = "192.168.0.0/16"
 SERVICE_CIDR = "172.16.0.0/16"
@@ -120,6 +121,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
         )
 
     def _create(self, name: str, plan: AksClusterPlan) -> dict[str, Any]:
+        require("aks", self)  # one line naming the extra when the SDK is missing
         import pulumi_azure_native.containerservice as aks
         import pulumi_azure_native.resources as resources
         import pulumi_kubernetes as k8s

@@ -11,6 +11,7 @@ from gpu_platform.args.cluster import EksClusterArgs
 from gpu_platform.clusters.kubeconfig import exec_kubeconfig
 from gpu_platform.component import PlannedComponent
 from gpu_platform.plans.clusters import EKS_MAX_DEFAULT_ZONES, EksClusterPlan, plan_eks_cluster, zone_cidrs
+from gpu_platform.sdk import require
 
 AWS_POLICY = "arn:aws:iam::aws:policy/"
 CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
@@ -50,9 +51,6 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
     """EKS's cluster security group: members reach each other and the control plane (EFA needs that)."""
     oidc_provider_arn: pulumi.Output[str]
     """For IRSA trust policies."""
-    system_node_group_name: str
-    """The system node group's name (EKS labels its nodes ``eks.amazonaws.com/nodegroup=<name>``): where
-    the platform's controllers run."""
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         self._start(name, plan_eks_cluster(name, args), opts)
@@ -195,6 +193,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         return pulumi.Output.secret(parts.apply(render))
 
     def _create(self, name: str, plan: EksClusterPlan) -> dict[str, Any]:
+        require("eks", self)  # one line naming the extra when the SDK is missing
         import pulumi_aws.ec2 as ec2
         import pulumi_aws.iam as iam
         import pulumi_kubernetes as k8s
@@ -224,7 +223,9 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         )
         self.private_subnet_ids = [s.id for s in private]
         self.private_subnet_ids_by_zone = dict(zip(zones, self.private_subnet_ids, strict=True))
-        self.system_node_group_name = plan.system_pool_name(SYSTEM_AMI, SYSTEM_DISK_GB)
+        # A plain value known at plan time (not an output): EKS labels the system nodes
+        # ``eks.amazonaws.com/nodegroup=<name>``, where the platform's controllers are placed.
+        self.system_node_group_name: str = plan.system_pool_name(SYSTEM_AMI, SYSTEM_DISK_GB)
         self.system_pool = self._system_pool(name, plan, self.cluster)
         self.vpc_id = vpc.id
         self.cluster_name = self.cluster.name

@@ -9,6 +9,7 @@ from gpu_platform.args.cluster import GkeClusterArgs
 from gpu_platform.clusters.kubeconfig import exec_kubeconfig
 from gpu_platform.component import PlannedComponent
 from gpu_platform.plans.clusters import GkeClusterPlan, plan_gke_cluster
+from gpu_platform.sdk import require
 
 NODE_ROLES = ("roles/container.defaultNodeServiceAccount", "roles/artifactregistry.reader")
 """Google's minimal role for GKE node service accounts, plus pulling images from Artifact Registry."""
@@ -185,6 +186,7 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
         )
 
     def _create(self, name: str, plan: GkeClusterPlan) -> dict[str, Any]:
+        require("gke", self)  # one line naming the extra when the SDK is missing
         import pulumi_gcp.organizations as organizations
         import pulumi_kubernetes as k8s
 

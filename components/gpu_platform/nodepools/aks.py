@@ -16,6 +16,7 @@ import pulumi
 from gpu_platform.args.nodepools import AksGpuNodePoolArgs
 from gpu_platform.nodepools.common import GpuNodePoolComponent
 from gpu_platform.plans.nodepools import AksNodePoolPlan, plan_aks_node_pool
+from gpu_platform.sdk import require
 
 IGNORE_CHANGES = ["count"]
 """The autoscaler owns the node count; AKS refuses manual scaling of an autoscaled pool."""
@@ -45,6 +46,7 @@ class AksGpuNodePool(GpuNodePoolComponent[AksNodePoolPlan]):
         self._start(name, plan_aks_node_pool(args), opts)
 
     def _create(self, name: str, plan: AksNodePoolPlan) -> dict[str, Any]:
+        require("aks", self)  # one line naming the extra when the SDK is missing
         import pulumi_azure_native.containerservice as aks
 
         pool, inputs = plan.pool, plan.inputs

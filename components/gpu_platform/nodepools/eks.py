@@ -22,6 +22,7 @@ from gpu_platform.nodepools.common import GpuNodePoolComponent
 from gpu_platform.plans.autoscaling import DISCOVERY_TAGS, OWNED
 from gpu_platform.plans.nodepools import EksNodePoolPlan, plan_eks_node_pool
 from gpu_platform.scheduling import CA_NODE_TEMPLATE
+from gpu_platform.sdk import require
 
 IGNORE_CHANGES = ["scalingConfig.desiredSize"]
 """The autoscaler owns the desired size (pulumi-aws "Ignoring Changes to Desired Size")."""
@@ -93,6 +94,7 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
         )
 
     def _create(self, name: str, plan: EksNodePoolPlan) -> dict[str, Any]:
+        require("eks", self)  # one line naming the extra when the SDK is missing
         import pulumi_aws.eks as eks
 
         pool, inputs = plan.pool, plan.inputs

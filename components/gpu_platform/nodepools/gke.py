@@ -16,6 +16,7 @@ import pulumi
 from gpu_platform.args.nodepools import GkeGpuNodePoolArgs
 from gpu_platform.nodepools.common import GpuNodePoolComponent
 from gpu_platform.plans.nodepools import GKE_RESERVATION_KEY, GkeNodePoolPlan, plan_gke_node_pool
+from gpu_platform.sdk import require
 
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 """Google's recommended node scope: access is then limited by the node service account's IAM roles."""
@@ -37,6 +38,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
         self._start(name, plan_gke_node_pool(args), opts)
 
     def _create(self, name: str, plan: GkeNodePoolPlan) -> dict[str, Any]:
+        require("gke", self)  # one line naming the extra when the SDK is missing
         import pulumi_gcp.container as gke
 
         pool, inputs = plan.pool, plan.inputs

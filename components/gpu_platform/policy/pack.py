@@ -1,7 +1,9 @@
 """Adapt the rules to ``pulumi_policy``: one ResourceValidationPolicy or StackValidationPolicy per rule.
 
-Building the list does not start anything; only ``PolicyPack(...)`` (in ``policy/__main__.py``)
-starts the analyzer's gRPC server. Properties are copied out of pulumi_policy's unknown-checking
+Building the list does not start anything; only ``PolicyPack(...)``, in :func:`serve`, starts the
+analyzer's gRPC server. A policy pack is a directory whose ``__main__.py`` calls :func:`serve` (write
+one with ``gpu-platform policy-pack write DIR``), so the pack runs the rules of the installed library,
+the same ones ``gpu-platform plan --policy`` runs. Properties are copied out of pulumi_policy's unknown-checking
 proxies value by value, so a value still unknown during a preview becomes ``UNKNOWN`` for the rules
 instead of aborting the whole policy.
 """
@@ -13,6 +15,10 @@ from typing import Any
 
 from gpu_platform.policy.model import MANDATORY, UNKNOWN, PolicyResource
 from gpu_platform.policy.rules import RULES, Rule
+from gpu_platform.sdk import require
+
+PACK_NAME = "gpu-platform"
+PACK_DESCRIPTION = "Guard rails for GPU node pools, the GPU Operator and GPU workloads on GKE, EKS and AKS."
 
 
 def plain(value: Any) -> Any:
@@ -73,4 +79,18 @@ def _stack_policy(rule: Rule) -> Any:
 
 def build_policies() -> list[Any]:
     """The pack's policies, one per rule in ``RULES``, with each rule's enforcement level."""
+    require("policy", "the gpu-platform policy pack")
     return [_resource_policy(r) if r.scope == "resource" else _stack_policy(r) for r in RULES.values()]
+
+
+def serve() -> None:
+    """Run the policy pack for the Pulumi engine: the whole body of a pack's ``__main__.py``."""
+    require("policy", "the gpu-platform policy pack")
+    from pulumi_policy import EnforcementLevel, PolicyPack
+
+    PolicyPack(
+        name=PACK_NAME,
+        description=PACK_DESCRIPTION,
+        enforcement_level=EnforcementLevel.MANDATORY,
+        policies=build_policies(),
+    )

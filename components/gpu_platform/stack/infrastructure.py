@@ -15,6 +15,7 @@ import pulumi
 from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.plans import clusters as cluster_plans
 from gpu_platform.plans import nodepools as pool_plans
+from gpu_platform.sdk import require
 
 if TYPE_CHECKING:
     from gpu_platform.stack.spec import PlatformSpec
@@ -64,6 +65,7 @@ def existing(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrast
 
 
 def gke(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructure:
+    require("gke", "gpu-platform:cloud: gke")  # the extra this cloud needs, named in one line
     from gpu_platform.clusters.gke import GkeCluster
     from gpu_platform.nodepools.gke import GkeGpuNodePool
 
@@ -106,6 +108,7 @@ def _eks_zones(spec: PlatformSpec) -> list[str]:
 
 
 def eks(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructure:
+    require("eks", "gpu-platform:cloud: eks")  # the extra this cloud needs, named in one line
     from gpu_platform.clusters.eks import EksCluster
     from gpu_platform.nodepools.eks import EksGpuNodePool
 
@@ -189,6 +192,7 @@ def _karpenter_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOpti
 
 
 def aks(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructure:
+    require("aks", "gpu-platform:cloud: aks")  # the extra this cloud needs, named in one line
     from gpu_platform.clusters.aks import AksCluster
     from gpu_platform.driver import DEFAULT_IMAGE
     from gpu_platform.nodepools.aks import AksGpuNodePool

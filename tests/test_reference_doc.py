@@ -1,0 +1,49 @@
+"""docs/reference.md is generated from the components' argument types: it cannot drift from the code."""
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from gpu_platform import _COMPONENTS
+from tests.conftest import REPO
+
+SCRIPT = REPO / "scripts" / "gen_reference.py"
+
+
+def _load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gen_reference", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+gen_reference = _load_script()
+
+
+def test_reference_doc_is_up_to_date() -> None:
+    text = (REPO / "docs" / "reference.md").read_text()
+    assert text == gen_reference.render(), "docs/reference.md is stale: run python scripts/gen_reference.py"
+
+
+def test_reference_doc_documents_every_component_input_and_output() -> None:
+    text = gen_reference.render()
+    for name in _COMPONENTS:
+        assert f"\n## {name}\n" in text and f"`gpu-platform:index:{name}`" in text
+    # An inherited argument keeps its docstring; snake_case and camelCase names side by side.
+    assert "| `pool` | `pool` | [GpuPoolArgs](#gpupoolargs) | **yes** | The pool, exactly as" in text
+    assert "| `max_nodes` | `maxNodes` | integer | **yes** |" in text
+    assert "| `time-slicing` | Replicas of each GPU, scheduled in turns" in text
+    assert "| `node_pool_name` | `nodePoolName` | string | Name of the cloud's node pool" in text
+
+
+def test_check_mode_reports_a_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stale = tmp_path / "reference.md"
+    stale.write_text("# old\n")
+    monkeypatch.setattr(gen_reference, "OUT", stale)
+    monkeypatch.setattr(gen_reference, "REPO", tmp_path)
+    assert gen_reference.main(["--check"]) == 1
+    assert gen_reference.main([]) == 0
+    assert gen_reference.main(["--check"]) == 0
