@@ -375,6 +375,11 @@ def test_chart_renders_with_the_plans_values() -> None:
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
     images = {c["image"] for c in [*pod["containers"], *pod.get("initContainers", [])]}
     assert images == {versions.DRA_DRIVER_IMAGE}
+    # The requests Kueue takes off each DRA node reach the plugin's GPU container (plans.node_daemonsets).
+    from gpu_platform.plans.node_daemonsets import DRA_KUBELET_PLUGIN_REQUESTS
+
+    gpus = next(c for c in pod["containers"] if c["name"] == "gpus")
+    assert gpus["resources"]["requests"] == DRA_KUBELET_PLUGIN_REQUESTS["gpus"].quantities()
     # The library's classes never collide with the chart's.
     assert not {c["metadata"]["name"] for c in d.device_classes(plan)} & {n for _, n in kinds}
 
@@ -482,3 +487,23 @@ def test_a_broken_dra_pool_next_to_others_is_one_problem() -> None:
     broken = {**L4_DRA_EKS, "sharing": {"mode": "mps", "replicas": 2}}
     found = problems({"cloud": "eks", "kubernetes_version": "1.34", "pools": [broken, L4_PLUGIN_EKS]})
     assert list(found) == ["pools[0].sharing.mode"]
+
+
+def test_kueue_takes_the_dra_plugin_off_each_dra_node() -> None:
+    """The same pool as a DRA pool offers Kueue exactly the kubelet plugin's requests less per node."""
+    import dataclasses
+
+    from gpu_platform.plans.kueue import node_units
+    from gpu_platform.plans.node_daemonsets import DRA_KUBELET_PLUGIN_REQUESTS
+    from gpu_platform.resolve.kueue import CapacityBasis
+    from gpu_platform.resolve.pools import resolve_pools
+
+    (pool,) = resolve_pools("aks", [{"name": "a100", "machine_type": "Standard_ND96asr_v4", "max_nodes": 2}])
+    dra_pool = dataclasses.replace(pool, allocation="dra")
+    basis = CapacityBasis("aks")
+    plugin = sum(
+        DRA_KUBELET_PLUGIN_REQUESTS.values(), type(next(iter(DRA_KUBELET_PLUGIN_REQUESTS.values())))()
+    )
+    cpu, memory = node_units(pool, basis, [pool])
+    dra_cpu, dra_memory = node_units(dra_pool, basis, [dra_pool])
+    assert (cpu - dra_cpu, memory - dra_memory) == (plugin.cpu_millicores, plugin.memory_mib) == (100, 192)

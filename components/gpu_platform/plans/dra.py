@@ -37,6 +37,7 @@ from gpu_platform.args.validate import check_arguments
 from gpu_platform.driver import GKE_DRIVER_DIR, DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
+from gpu_platform.plans.node_daemonsets import DRA_KUBELET_PLUGIN_REQUESTS
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.dra import (
@@ -161,6 +162,11 @@ def helm_values(plan: DraPlan) -> dict[str, Any]:
         "kubeletPlugin": {
             "nodeSelector": {scheduling.DRA_KUBELET_PLUGIN_LABEL: "true"},
             "tolerations": kubelet_plugin_tolerations(plan.pools),
+            # Kueue takes these off each DRA node's quota (plans.node_daemonsets).
+            "containers": {
+                name: {"resources": {"requests": r.quantities()}}
+                for name, r in DRA_KUBELET_PLUGIN_REQUESTS.items()
+            },
         },
     }
     if plan.cloud == "gke":

@@ -25,9 +25,13 @@ What runs on a pool's nodes follows the ``DriverPlan`` and the labels ``scheduli
 - The AWS EFA device plugin on EFA pools (``EFA_DEVICE_PLUGIN_REQUESTS``, the chart's own requests, set
   on the release from here), with or without the GPU Operator: an EFA pool needs it either way.
 
-A DaemonSet the library adds to GPU nodes (the NVIDIA DRA kubelet plugin) belongs here too: its requests
-in a table entry, set on the chart from it, and counted in ``gpu_node_pods`` where it runs; otherwise
-Kueue's quota counts CPU and memory its pods hold.
+- The NVIDIA DRA driver's kubelet plugin on DRA pools (``DRA_KUBELET_PLUGIN_REQUESTS``, the library's
+  numbers [U], set on the chart's ``kubeletPlugin.containers.{gpus,computeDomains}`` from here). Both
+  containers are counted, whether or not ComputeDomains are on (Kueue's quota errs low, never high).
+
+A new DaemonSet the library adds to GPU nodes belongs here too: its requests in a table entry, set on the
+chart from it, and counted in ``gpu_node_requests`` where it runs; otherwise Kueue's quota counts CPU and
+memory its pods hold.
 
 Not subtracted [U]: the clouds' own per-node agents (kube-proxy, CNI, CSI, logging and metrics agents);
 their requests vary by cluster version and add-ons and are not published as one table. A pod asking for
@@ -91,6 +95,13 @@ the library): the NFD worker runs on every node, GPU and CPU."""
 
 EFA_DEVICE_PLUGIN_REQUESTS = Requests(10, 20)
 """The aws-efa-k8s-device-plugin chart's ``resources.requests`` (v0.5.30), kept and set explicitly."""
+
+
+DRA_KUBELET_PLUGIN_REQUESTS: dict[str, Requests] = {
+    "gpus": Requests(50, 128),
+    "computeDomains": Requests(50, 64),
+}
+"""Per container of the DRA kubelet plugin pod (the chart sets none)."""
 
 
 def resources_values() -> dict[str, Any]:
@@ -166,11 +177,13 @@ def gpu_node_pods(pool: GpuPool, pools: Sequence[GpuPool], facts: GpuOperatorFac
 
 def gpu_node_requests(pool: GpuPool, pools: Sequence[GpuPool], facts: GpuOperatorFacts | None) -> Requests:
     """Everything the library's DaemonSets request on one node of ``pool``: the GPU Operator's pods (none
-    without the operator) and the EFA device plugin on EFA pools."""
-    efa = EFA_DEVICE_PLUGIN_REQUESTS if pool.efa else Requests()
+    without the operator), the EFA device plugin on EFA pools and the DRA kubelet plugin on DRA pools."""
+    extra = EFA_DEVICE_PLUGIN_REQUESTS if pool.efa else Requests()
+    if pool.dra:
+        extra = sum(DRA_KUBELET_PLUGIN_REQUESTS.values(), extra)
     if facts is None:
-        return efa
-    return sum(gpu_node_pods(pool, pools, facts).values(), efa)
+        return extra
+    return sum(gpu_node_pods(pool, pools, facts).values(), extra)
 
 
 def cpu_node_requests(facts: GpuOperatorFacts | None) -> Requests:
