@@ -705,7 +705,8 @@ def test_karpenter_gpu_node_pool_without_taint_fails_with_the_nodepool_fix() -> 
     ],
 )
 def test_karpenter_gpu_detection(requirement: dict[str, Any]) -> None:
-    only(R.gpu_pool_taint(karpenter_pool([requirement], taints=[])), "gpu-pool-taint")
+    violation = only(R.gpu_pool_taint(karpenter_pool([requirement], taints=[])), "gpu-pool-taint")
+    assert "nvidia.com/gpu" in violation.message
 
 
 def test_karpenter_cpu_pools_are_not_gpu_pools() -> None:

@@ -97,20 +97,9 @@ class _Seen:
     deserved_by: dict[str, str] = field(default_factory=dict)
 
 
-def _team_names(
-    team: VolcanoTeam, own_namespace: bool, kueue_ns: Mapping[str, int], seen: _Seen, here: Problems
-) -> None:
-    """``own_namespace``: the team gives ``namespace``; otherwise it is the name, and a refused name says it all."""
-    before = here.count()
-    if not DNS_LABEL.match(team.name):
-        here.add(("name",), f"{team.name!r} is not a valid queue name: lowercase letters, digits and dashes")
-    elif team.name in RESERVED_QUEUES:
-        here.add(("name",), f"'{team.name}' is a queue Volcano creates itself; choose another name")
-    elif team.name in seen.names:
-        here.add(("name",), f"'{team.name}' is used by more than one team")
-    if not own_namespace and here.count() != before:
-        pass  # the namespace is the refused name: one mistake, one line
-    elif not DNS_LABEL.match(team.namespace):
+def _team_namespace(team: VolcanoTeam, kueue_ns: Mapping[str, int], seen: _Seen, here: Problems) -> None:
+    """A team's namespace: a valid name, no controller's or Kubernetes' own, not Kueue's, not another team's."""
+    if not DNS_LABEL.match(team.namespace):
         here.add(("namespace",), f"'{team.namespace}' is not a valid namespace name (DNS label)")
     elif (
         owner := RESERVED_NAMESPACES.get(team.namespace) or CONTROLLER_NAMESPACES.get(team.namespace)
@@ -127,6 +116,22 @@ def _team_names(
             ("namespace",),
             f"namespace '{team.namespace}' already belongs to team '{seen.namespaces[team.namespace]}'",
         )
+
+
+def _team_names(
+    team: VolcanoTeam, own_namespace: bool, kueue_ns: Mapping[str, int], seen: _Seen, here: Problems
+) -> None:
+    """``own_namespace``: the team gives ``namespace``; otherwise it is the name, and a refused name says it all."""
+    before = here.count()
+    if not DNS_LABEL.match(team.name):
+        here.add(("name",), f"{team.name!r} is not a valid queue name: lowercase letters, digits and dashes")
+    elif team.name in RESERVED_QUEUES:
+        here.add(("name",), f"'{team.name}' is a queue Volcano creates itself; choose another name")
+    elif team.name in seen.names:
+        here.add(("name",), f"'{team.name}' is used by more than one team")
+    # Without its own namespace, the namespace is the name: a refused name is one mistake, said once.
+    if own_namespace or here.count() == before:
+        _team_namespace(team, kueue_ns, seen, here)
     seen.names.append(team.name)
     seen.namespaces.setdefault(team.namespace, team.name)
 
