@@ -13,7 +13,7 @@ Real installs with pip into fresh virtualenvs in a temporary directory:
    ``gpu-platform``, and an EKS program there stops with the one-line missing-extra error.
 
 ``[all]`` is what every install was before the cloud extras (all three SDKs were base
-dependencies). Target (issue 14): the GKE-only install at most 40% of that.
+dependencies). Target: the GKE-only install at most 40% of that.
 
     python benchmarks/install.py [--keep]
 """

@@ -8,7 +8,7 @@
 5. ``make test`` wall time (skip with ``--skip-make-test``).
 
 Every measurement runs in a fresh interpreter (median of ``--repeat`` runs). Standard library only,
-plus the project's own plan runner. Targets from issue 8 are printed next to each figure.
+plus the project's own plan runner. The targets are printed next to each figure.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ PLAN_SNIPPET = r"""
 import json, resource, sys, time
 sys.path.insert(0, {bench_dir!r})
 import pulumi  # both sides pay for the SDK itself before the clock starts
-from gpu_platform.plan.runner import run_plan, run_program
+from gpu_platform.offline.runner import run_plan, run_program
 from floor import floor_program
 mode, project, stack, config = {mode!r}, {project!r}, {stack!r}, {config!r}
 spec = json.loads(open({spec_file!r}).read()) if mode == "floor" else None
@@ -88,7 +88,7 @@ def measure_plan(
 def plan_spec(project: str, stack: str, config: dict | None, out: Path) -> None:
     """Record the library's registrations so the floor can replay exactly the same ones."""
     code = (
-        "import json\nfrom gpu_platform.plan.runner import run_plan\n"
+        "import json\nfrom gpu_platform.offline.runner import run_plan\n"
         f"plan = run_plan({project!r}, {stack!r}, config_override={config!r})\n"
         "rows = [dict(urn=r.urn, type=r.type, name=r.name, parent=r.parent, custom=r.custom, inputs=r.inputs,"
         " options=r.options)"

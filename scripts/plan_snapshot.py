@@ -87,7 +87,9 @@ def compare(before: Path, after: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     w = sub.add_parser("write", help="plan everything into DIR and write DIR/index.json")
     w.add_argument("dir", type=Path)

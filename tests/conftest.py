@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_platform.plan import Plan, run_plan, run_program
+from gpu_platform.offline import Plan, run_plan, run_program
 
 REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = REPO / "tests" / "upstream"

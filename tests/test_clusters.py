@@ -13,7 +13,7 @@ from gpu_platform.clusters.aks import AksCluster
 from gpu_platform.clusters.eks import NODE_POLICIES, EksCluster
 from gpu_platform.clusters.gke import NODE_ROLES, GkeCluster
 from gpu_platform.errors import ArgumentsError, ConfigError
-from gpu_platform.plan import Plan, run_program
+from gpu_platform.offline import Plan, run_program
 from gpu_platform.stack import load_platform
 from gpu_platform.stack.infrastructure import deploy_infrastructure
 

@@ -17,7 +17,7 @@ import pytest
 import gpu_platform
 from gpu_platform.args.validate import fields
 from gpu_platform.errors import ArgumentsError
-from gpu_platform.plan import Plan, run_program
+from gpu_platform.offline import Plan, run_program
 
 L4_POOL = {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 2}
 EKS_POOL = {"name": "l4", "machine_type": "g6.xlarge", "max_nodes": 2}

@@ -1,7 +1,7 @@
 """Day 2: the routine edits a platform team makes never destroy data or capacity.
 
 Each test plans a repository stack, edits its config the way a team would, plans again and diffs the
-two plans with ``gpu_platform.plan.diff`` (the same code as ``gpu-platform diff``). Across every edit:
+two plans with ``gpu_platform.offline.diff`` (the same code as ``gpu-platform diff``). Across every edit:
 no cluster, network or subnet is deleted or replaced; no namespace is deleted; no release that owns CRDs
 is deleted; node pools are only replaced create-before-delete.
 """
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_platform.plan import plan_document, run_plan
-from gpu_platform.plan.diff import Change, PlanDiff, diff_plans
+from gpu_platform.offline import plan_document, run_plan
+from gpu_platform.offline.diff import Change, PlanDiff, diff_plans
 from tests.conftest import REPO
 
 INFRA = (

@@ -11,9 +11,9 @@ import pytest
 from gpu_platform import versions
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.nodepools.eks import EksGpuNodePool
+from gpu_platform.offline import Plan, run_program
 from gpu_platform.operators.cluster_autoscaler import ClusterAutoscaler
 from gpu_platform.operators.efa import EfaDevicePlugin
-from gpu_platform.plan import Plan, run_program
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO, stack_raw_config
 
@@ -30,7 +30,7 @@ EKS_EFFECT = {
 
 @pytest.fixture(scope="module")
 def prod() -> Plan:
-    from gpu_platform.plan import run_plan
+    from gpu_platform.offline import run_plan
 
     return run_plan(REPO, "prod")
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from gpu_platform.cli import main
-from gpu_platform.plan import Plan, run_plan
+from gpu_platform.offline import Plan, run_plan
 from tests.conftest import REPO
 
 EXAMPLE = REPO / "examples" / "kueue-distributed-training"

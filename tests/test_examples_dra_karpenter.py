@@ -15,7 +15,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from gpu_platform.plan import Plan, run_plan
+from gpu_platform.offline import Plan, run_plan
 from gpu_platform.policy.kube import tolerates
 from gpu_platform.pools import Taint
 from tests.autoprovisioning_crd_validation import validation_errors

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.plan import Plan, run_plan
+from gpu_platform.offline import Plan, run_plan
 from tests.conftest import REPO
 
 EXAMPLES = sorted(p.name for p in (REPO / "examples").iterdir() if (p / "__main__.py").is_file())

@@ -24,7 +24,7 @@ from gpu_platform import (
     GkeGpuNodePool,
 )
 from gpu_platform.cli import main
-from gpu_platform.plan import run_program
+from gpu_platform.offline import run_program
 from gpu_platform.sdk import EXTRAS, MissingExtraError, require
 from tests.conftest import REPO
 

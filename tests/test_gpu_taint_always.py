@@ -20,7 +20,7 @@ from gpu_platform.errors import ArgumentsError
 from gpu_platform.nodepools.aks import AksGpuNodePool
 from gpu_platform.nodepools.eks import EksGpuNodePool
 from gpu_platform.nodepools.gke import GkeGpuNodePool
-from gpu_platform.plan import Plan, run_program
+from gpu_platform.offline import Plan, run_program
 from gpu_platform.stack import load_platform
 from gpu_platform.stack.infrastructure import deploy_infrastructure
 

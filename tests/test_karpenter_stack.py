@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from gpu_platform.errors import ConfigError
-from gpu_platform.plan import Plan
+from gpu_platform.offline import Plan
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.stack import load_platform
 
@@ -45,7 +45,7 @@ STACK: dict[str, Any] = {
 
 @pytest.fixture(scope="module")
 def plan() -> Plan:
-    from gpu_platform.plan import run_plan
+    from gpu_platform.offline import run_plan
     from tests.conftest import REPO
 
     return run_plan(REPO, "prod", config_override=copy.deepcopy(STACK))

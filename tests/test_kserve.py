@@ -14,9 +14,9 @@ import yaml
 
 from gpu_platform import versions
 from gpu_platform.errors import ArgumentsError
+from gpu_platform.offline import Plan
 from gpu_platform.operators.cert_manager import CertManager
 from gpu_platform.operators.kserve import KServe
-from gpu_platform.plan import Plan
 from gpu_platform.plans.kserve import cert_manager_values, kserve_values, runtime_values
 from gpu_platform.stack import addons, load_platform
 from gpu_platform.stack.namespaces import create_namespaces

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from gpu_platform.inference import GpuInferenceService
-from gpu_platform.plan import Plan
+from gpu_platform.offline import Plan
 from tests.conftest import upstream
 
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_platform.plan import Plan, run_plan
+from gpu_platform.offline import Plan, run_plan
 from tests.conftest import REPO
 from tests.test_kserve_crd_schemas import inference_service_errors
 

@@ -30,9 +30,9 @@ from gpu_platform.catalog.allocatable import (
 from gpu_platform.cli import main
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.inference import GpuInferenceService
-from gpu_platform.plan import Plan
-from gpu_platform.plan.recorder import close_mock_runtime, run_under_mocks, start_mock_runtime
-from gpu_platform.plan.stack_file import engine_config
+from gpu_platform.offline import Plan
+from gpu_platform.offline.recorder import close_mock_runtime, run_under_mocks, start_mock_runtime
+from gpu_platform.offline.stack_file import engine_config
 from gpu_platform.plans import kueue as ko
 from gpu_platform.stack.program import main as stack_main
 from tests.conftest import REPO
@@ -182,7 +182,7 @@ def flavor_quota(cq: dict[str, Any], flavor: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module", params=sorted(MACHINES))
 def stack(request: pytest.FixtureRequest) -> tuple[str, Plan]:
-    from gpu_platform.plan import run_plan
+    from gpu_platform.offline import run_plan
 
     return request.param, run_plan(REPO, request.param)
 

@@ -12,9 +12,9 @@ import yaml
 from gpu_platform import versions
 from gpu_platform.args import KueueArgs
 from gpu_platform.errors import ArgumentsError
+from gpu_platform.offline import Plan, run_program
+from gpu_platform.offline.recorder import close_mock_runtime, run_under_mocks, start_mock_runtime
 from gpu_platform.operators.kueue import Kueue
-from gpu_platform.plan import Plan, run_program
-from gpu_platform.plan.recorder import close_mock_runtime, run_under_mocks, start_mock_runtime
 from gpu_platform.plans.kueue import helm_values, kueue_plan, plan_kueue
 from gpu_platform.plans.workloads import kueue_integrations
 from gpu_platform.resolve.kueue import KNOWN_FRAMEWORKS

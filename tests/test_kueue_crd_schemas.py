@@ -22,8 +22,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from gpu_platform.offline import run_program
 from gpu_platform.operators.kueue import Kueue
-from gpu_platform.plan import run_program
 from gpu_platform.plans.kueue import KueueObjects, plan_kueue
 from gpu_platform.resolve.kueue import MAX_TOTAL_FLAVORS
 from tests.conftest import upstream

@@ -9,7 +9,7 @@ import pytest
 
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.nodepools.eks import EksGpuNodePool
-from gpu_platform.plan import Plan, run_program
+from gpu_platform.offline import Plan, run_program
 
 NODEGROUP = "aws:eks/nodeGroup:NodeGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"

@@ -10,7 +10,7 @@ import pytest
 from gpu_platform.driver import plan_driver
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.nodepools.gke import GkeGpuNodePool
-from gpu_platform.plan import Plan, run_program
+from gpu_platform.offline import Plan, run_program
 from gpu_platform.plans.nodepools import plan_gke_node_pool
 from gpu_platform.resolve.pools import resolve_pools
 from gpu_platform.scheduling import pool_labels

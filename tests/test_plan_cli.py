@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from gpu_platform.cli import main
-from gpu_platform.plan.runner import SECURE_PLACEHOLDER
+from gpu_platform.offline.runner import SECURE_PLACEHOLDER
 from tests.conftest import REPO
 
 FIXTURE = REPO / "tests" / "fixtures" / "existing-minimal"

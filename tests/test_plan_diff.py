@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from gpu_platform.cli import main
-from gpu_platform.plan import run_plan, write_plan
-from gpu_platform.plan.diff import (
+from gpu_platform.offline import run_plan, write_plan
+from gpu_platform.offline.diff import (
     FORCE_NEW,
     STATEFUL_TYPES,
     PlanDiff,

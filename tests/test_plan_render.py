@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from gpu_platform.cli import main
-from gpu_platform.plan import Plan, run_plan, write_plan
-from gpu_platform.plan.recorder import Registration
-from gpu_platform.plan.render import RenderError, render_releases
+from gpu_platform.offline import Plan, run_plan, write_plan
+from gpu_platform.offline.recorder import Registration
+from gpu_platform.offline.render import RenderError, render_releases
 from gpu_platform.plans.node_daemonsets import GPU_NODE_DAEMONSET_REQUESTS
 from tests.conftest import REPO, UPSTREAM
 

@@ -11,11 +11,11 @@ import pulumi
 import pytest
 from pulumi.runtime import mocks as pulumi_mocks
 
-from gpu_platform.plan import run_plan, run_program
-from gpu_platform.plan.errors import PlanInputError
-from gpu_platform.plan.recorder import engine_urn
-from gpu_platform.plan.sdk_internals import SdkMismatch, missing_sdk_surface, require_sdk
-from gpu_platform.plan.stack_file import SECURE_PLACEHOLDER
+from gpu_platform.offline import run_plan, run_program
+from gpu_platform.offline.errors import PlanInputError
+from gpu_platform.offline.recorder import engine_urn
+from gpu_platform.offline.sdk_internals import SdkMismatch, missing_sdk_surface, require_sdk
+from gpu_platform.offline.stack_file import SECURE_PLACEHOLDER
 from tests.conftest import REPO
 
 FIXTURE = REPO / "tests" / "fixtures" / "existing-minimal"
@@ -87,7 +87,7 @@ def test_engine_urn_rule() -> None:
 
 
 def test_sdk_surface_the_plan_relies_on_is_present() -> None:
-    assert missing_sdk_surface() == [], "Pulumi SDK changed: see gpu_platform/plan/sdk_internals.py"
+    assert missing_sdk_surface() == [], "Pulumi SDK changed: see gpu_platform/offline/sdk_internals.py"
 
 
 def test_a_missing_sdk_attribute_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -178,7 +178,7 @@ def test_bad_env_config_is_refused_when_used(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_secure_placeholder_never_reaches_the_written_plan(tmp_path: Path) -> None:
-    from gpu_platform.plan import write_plan
+    from gpu_platform.offline import write_plan
 
     def program() -> None:
         value = pulumi.Config("test").require("token")  # a secret read as plain text

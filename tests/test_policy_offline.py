@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpu_platform.cli import main
-from gpu_platform.plan import Plan, run_plan, run_program
+from gpu_platform.offline import Plan, run_plan, run_program
 from gpu_platform.policy.offline import check_plan
 
 REPO = Path(__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 import gpu_platform
-from gpu_platform.plan import run_program
+from gpu_platform.offline import run_program
 from gpu_platform.provider import (
     PACKAGE,
     DocumentedAnalyzer,

@@ -13,7 +13,7 @@ import pulumi
 import pytest
 
 from gpu_platform.errors import ArgumentsError, ConfigError
-from gpu_platform.plan import run_program
+from gpu_platform.offline import run_program
 from gpu_platform.plans.gpu_operator import plan_gpu_operator
 from gpu_platform.plans.inference import plan_gpu_inference_service
 from gpu_platform.plans.kueue import plan_kueue

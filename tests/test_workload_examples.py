@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from gpu_platform.errors import Problems
-from gpu_platform.plan import Plan, run_plan
+from gpu_platform.offline import Plan, run_plan
 from gpu_platform.plans.kueue import QUEUE_NAME_LABEL
 from gpu_platform.scheduling import pool_taints
 from tests.conftest import REPO

@@ -15,10 +15,10 @@ import yaml
 
 from gpu_platform import versions
 from gpu_platform.errors import ArgumentsError
+from gpu_platform.offline import Plan
+from gpu_platform.offline.render import _objects
 from gpu_platform.operators.volcano import Volcano
 from gpu_platform.operators.workloads import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
-from gpu_platform.plan import Plan
-from gpu_platform.plan.render import _objects
 from gpu_platform.plans.volcano import SCHEDULER_CONFIG, helm_values, plan_volcano
 from gpu_platform.plans.workloads import (
     OFF_GPU_NODES,

@@ -13,7 +13,7 @@ import yaml
 
 from gpu_platform import versions
 from gpu_platform.errors import ConfigError
-from gpu_platform.plan import Plan
+from gpu_platform.offline import Plan
 from gpu_platform.plans.volcano import SCHEDULER_CONFIG
 from gpu_platform.plans.workloads import OFF_GPU_NODES
 from gpu_platform.scheduling import pool_tolerations, selector_labels
@@ -358,7 +358,7 @@ def test_every_workload_release_of_a_stack_renders_with_its_vendored_chart(
     them), which keeps this fast."""
     from helm_python import Chart
 
-    from gpu_platform.plan.render import _objects, chart_dir
+    from gpu_platform.offline.render import _objects, chart_dir
     from tests.conftest import UPSTREAM
 
     plan = _plan(plan_stack, config(**copy.deepcopy(VOLCANO_STACK)))

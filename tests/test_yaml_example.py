@@ -13,7 +13,7 @@ from typing import Any
 import pulumi
 import yaml
 
-from gpu_platform.plan import run_program
+from gpu_platform.offline import run_program
 from gpu_platform.provider import PACKAGE, component_provider, schema
 from tests.conftest import REPO
 

@@ -11,6 +11,7 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 from typing import TYPE_CHECKING, Any
 
+from gpu_platform import _moved
 from gpu_platform.args import (
     AksClusterArgs,
     AksGpuNodePoolArgs,
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from gpu_platform.inference import GpuInferenceService
     from gpu_platform.nodepools.aks import AksGpuNodePool
 
-    # DRA and node auto-provisioning (issue 16)
+    # DRA and node auto-provisioning
     from gpu_platform.nodepools.aks_nap import AksNapGpuNodePool
     from gpu_platform.nodepools.compute_class import GkeGpuComputeClass
     from gpu_platform.nodepools.eks import EksGpuNodePool
@@ -66,6 +67,8 @@ if TYPE_CHECKING:
     from gpu_platform.operators.kueue import Kueue
     from gpu_platform.operators.volcano import Volcano
     from gpu_platform.operators.workloads import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
+
+_moved.install()
 
 try:
     __version__ = _version("gpu-platform")
@@ -91,7 +94,7 @@ _COMPONENTS = {
     "KubeflowTrainer": "gpu_platform.operators.workloads",
     "KubeRay": "gpu_platform.operators.workloads",
     "Volcano": "gpu_platform.operators.volcano",
-    # DRA and node auto-provisioning (issue 16)
+    # DRA and node auto-provisioning
     "DraDriver": "gpu_platform.operators.dra",
     "EksKarpenter": "gpu_platform.operators.karpenter",
     "EksKarpenterGpuNodePool": "gpu_platform.nodepools.karpenter",

@@ -49,8 +49,8 @@ def _plan_failed(exc: Exception, args: argparse.Namespace) -> int:
     import pulumi
 
     from gpu_platform.errors import ConfigError
-    from gpu_platform.plan.errors import PlanInputError
-    from gpu_platform.plan.sdk_internals import SdkMismatch
+    from gpu_platform.offline.errors import PlanInputError
+    from gpu_platform.offline.sdk_internals import SdkMismatch
     from gpu_platform.sdk import MissingExtraError
 
     if isinstance(exc, (PlanInputError, MissingExtraError)):
@@ -79,7 +79,7 @@ def _plan_failed(exc: Exception, args: argparse.Namespace) -> int:
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
-    from gpu_platform.plan import plan_document, render_tree, run_plan, write_plan
+    from gpu_platform.offline import plan_document, render_tree, run_plan, write_plan
 
     project = Path(args.project) if args.project else Path.cwd()
     out = Path(args.out) if args.out else project / "build" / "plan" / args.stack
@@ -89,7 +89,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         return _plan_failed(exc, args)
     write_plan(plan, out)
     if args.render:
-        from gpu_platform.plan.render import RenderError, render_releases
+        from gpu_platform.offline.render import RenderError, render_releases
 
         charts = Path(args.charts) if args.charts else project / "tests" / "upstream" / "charts"
         try:
@@ -116,8 +116,8 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
-    from gpu_platform.plan.diff import diff_dirs, render
-    from gpu_platform.plan.errors import PlanInputError
+    from gpu_platform.offline.diff import diff_dirs, render
+    from gpu_platform.offline.errors import PlanInputError
 
     try:
         result = diff_dirs(Path(args.base), Path(args.head))

@@ -78,7 +78,7 @@ class GpuPool:
     index: int = 0
     """Position in ``gpuPools`` (for error paths)."""
     allocation: str = "device-plugin"
-    """``device-plugin`` or ``dra`` (issue 16): who hands the GPUs to pods; never both on one pool."""
+    """``device-plugin`` or ``dra``: who hands the GPUs to pods; never both on one pool."""
 
     @property
     def dra(self) -> bool:

@@ -41,7 +41,7 @@ POOL_ROLE_LABEL = f"{LABEL_PREFIX}/pool-role"
 SYSTEM_POOL_LABELS = {POOL_ROLE_LABEL: "system"}
 """On the untainted system pool of clusters the library creates: Kueue's system flavor selects it."""
 
-# --- DRA (issue 16) ---------------------------------------------------------------------------------
+# --- DRA ---------------------------------------------------------------------------------
 ALLOCATION_LABEL = f"{LABEL_PREFIX}/allocation"
 """``dra`` on DRA pools (what the policy pack and the DRA driver's plugin selector read)."""
 DRA_KUBELET_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"
@@ -98,7 +98,7 @@ def pool_labels(pool: GpuPool, driver: DriverPlan | None = None) -> dict[str, st
             labels[DEPLOY_DEVICE_PLUGIN_LABEL] = "false"
     elif pool.cloud == "gke" and (driver is None or driver.device_plugin == "operator"):
         labels[GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
-    if pool.dra:  # DRA (issue 16): no device-plugin or MIG-manager config on DRA pools
+    if pool.dra:  # DRA: no device-plugin or MIG-manager config on DRA pools
         for key in (DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, DEPLOY_DEVICE_PLUGIN_LABEL):
             labels.pop(key, None)
         labels.update(dra_labels(pool))

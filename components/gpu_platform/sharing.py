@@ -17,7 +17,7 @@ SHARED_GPU_RESOURCE = "nvidia.com/gpu.shared"
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 """What the AWS EFA device plugin advertises: one unit per EFA device of the node."""
 DRA_QUOTA_PREFIX = "dra.gpu-platform.io/"
-"""DRA pools (issue 16): their nodes advertise no extended resources; Kueue charges their claims under these
+"""DRA pools: their nodes advertise no extended resources; Kueue charges their claims under these
 quota names (``plans.dra.kueue_device_class_mappings``), distinct from the device plugin's so a DRA workload
 is never given a device-plugin pool's flavor, nor the other way round."""
 
@@ -31,7 +31,7 @@ def advertised_resources(pool: GpuPool) -> dict[str, int]:
     """
     s = pool.sharing
     n = pool.gpus_per_node
-    if pool.dra:  # DRA (issue 16): units Kueue counts per node, charged from ResourceClaimTemplates
+    if pool.dra:  # DRA: units Kueue counts per node, charged from ResourceClaimTemplates
         if s.mode == "mig":
             counts = Counter(s.mig_profiles)
             return {f"{DRA_QUOTA_PREFIX}mig-{p}": n * c for p, c in sorted(counts.items())}

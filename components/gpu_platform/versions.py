@@ -140,7 +140,7 @@ EKS_POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
 """EKS add-on that serves Pod Identity credentials; its version is left to EKS (the cluster's default)."""
 ALL_CHARTS = (*ALL_CHARTS, CLUSTER_AUTOSCALER, AWS_EFA_DEVICE_PLUGIN)
 
-# --- Workload layer (issue 15): the controllers the queues promise, and Volcano ------------------------
+# --- Workload layer: the controllers the queues promise, and Volcano ------------------------
 # Versions, repositories and namespaces: tests/upstream/NEW_COMPONENTS_NOTES.md sections 0-5 (each chart is
 # vendored under tests/upstream/charts/<chart>-<version>/ and rendered offline by the tests).
 JOBSET = ChartPin(
@@ -204,7 +204,7 @@ TRAINER_DEEPSPEED_RUNTIME = UpstreamFile(
     file="trainer-deepspeed-distributed.yaml",
     sha256="f443d4c4b2c0e6a8acdae5381ff2563696b958929217c088e101a7f27bc36827",
 )
-# --- DRA and node auto-provisioning (issue 16) --------------------------------------------------------
+# --- DRA and node auto-provisioning --------------------------------------------------------
 # NVIDIA DRA driver for GPUs, standalone next to the GPU Operator's ClusterPolicy (not the operator-managed
 # GPUCluster path, which runs v0.5.0, is a technology preview and excludes ClusterPolicy cluster-wide; see
 # plans/dra.py). Chart and image from kubernetes-sigs/dra-driver-nvidia-gpu@v0.4.1 (chart appVersion 0.4.1,
@@ -235,4 +235,4 @@ KARPENTER_CRD = ChartPin(
 KARPENTER_IMAGE_TAG = "1.14.1"
 KARPENTER_IMAGE_DIGEST = "sha256:723130949e4cab989461ff07d1be4cd781d63515432494641b33c235f300ae23"
 ALL_CHARTS = (*ALL_CHARTS, DRA_DRIVER, KARPENTER, KARPENTER_CRD)
-# --- end issue 16 -----------------------------------------------------------------------------------------
+# --- end DRA and node auto-provisioning -----------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Node auto-provisioning (issue 16): Karpenter on EKS, custom ComputeClasses on GKE, Node Auto Provisioning on AKS.
+"""Node auto-provisioning: Karpenter on EKS, custom ComputeClasses on GKE, Node Auto Provisioning on AKS.
 
 Each GPU pool becomes what the cloud's auto-provisioner scales from zero, with the labels and taints a
 managed pool of the library would carry (``gpu_platform.scheduling``), so the GPU Operator, Kueue flavors

@@ -1,4 +1,4 @@
-"""Dynamic Resource Allocation (issue 16): the NVIDIA DRA driver for the pools with ``allocation: dra``.
+"""Dynamic Resource Allocation: the NVIDIA DRA driver for the pools with ``allocation: dra``.
 
 The stack file's ``dra`` section and the ``DraDriver`` component share ``DraSettings``. No
 ``from __future__ import annotations``: Pulumi's component analyzer needs real annotations.

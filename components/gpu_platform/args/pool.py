@@ -70,7 +70,7 @@ class CapacityType(enum.StrEnum):
     """EC2 Capacity Blocks for ML: reserved GPU capacity for a fixed window (``reservation`` = its ID)."""
 
 
-# --- DRA (issue 16): how pods get a pool's GPUs ------------------------------------------------------
+# --- DRA: how pods get a pool's GPUs ------------------------------------------------------
 
 
 class DeviceAllocation(enum.StrEnum):

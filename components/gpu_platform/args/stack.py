@@ -41,7 +41,7 @@ class KServeSection(KServeSettings):
     """Inference services, each on one GPU pool."""
 
 
-# --- workload layer (issue 15) ---
+# --- workload layer ---
 @with_config(ARGS_CONFIG)
 class WorkloadsSection(WorkloadsSettings):
     """``workloads``: JobSet, LeaderWorkerSet, Kubeflow Trainer and KubeRay; each off unless enabled."""
@@ -61,7 +61,7 @@ class VolcanoSection(VolcanoSettings):
 
 @with_config(ARGS_CONFIG)
 class DraSection(DraSettings):
-    """``dra``: the NVIDIA DRA driver for the pools with ``allocation: dra`` (issue 16)."""
+    """``dra``: the NVIDIA DRA driver for the pools with ``allocation: dra``."""
 
     enabled: NotRequired[bool]
     """Default false. Needs ``cluster.kubernetes_version`` >= 1.34.2 and the GPU Operator."""
@@ -90,4 +90,4 @@ class StackConfigArgs(TypedDict):
     volcano: NotRequired[VolcanoSection]
     """Volcano, the other gang scheduler (docs/workloads.md)."""
     dra: NotRequired[DraSection]
-    """Dynamic Resource Allocation for the pools with ``allocation: dra`` (issue 16)."""
+    """Dynamic Resource Allocation for the pools with ``allocation: dra``."""

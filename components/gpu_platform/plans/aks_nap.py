@@ -1,4 +1,4 @@
-"""AKS Node Auto Provisioning plans (issue 16): per GPU pool a ``karpenter.sh/v1`` NodePool and an
+"""AKS Node Auto Provisioning plans: per GPU pool a ``karpenter.sh/v1`` NodePool and an
 ``AKSNodeClass`` (``karpenter.azure.com/v1beta1``, the storage version in karpenter-provider-azure v1.14.2).
 
 NAP is Karpenter run by AKS (enabled on the cluster, nothing to install); the objects follow the same GPU

@@ -1,4 +1,4 @@
-"""GKE custom ComputeClass plans (issue 16): one ``cloud.google.com/v1`` ComputeClass per GPU pool, with
+"""GKE custom ComputeClass plans: one ``cloud.google.com/v1`` ComputeClass per GPU pool, with
 ``nodePoolAutoCreation`` so GKE creates (and removes) node pools for pending pods that select the class.
 
 Schema: datreeio/CRDs-catalog ``cloud.google.com/computeclass_v1.json`` (tests/upstream/gke-computeclass,

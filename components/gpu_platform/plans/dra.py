@@ -1,4 +1,4 @@
-"""The DRA plan (issue 16): the NVIDIA DRA driver release, DeviceClasses and ResourceClaimTemplates.
+"""The DRA plan: the NVIDIA DRA driver release, DeviceClasses and ResourceClaimTemplates.
 
 Decision: the standalone ``dra-driver-nvidia-gpu`` chart v0.4.1 next to the GPU Operator's ClusterPolicy,
 not the operator-managed GPUCluster path of v26.7.0 (tests/upstream/NEW_COMPONENTS_NOTES.md section 6):

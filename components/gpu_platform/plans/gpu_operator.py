@@ -211,7 +211,7 @@ def helm_values(plan: OperatorPlan) -> dict[str, Any]:
             values["toolkit"]["installDir"] = GKE_DRIVER_DIR
     if plan.cloud == "aks" and driver.toolkit == "cloud":
         values["operator"] = {"runtimeClass": AKS_RUNTIME_CLASS}
-    values = deep_merge(values, dra_operator_values(plan.pools, driver))  # DRA pools (issue 16)
+    values = deep_merge(values, dra_operator_values(plan.pools, driver))  # DRA pools
     return deep_merge(plan.user_values, values)
 
 

@@ -1,4 +1,4 @@
-"""Karpenter plans (issue 16): the controller on EKS with its IAM and interruption queue, and per GPU pool a
+"""Karpenter plans: the controller on EKS with its IAM and interruption queue, and per GPU pool a
 ``karpenter.sh/v1`` NodePool with its node class (``EC2NodeClass`` on EKS, ``AKSNodeClass`` for AKS NAP).
 
 Sources (tests/upstream/NEW_COMPONENTS_NOTES.md sections 7 and 8, files under tests/upstream/karpenter-*):

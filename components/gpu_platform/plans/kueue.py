@@ -319,7 +319,7 @@ def manager_configuration(
     """The controller's Configuration: the chart's defaults, gang admission and the integrations.
 
     In config v1beta2 the presence of ``waitForPodsReady`` enables it (there is no ``enable`` field).
-    ``device_class_mappings`` (DRA pools, issue 16) charge their ResourceClaimTemplates to the pools' quotas.
+    ``device_class_mappings`` (DRA pools) charge their ResourceClaimTemplates to the pools' quotas.
     """
     conf: dict[str, Any] = {
         "apiVersion": CONFIG_API_VERSION,
@@ -354,7 +354,7 @@ def manager_configuration(
             "requeuingStrategy": strategy,
         }
     conf["integrations"] = {"frameworks": list(spec.integrations)}
-    if device_class_mappings:  # DRA (issue 16)
+    if device_class_mappings:  # DRA
         conf["resources"] = {"deviceClassMappings": [dict(m) for m in device_class_mappings]}
     return conf
 
@@ -437,7 +437,7 @@ def kueue_plan(
     secret: bool = False,
 ) -> KueuePlan:
     """The plan from resolved pools and settings (the stack layer's path; checks have run)."""
-    mappings = kueue_device_class_mappings(pools)  # DRA pools (issue 16)
+    mappings = kueue_device_class_mappings(pools)  # DRA pools
     return KueuePlan(
         spec, build(pools, spec), helm_values(spec, mappings), namespace, manage_namespaces, secret
     )

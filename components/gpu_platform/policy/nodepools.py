@@ -218,7 +218,7 @@ def _aks_pool(
     )
 
 
-# --- Karpenter NodePools: EKS and AKS Node Auto Provisioning (issue 16) -----------------------------------
+# --- Karpenter NodePools: EKS and AKS Node Auto Provisioning -----------------------------------
 
 KARPENTER_NODE_POOL = re.compile(r"^kubernetes:karpenter\.sh/v1(beta1)?:NodePool$")
 _KARPENTER_CLOUD = {"karpenter.k8s.aws": "eks", "karpenter.azure.com": "aks"}
@@ -300,7 +300,7 @@ def _karpenter_pool(res: PolicyResource) -> NodePoolView:
     )
 
 
-# --- end issue 16 -------------------------------------------------------------------------------------------
+# --- end Karpenter NodePools ------------------------------------------------------------------------------
 
 
 def node_pools(res: PolicyResource) -> list[NodePoolView]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpu_platform.plan import Plan
-from gpu_platform.plan.recorder import Registration
+from gpu_platform.offline import Plan
+from gpu_platform.offline.recorder import Registration
 from gpu_platform.policy.model import UNKNOWN, PolicyResource, Violation
 from gpu_platform.policy.rules import check_all
 

@@ -437,7 +437,7 @@ def time_slicing_isolation(resources: list[PolicyResource]) -> Iterator[Finding]
             )
 
 
-# --- DRA (issue 16) ------------------------------------------------------------------------------------
+# --- DRA ------------------------------------------------------------------------------------
 
 DRA_CHARTS = ("dra-driver-nvidia-gpu", "nvidia-dra-driver-gpu")
 """The NVIDIA DRA driver chart, under its current and its pre-0.4 (NGC) name."""

@@ -1,4 +1,4 @@
-"""Auto-provisioned GPU pools (issue 16): what Karpenter, AKS NAP and GKE ComputeClasses cannot express.
+"""Auto-provisioned GPU pools: what Karpenter, AKS NAP and GKE ComputeClasses cannot express.
 
 A pool keeps the meaning it has as a managed pool (``resolve.pools``); here each auto-provisioner's gaps are
 refused at the key that asks for them, so nothing is silently dropped:

@@ -110,7 +110,7 @@ def scale_from_zero_problem(pool: GpuPool) -> str | None:
     in docs/autoscaling.md.
     """
     s = pool.sharing
-    if pool.dra and pool.cloud != "existing":  # DRA (issue 16): pools the library creates, every cloud
+    if pool.dra and pool.cloud != "existing":  # DRA: pools the library creates, every cloud
         # cluster-autoscaler 1.35: a node group's DRA devices come from a running node's ResourceSlices
         # (simulator/node_info_utils.go); the AWS, GCE and Azure templates of an empty group carry none.
         return "the cluster autoscaler learns a pool's DRA devices from a running node's ResourceSlices; an empty pool has none, so claim-only pods never grow it"
@@ -141,7 +141,7 @@ def cloud_pool_problems(pool: GpuPool, p: Problems) -> None:
         eks_pool_problems(pool, p)
     elif pool.cloud == "aks":
         aks_pool_problems(pool, p)
-    dra_pool_problems(pool, p)  # DRA (issue 16): what a DRA pool cannot be, on every path
+    dra_pool_problems(pool, p)  # DRA: what a DRA pool cannot be, on every path
 
 
 def cross_pool_problems(pools: Sequence[GpuPool], at: PoolProblems) -> None:

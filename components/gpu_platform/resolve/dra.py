@@ -1,4 +1,4 @@
-"""Dynamic Resource Allocation (issue 16): every DRA check, written once for stack files and components.
+"""Dynamic Resource Allocation: every DRA check, written once for stack files and components.
 
 A pool is DRA-managed (``allocation: dra``) or device-plugin-managed, never both. What a DRA pool may be
 follows from the pinned versions (tests/upstream/NEW_COMPONENTS_NOTES.md section 6):

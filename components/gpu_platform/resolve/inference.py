@@ -84,7 +84,7 @@ def resolve_request(
         for key, reason in whole_number_problems(gpus):
             p.add((_FIELD[key],), reason)
         return None
-    if pool.dra:  # DRA (issue 16): no extended resources to request on these nodes
+    if pool.dra:  # DRA: no extended resources to request on these nodes
         p.add(
             ("pool",),
             f"pool '{pool.name}' has allocation 'dra': its GPUs are claimed through ResourceClaimTemplates, not "

@@ -84,7 +84,7 @@ def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str
 
 
 def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any]) -> Any:
-    """The NVIDIA DRA driver (issue 16), after the GPU Operator (NFD labels, driver, toolkit) and Kueue (the
+    """The NVIDIA DRA driver, after the GPU Operator (NFD labels, driver, toolkit) and Kueue (the
     team namespaces its claim templates may go into)."""
     from gpu_platform.operators.dra import DraDriver
     from gpu_platform.plans.dra import dra_plan

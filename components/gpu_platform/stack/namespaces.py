@@ -43,14 +43,12 @@ def namespace_plans(spec: PlatformSpec) -> list[NamespacePlan]:
         retain = team.retain_namespace or (earlier is not None and earlier.retain)
         labels = {CLUSTER_QUEUE_NAMESPACE_LABEL: team.cluster_queue}
         out[team.namespace] = NamespacePlan(team.namespace, labels, retain)
-    for vteam in spec.volcano.teams if spec.volcano else ():  # issue 15: Volcano's teams (never Kueue's)
+    for vteam in spec.volcano.teams if spec.volcano else ():  # Volcano's teams (never Kueue's)
         out[vteam.namespace] = NamespacePlan(vteam.namespace, {VOLCANO_TEAM_LABEL: vteam.name})
     for _, request in spec.kserve.services if spec.kserve else ():
         if request.namespace not in out and request.namespace not in RESERVED_NAMESPACES:
             out[request.namespace] = NamespacePlan(request.namespace)
-    for name in (
-        spec.dra.get("claim_namespaces", DEFAULT_CLAIM_NAMESPACES) if spec.dra else ()
-    ):  # DRA (issue 16)
+    for name in spec.dra.get("claim_namespaces", DEFAULT_CLAIM_NAMESPACES) if spec.dra else ():  # DRA
         if name not in out and name not in RESERVED_NAMESPACES:
             out[name] = NamespacePlan(name)
     return sorted(out.values(), key=lambda n: n.name)

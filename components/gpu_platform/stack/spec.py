@@ -61,15 +61,15 @@ class PlatformSpec:
     kueue: KueueSpec | None = None
     kserve: KServeSpec | None = None
     dra: Mapping[str, Any] | None = None
-    """The ``dra`` settings when the NVIDIA DRA driver is enabled (issue 16), else ``None``."""
+    """The ``dra`` settings when the NVIDIA DRA driver is enabled, else ``None``."""
     config: Mapping[str, Any] = field(default_factory=dict)
     """The validated stack file (snake_case keys), for outputs and diagnostics."""
     secret_sections: frozenset[str] = frozenset()
     """Sections holding a ``secure:`` value (snake_case): their chart values are stored encrypted."""
     workloads: WorkloadsSpec = field(default_factory=WorkloadsSpec)
-    """The workload controllers the stack installs (issue 15)."""
+    """The workload controllers the stack installs."""
     volcano: VolcanoSpec | None = None
-    """Volcano and its team queues, or ``None`` when it is not installed (issue 15)."""
+    """Volcano and its team queues, or ``None`` when it is not installed."""
 
 
 def _sections(raw: Any, p: Problems) -> dict[str, Any]:
@@ -236,7 +236,7 @@ def _driver(
     )
 
 
-# --- workload layer (issue 15) ---
+# --- workload layer ---
 def _workload_layer(
     cfg: Mapping[str, Any], pools: ResolvedPools, kueue: KueueSpec | None, kueue_on: bool, p: Problems
 ) -> tuple[WorkloadsSpec, VolcanoSpec | None, KueueSpec | None]:
@@ -372,7 +372,7 @@ def _dra(
     at: Any,
     p: Problems,
 ) -> Mapping[str, Any] | None:
-    """The ``dra`` section (issue 16): settings, the cluster version, the GPU Operator and the node driver."""
+    """The ``dra`` section: settings, the cluster version, the GPU Operator and the node driver."""
     section = cfg.get("dra", {})
     enabled = section.get("enabled", False)
     cluster_dra_problems(pools.pools, cfg.get("gpu_pools", []), enabled, at, p.at("dra"))

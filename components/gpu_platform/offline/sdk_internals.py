@@ -112,7 +112,7 @@ def require_sdk() -> None:
         raise SdkMismatch(
             "the installed Pulumi SDK lacks what the offline plan relies on: "
             + "; ".join(missing)
-            + " (see gpu_platform/plan/sdk_internals.py)"
+            + " (see gpu_platform/offline/sdk_internals.py)"
         )
 
 
@@ -130,7 +130,7 @@ def check_urn(got: str, expected: str) -> None:
     if got != expected:
         raise SdkMismatch(
             f"mock monitor answered URN {got!r}, expected {expected!r}: the SDK no longer builds URNs "
-            "through MockMonitor.make_urn (see gpu_platform/plan/sdk_internals.py)"
+            "through MockMonitor.make_urn (see gpu_platform/offline/sdk_internals.py)"
         )
 
 

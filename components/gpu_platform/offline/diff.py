@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpu_platform.plan.errors import PlanInputError
+from gpu_platform.offline.errors import PlanInputError
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 MIG_LABEL = "nvidia.com/mig.config"

@@ -1,6 +1,6 @@
 """Offline plans: run a Pulumi program under mocks and write what it would create."""
 
-from gpu_platform.plan.output import plan_document, render_tree, write_plan
-from gpu_platform.plan.runner import Plan, run_plan, run_program
+from gpu_platform.offline.output import plan_document, render_tree, write_plan
+from gpu_platform.offline.runner import Plan, run_plan, run_program
 
 __all__ = ["Plan", "plan_document", "render_tree", "run_plan", "run_program", "write_plan"]

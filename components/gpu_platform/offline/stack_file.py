@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from gpu_platform.plan.errors import PlanInputError
+from gpu_platform.offline.errors import PlanInputError
 
 SECURE_PLACEHOLDER = "offline-placeholder-secret"
 # Read by the SDK's config lookup (pulumi/runtime/config.py): PULUMI_CONFIG (JSON), the per-key

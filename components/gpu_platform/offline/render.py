@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from gpu_platform.plan.output import HELM_RELEASE, mask
-from gpu_platform.plan.runner import Plan
+from gpu_platform.offline.output import HELM_RELEASE, mask
+from gpu_platform.offline.runner import Plan
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

@@ -3,7 +3,7 @@
 The stock ``MockMonitor`` hides parents, dependencies and resource options from ``Mocks``; this
 monitor captures them from the ``RegisterResource`` request itself (see PULUMI_NOTES.md). Only the
 public mock API is used here (``set_mocks(monitor=...)``, ``reset_options``, ``runtime.test``);
-what still depends on SDK internals lives in :mod:`gpu_platform.plan.sdk_internals`.
+what still depends on SDK internals lives in :mod:`gpu_platform.offline.sdk_internals`.
 """
 
 import asyncio
@@ -15,7 +15,7 @@ from typing import Any
 import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 
-from gpu_platform.plan.sdk_internals import ThreadLoops, check_urn, deserialize, is_secret, require_sdk
+from gpu_platform.offline.sdk_internals import ThreadLoops, check_urn, deserialize, is_secret, require_sdk
 
 SECRET_PLACEHOLDER = "[secret]"
 ROOT_STACK_TYPE = "pulumi:pulumi:Stack"

@@ -8,9 +8,9 @@ from typing import Any
 
 import yaml
 
-from gpu_platform.plan.recorder import SECRET_PLACEHOLDER, Registration
-from gpu_platform.plan.runner import Plan
-from gpu_platform.plan.stack_file import SECURE_PLACEHOLDER
+from gpu_platform.offline.recorder import SECRET_PLACEHOLDER, Registration
+from gpu_platform.offline.runner import Plan
+from gpu_platform.offline.stack_file import SECURE_PLACEHOLDER
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 

@@ -1,7 +1,7 @@
 """Run a Pulumi Python project offline under mocks with one stack's config: the plan.
 
 This is the same program ``pulumi up`` runs; only the engine is replaced. Config comes from
-``<stackConfigDir>/Pulumi.<stack>.yaml`` (see :mod:`gpu_platform.plan.stack_file`), optionally
+``<stackConfigDir>/Pulumi.<stack>.yaml`` (see :mod:`gpu_platform.offline.stack_file`), optionally
 overridden by ``--config-file`` and, only when asked, by ``PULUMI_CONFIG`` from the environment;
 ``secure:`` values become a placeholder kept secret.
 """
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpu_platform.plan.errors import PlanInputError
-from gpu_platform.plan.recorder import MockRuntime, Registration
-from gpu_platform.plan.stack_file import (
+from gpu_platform.offline.errors import PlanInputError
+from gpu_platform.offline.recorder import MockRuntime, Registration
+from gpu_platform.offline.stack_file import (
     SECURE_PLACEHOLDER,
     config_environment,
     engine_config,
