@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from gpu_platform.catalog import GPUS, MIG_TABLES, find_machine
+from gpu_platform.catalog import GPUS, MIG_TABLES
 from gpu_platform.catalog.drivers import (
     CUDA_MIN_DRIVER,
     GPU_OPERATOR_DEFAULT_DRIVER,
     DriverVersion,
     min_driver_for_cuda,
 )
-from gpu_platform.catalog.machines import MACHINES
+from gpu_platform.clouds import PROFILES, profile_of
 from gpu_platform.versions import GPU_OPERATOR
 
 
@@ -50,23 +50,23 @@ from gpu_platform.versions import GPU_OPERATOR
 def test_machine_resolves_to_gpu(
     cloud: str, machine: str, gpu: str, count: int, accelerator: str | None
 ) -> None:
-    m = find_machine(cloud, machine)
+    m = profile_of(cloud).machine(machine)
     assert m is not None
     assert (m.gpu_key, m.gpus, m.accelerator_type) == (gpu, count, accelerator)
 
 
 def test_every_machine_names_a_known_gpu_and_has_capacity() -> None:
-    for cloud, machines in MACHINES.items():
+    for cloud, machines in ((n, p.machines) for n, p in PROFILES.items()):
         for m in machines.values():
             assert m.gpu_key in GPUS, (cloud, m.name)
             assert m.vcpus > 0 and m.memory_gib > 0 and m.gpus > 0
 
 
 def test_efa_only_where_the_instance_has_it() -> None:
-    assert find_machine("eks", "p5.48xlarge").efa_interfaces == 32
-    assert find_machine("eks", "p5en.48xlarge").efa_interfaces == 16
-    assert find_machine("eks", "p4d.24xlarge").efa_interfaces == 4
-    assert find_machine("eks", "g6.xlarge").efa_interfaces == 0
+    assert profile_of("eks").machine("p5.48xlarge").efa_interfaces == 32
+    assert profile_of("eks").machine("p5en.48xlarge").efa_interfaces == 16
+    assert profile_of("eks").machine("p4d.24xlarge").efa_interfaces == 4
+    assert profile_of("eks").machine("g6.xlarge").efa_interfaces == 0
 
 
 def test_mig_capability_matches_the_mig_tables() -> None:

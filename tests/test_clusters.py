@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.clusters.aks import AksCluster
-from gpu_platform.clusters.eks import NODE_POLICIES, EksCluster
-from gpu_platform.clusters.gke import NODE_ROLES, GkeCluster
+from gpu_platform.clouds.aks.cluster import AksCluster
+from gpu_platform.clouds.eks.cluster import NODE_POLICIES, EksCluster
+from gpu_platform.clouds.gke.cluster import NODE_ROLES, GkeCluster
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.offline import Plan, run_program
 from gpu_platform.stack import load_platform

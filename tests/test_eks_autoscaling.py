@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from gpu_platform import versions
+from gpu_platform.clouds.eks.cluster_autoscaler import ClusterAutoscaler
+from gpu_platform.clouds.eks.efa import EfaDevicePlugin
+from gpu_platform.clouds.eks.node_pool import EksGpuNodePool
 from gpu_platform.errors import ArgumentsError, ConfigError
-from gpu_platform.nodepools.eks import EksGpuNodePool
 from gpu_platform.offline import Plan, run_program
-from gpu_platform.operators.cluster_autoscaler import ClusterAutoscaler
-from gpu_platform.operators.efa import EfaDevicePlugin
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO, stack_raw_config
 
@@ -262,7 +262,7 @@ def test_scale_from_zero_is_configured_or_refused_naming_min_nodes(cloud: str, c
     assert spec.pools[0].min_nodes == 0
     if cloud == "eks":
         # EKS scales from zero because the group's tags say what its nodes advertise.
-        from gpu_platform.plans.nodepools import eks_node_pool_plan
+        from gpu_platform.clouds.eks.node_pool_plan import eks_node_pool_plan
         from gpu_platform.sharing import node_resources
 
         plan = eks_node_pool_plan(spec.pools[0], spec.driver, {"cluster_name": "c"})
@@ -279,7 +279,7 @@ def test_the_node_pool_components_refuse_what_the_stack_refuses() -> None:
     }
 
     def program() -> None:
-        from gpu_platform.nodepools.gke import GkeGpuNodePool
+        from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 
         with pytest.raises(ArgumentsError) as err:
             GkeGpuNodePool("gpu", {"cluster": "c", "location": "us-central1", "pool": pool})

@@ -24,8 +24,9 @@ from gpu_platform import (
     GkeGpuNodePool,
 )
 from gpu_platform.cli import main
+from gpu_platform.clouds import EXTRAS
 from gpu_platform.offline import run_program
-from gpu_platform.sdk import EXTRAS, MissingExtraError, require
+from gpu_platform.sdk import MissingExtraError, require
 from tests.conftest import REPO
 
 CLOUD_SDKS = ("pulumi_gcp", "pulumi_aws", "pulumi_azure_native")
@@ -60,13 +61,13 @@ def test_base_install_has_no_cloud_sdk_and_each_extra_brings_one() -> None:
 
 @pytest.mark.parametrize("extra", sorted(EXTRAS))
 def test_require_returns_the_installed_sdk(extra: str) -> None:
-    assert require(extra).__name__ == EXTRAS[extra].module
+    assert require(EXTRAS[extra]).__name__ == EXTRAS[extra].module
 
 
 def test_missing_extra_is_one_line_naming_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     block(monkeypatch, "pulumi_gcp")
     with pytest.raises(MissingExtraError) as err:
-        require("gke", GkeCluster)
+        require(EXTRAS["gke"], GkeCluster)
     assert (
         str(err.value)
         == "GkeCluster needs the Google Cloud SDK (pulumi-gcp): pip install 'gpu-platform[gke]'"
@@ -82,7 +83,7 @@ def test_a_broken_dependency_inside_an_installed_sdk_is_not_blamed_on_the_extra(
 
     monkeypatch.setattr("importlib.import_module", fail)
     with pytest.raises(ModuleNotFoundError) as err:
-        require("gke")
+        require(EXTRAS["gke"])
     assert not isinstance(err.value, MissingExtraError) and err.value.name == "semver"
 
 

@@ -16,6 +16,7 @@ import pulumi
 import pytest
 import yaml
 
+from gpu_platform.clouds.aks.profile import SPOT_TAINT as AKS_SPOT_TAINT
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.operators.gpu_operator import GpuOperator
 from gpu_platform.plans.gpu_operator import (
@@ -31,7 +32,7 @@ from gpu_platform.plans.gpu_operator import (
     plan_gpu_operator,
 )
 from gpu_platform.plans.node_daemonsets import GPU_NODE_DAEMONSET_REQUESTS
-from gpu_platform.pools import AKS_SPOT_TAINT, GPU_TAINT
+from gpu_platform.pools import GPU_TAINT
 from gpu_platform.stack import addons, load_platform
 from gpu_platform.versions import (
     GKE_COS_DRIVER_INSTALLER_IMAGE,

@@ -16,10 +16,10 @@ import pytest
 
 from gpu_platform import scheduling
 from gpu_platform.args import AksGpuNodePoolArgs, EksGpuNodePoolArgs, GkeGpuNodePoolArgs
+from gpu_platform.clouds.aks.node_pool import AksGpuNodePool
+from gpu_platform.clouds.eks.node_pool import EksGpuNodePool
+from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError
-from gpu_platform.nodepools.aks import AksGpuNodePool
-from gpu_platform.nodepools.eks import EksGpuNodePool
-from gpu_platform.nodepools.gke import GkeGpuNodePool
 from gpu_platform.offline import Plan, run_program
 from gpu_platform.stack import load_platform
 from gpu_platform.stack.infrastructure import deploy_infrastructure

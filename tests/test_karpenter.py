@@ -18,13 +18,13 @@ import pytest
 import yaml
 
 from gpu_platform import versions
+from gpu_platform.clouds.eks import karpenter_plan as kp
+from gpu_platform.clouds.eks.karpenter import EksKarpenter
+from gpu_platform.clouds.eks.karpenter_node_pool import EksKarpenterGpuNodePool
 from gpu_platform.errors import ArgumentsError
-from gpu_platform.nodepools.karpenter import EksKarpenterGpuNodePool
-from gpu_platform.operators.karpenter import EksKarpenter
-from gpu_platform.plans import karpenter as kp
-from gpu_platform.plans.nodepools import plan_eks_node_pool
 from tests.autoprovisioning_crd_validation import validation_errors
 from tests.conftest import UPSTREAM, upstream
+from tests.support.plans import plan_eks_node_pool
 
 L4_SPOT = {"name": "l4-spot", "machine_type": "g6.2xlarge", "max_nodes": 4, "spot": True}
 H100 = {

@@ -18,16 +18,9 @@ import pytest
 import yaml
 
 from gpu_platform.args.kueue import DEFAULT_BLOCK_ADMISSION
-from gpu_platform.catalog.allocatable import (
-    aks_reserved_cpu_millicores,
-    aks_reserved_memory_mib,
-    eks_max_pods,
-    eks_reserved_cpu_millicores,
-    gke_reserved_cpu_millicores,
-    gke_reserved_memory_mib,
-    node_allocatable,
-)
+from gpu_platform.catalog.allocatable import eks_max_pods, node_allocatable
 from gpu_platform.cli import main
+from gpu_platform.clouds import profile_of
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.inference import GpuInferenceService
 from gpu_platform.offline import Plan
@@ -92,7 +85,7 @@ def allocatable(cloud: str, vcpus: int, memory_gib: int, max_pods: int) -> tuple
 def test_p5_48xlarge_on_eks_by_hand() -> None:
     # 192 vCPU, 2048 GiB; maxPods = 2 ENIs x (50 IPv4 - 1) + 2 = 100 (under the managed node group cap 250).
     assert eks_max_pods("p5.48xlarge", 192) == 100
-    node = node_allocatable("eks", 192, 2048, 100)
+    node = node_allocatable(profile_of("eks"), 192, 2048, 100)
     # CPU: 60 + 10 + 10 + (192000 - 4000) x 0.25% = 550m reserved.
     assert node.reserved_cpu_millicores == 550 and node.cpu_millicores == 191_450
     # Memory: 2097152 MiB - 157287 (7.5%, rounded up) - (11 x 100 + 255 = 1355) - 100 = 1938410 MiB.
@@ -102,7 +95,7 @@ def test_p5_48xlarge_on_eks_by_hand() -> None:
 
 
 def test_g2_standard_8_on_gke_by_hand() -> None:
-    node = node_allocatable("gke", 8, 32, 110)
+    node = node_allocatable(profile_of("gke"), 8, 32, 110)
     # CPU: 60 + 10 + 5 + 5 + 4 x 2.5 = 90m reserved.
     assert node.cpu_millicores == 7910
     # Memory: 32768 MiB; 1024 + 819.2 + 819.2 + 6% x 16384 (983.04) = 3645.44 -> 3646 reserved,
@@ -113,18 +106,20 @@ def test_g2_standard_8_on_gke_by_hand() -> None:
 
 def test_the_clouds_published_examples() -> None:
     # GKE's example node: 4 vCPU -> cpu: 3920m allocatable.
-    assert 4000 - gke_reserved_cpu_millicores(4) == 3920
+    assert 4000 - profile_of("gke").reserved(4, 16 * 1024, 110)[0] == 3920
     # GKE memory calculator (cites plan-node-sizes): 150 GiB reserves 9.8577 GiB with the 100 MiB eviction.
-    assert round((gke_reserved_memory_mib(150 * 1024) + 100) / 1024, 4) == pytest.approx(9.8577, abs=1e-3)
+    assert round((profile_of("gke").reserved(4, 150 * 1024, 110)[1] + 100) / 1024, 4) == pytest.approx(
+        9.8577, abs=1e-3
+    )
     # AKS table: 1, 2, 4, 8, 16, 32, 64 cores.
     table = {1: 60, 2: 100, 4: 140, 8: 180, 16: 260, 32: 420, 64: 740}
-    assert {n: aks_reserved_cpu_millicores(n) for n in table} == table
+    assert {n: profile_of("aks").reserved(n, 1024 * 1024, 250)[0] for n in table} == table
     # AKS 1.29+: 8 GB and 30 pods -> 20 x 30 + 50 = 650; 4 GB and 70 pods -> 25% (less than 1450).
-    assert aks_reserved_memory_mib(8 * 1024, 30) == 650
-    assert aks_reserved_memory_mib(4 * 1024, 70) == 1024
+    assert profile_of("aks").reserved(1, 8 * 1024, 30)[1] == 650
+    assert profile_of("aks").reserved(1, 4 * 1024, 70)[1] == 1024
     # EKS AMI: 2 vCPUs reserve 70m (60 + 10); maxPods: m6i.large 3 x 9 + 2 = 29; g5.48xlarge's
     # 7 x 49 + 2 = 345 is capped at 250 (> 30 vCPUs); an unknown type gets the cap (110 at 4 vCPUs).
-    assert eks_reserved_cpu_millicores(2) == 70
+    assert profile_of("eks").reserved(2, 8 * 1024, 29)[0] == 70
     assert (eks_max_pods("m6i.large", 2), eks_max_pods("g5.48xlarge", 192)) == (29, 250)
     assert eks_max_pods("x9z.xlarge", 4) == 110
 

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
+from gpu_platform.clouds.aks import nap_plan as nap
+from gpu_platform.clouds.aks.nap_node_pool import AksNapGpuNodePool
+from gpu_platform.clouds.gke import compute_class_plan as cc
+from gpu_platform.clouds.gke.compute_class import GkeGpuComputeClass
 from gpu_platform.errors import ArgumentsError
-from gpu_platform.nodepools.aks_nap import AksNapGpuNodePool
-from gpu_platform.nodepools.compute_class import GkeGpuComputeClass
-from gpu_platform.plans import aks_nap as nap
-from gpu_platform.plans import compute_class as cc
-from gpu_platform.plans.nodepools import plan_aks_node_pool, plan_gke_node_pool
 from tests.autoprovisioning_crd_validation import validation_errors
+from tests.support.plans import plan_aks_node_pool, plan_gke_node_pool
 
 
 def arg_problems(fn: Any, args: dict[str, Any]) -> dict[str, str]:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from gpu_platform.clouds.eks.node_pool import EksGpuNodePool
 from gpu_platform.errors import ArgumentsError
-from gpu_platform.nodepools.eks import EksGpuNodePool
 from gpu_platform.offline import Plan, run_program
 
 NODEGROUP = "aws:eks/nodeGroup:NodeGroup"

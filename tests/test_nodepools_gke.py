@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.driver import plan_driver
+from gpu_platform.clouds import profile_of
+from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError
-from gpu_platform.nodepools.gke import GkeGpuNodePool
 from gpu_platform.offline import Plan, run_program
-from gpu_platform.plans.nodepools import plan_gke_node_pool
 from gpu_platform.resolve.pools import resolve_pools
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.versions import GPU_OPERATOR
+from tests.support.plans import plan_gke_node_pool
 
 NODEPOOL = "gcp:container/nodePool:NodePool"
 GPU_TAINT_GKE = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
@@ -113,7 +113,7 @@ def test_labels_are_the_scheduling_labels_the_operator_selects_on(l4_spot: Plan)
             }
         ],
     )
-    plan = plan_driver("gke", None, "auto", GPU_OPERATOR.version)
+    plan = profile_of("gke").driver(None, "auto", GPU_OPERATOR.version)
     labels = pool_labels(pool, plan)
     assert l4_spot.one(NODEPOOL).inputs["nodeConfig"]["labels"] == labels
     # The component's plan carries the same labels as plain values, known before anything is created.

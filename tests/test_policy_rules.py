@@ -11,13 +11,17 @@ from typing import Any
 
 import pytest
 
+from gpu_platform.clouds.aks.profile import SPOT_TAINT as AKS_SPOT_TAINT
+from gpu_platform.clouds.gke.profile import (
+    NO_DEFAULT_DEVICE_PLUGIN_LABEL as GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL,
+)
 from gpu_platform.policy import RULES, PolicyResource, Violation
 from gpu_platform.policy import rules as R
 from gpu_platform.policy.kube import parse_quantity, taint_from_string, tolerates
 from gpu_platform.policy.model import UNKNOWN, path_is_ignored
 from gpu_platform.policy.operators import chart_name
-from gpu_platform.pools import AKS_SPOT_TAINT, GPU_TAINT, Taint
-from gpu_platform.scheduling import GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL, ISOLATION_LABEL
+from gpu_platform.pools import GPU_TAINT, Taint
+from gpu_platform.scheduling import ISOLATION_LABEL
 from gpu_platform.versions import ALL_CHARTS
 
 GPU_TAINT_GKE = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
@@ -733,8 +737,8 @@ def test_aks_nap_gpu_node_pool_is_checked_too() -> None:
 
 
 def test_the_librarys_karpenter_and_nap_pools_pass() -> None:
-    from gpu_platform.plans import aks_nap as nap
-    from gpu_platform.plans import karpenter as kp
+    from gpu_platform.clouds.aks import nap_plan as nap
+    from gpu_platform.clouds.eks import karpenter_plan as kp
 
     eks = kp.plan_eks_karpenter_pool(
         {

@@ -45,24 +45,24 @@ from gpu_platform.args.workloads import (
 from gpu_platform.errors import ArgumentsError, ConfigError
 
 if TYPE_CHECKING:
-    from gpu_platform.clusters.aks import AksCluster
-    from gpu_platform.clusters.eks import EksCluster
-    from gpu_platform.clusters.gke import GkeCluster
-    from gpu_platform.inference import GpuInferenceService
-    from gpu_platform.nodepools.aks import AksGpuNodePool
+    from gpu_platform.clouds.aks.cluster import AksCluster
 
     # DRA and node auto-provisioning
-    from gpu_platform.nodepools.aks_nap import AksNapGpuNodePool
-    from gpu_platform.nodepools.compute_class import GkeGpuComputeClass
-    from gpu_platform.nodepools.eks import EksGpuNodePool
-    from gpu_platform.nodepools.gke import GkeGpuNodePool
-    from gpu_platform.nodepools.karpenter import EksKarpenterGpuNodePool
+    from gpu_platform.clouds.aks.nap_node_pool import AksNapGpuNodePool
+    from gpu_platform.clouds.aks.node_pool import AksGpuNodePool
+    from gpu_platform.clouds.eks.cluster import EksCluster
+    from gpu_platform.clouds.eks.cluster_autoscaler import ClusterAutoscaler
+    from gpu_platform.clouds.eks.efa import EfaDevicePlugin
+    from gpu_platform.clouds.eks.karpenter import EksKarpenter
+    from gpu_platform.clouds.eks.karpenter_node_pool import EksKarpenterGpuNodePool
+    from gpu_platform.clouds.eks.node_pool import EksGpuNodePool
+    from gpu_platform.clouds.gke.cluster import GkeCluster
+    from gpu_platform.clouds.gke.compute_class import GkeGpuComputeClass
+    from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
+    from gpu_platform.inference import GpuInferenceService
     from gpu_platform.operators.cert_manager import CertManager
-    from gpu_platform.operators.cluster_autoscaler import ClusterAutoscaler
     from gpu_platform.operators.dra import DraDriver
-    from gpu_platform.operators.efa import EfaDevicePlugin
     from gpu_platform.operators.gpu_operator import GpuOperator
-    from gpu_platform.operators.karpenter import EksKarpenter
     from gpu_platform.operators.kserve import KServe
     from gpu_platform.operators.kueue import Kueue
     from gpu_platform.operators.volcano import Volcano
@@ -76,19 +76,19 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0+unknown"
 
 _COMPONENTS = {
-    "GkeCluster": "gpu_platform.clusters.gke",
-    "EksCluster": "gpu_platform.clusters.eks",
-    "AksCluster": "gpu_platform.clusters.aks",
-    "GkeGpuNodePool": "gpu_platform.nodepools.gke",
-    "EksGpuNodePool": "gpu_platform.nodepools.eks",
-    "AksGpuNodePool": "gpu_platform.nodepools.aks",
+    "GkeCluster": "gpu_platform.clouds.gke.cluster",
+    "EksCluster": "gpu_platform.clouds.eks.cluster",
+    "AksCluster": "gpu_platform.clouds.aks.cluster",
+    "GkeGpuNodePool": "gpu_platform.clouds.gke.node_pool",
+    "EksGpuNodePool": "gpu_platform.clouds.eks.node_pool",
+    "AksGpuNodePool": "gpu_platform.clouds.aks.node_pool",
     "GpuOperator": "gpu_platform.operators.gpu_operator",
     "Kueue": "gpu_platform.operators.kueue",
     "CertManager": "gpu_platform.operators.cert_manager",
     "KServe": "gpu_platform.operators.kserve",
     "GpuInferenceService": "gpu_platform.inference",
-    "ClusterAutoscaler": "gpu_platform.operators.cluster_autoscaler",
-    "EfaDevicePlugin": "gpu_platform.operators.efa",
+    "ClusterAutoscaler": "gpu_platform.clouds.eks.cluster_autoscaler",
+    "EfaDevicePlugin": "gpu_platform.clouds.eks.efa",
     "JobSet": "gpu_platform.operators.workloads",
     "LeaderWorkerSet": "gpu_platform.operators.workloads",
     "KubeflowTrainer": "gpu_platform.operators.workloads",
@@ -96,10 +96,10 @@ _COMPONENTS = {
     "Volcano": "gpu_platform.operators.volcano",
     # DRA and node auto-provisioning
     "DraDriver": "gpu_platform.operators.dra",
-    "EksKarpenter": "gpu_platform.operators.karpenter",
-    "EksKarpenterGpuNodePool": "gpu_platform.nodepools.karpenter",
-    "AksNapGpuNodePool": "gpu_platform.nodepools.aks_nap",
-    "GkeGpuComputeClass": "gpu_platform.nodepools.compute_class",
+    "EksKarpenter": "gpu_platform.clouds.eks.karpenter",
+    "EksKarpenterGpuNodePool": "gpu_platform.clouds.eks.karpenter_node_pool",
+    "AksNapGpuNodePool": "gpu_platform.clouds.aks.nap_node_pool",
+    "GkeGpuComputeClass": "gpu_platform.clouds.gke.compute_class",
 }
 """Component class -> module, imported on first attribute access."""
 

@@ -17,6 +17,21 @@ from types import ModuleType
 REMOVED_IN = "0.3.0"
 
 MOVED: dict[str, str] = {
+    "gpu_platform.clusters.gke": "gpu_platform.clouds.gke.cluster",
+    "gpu_platform.nodepools.gke": "gpu_platform.clouds.gke.node_pool",
+    "gpu_platform.nodepools.compute_class": "gpu_platform.clouds.gke.compute_class",
+    "gpu_platform.plans.compute_class": "gpu_platform.clouds.gke.compute_class_plan",
+    "gpu_platform.clusters.eks": "gpu_platform.clouds.eks.cluster",
+    "gpu_platform.nodepools.eks": "gpu_platform.clouds.eks.node_pool",
+    "gpu_platform.nodepools.karpenter": "gpu_platform.clouds.eks.karpenter_node_pool",
+    "gpu_platform.operators.karpenter": "gpu_platform.clouds.eks.karpenter",
+    "gpu_platform.operators.cluster_autoscaler": "gpu_platform.clouds.eks.cluster_autoscaler",
+    "gpu_platform.operators.efa": "gpu_platform.clouds.eks.efa",
+    "gpu_platform.plans.autoscaling": "gpu_platform.clouds.eks.autoscaling_plan",
+    "gpu_platform.clusters.aks": "gpu_platform.clouds.aks.cluster",
+    "gpu_platform.nodepools.aks": "gpu_platform.clouds.aks.node_pool",
+    "gpu_platform.nodepools.aks_nap": "gpu_platform.clouds.aks.nap_node_pool",
+    "gpu_platform.plans.aks_nap": "gpu_platform.clouds.aks.nap_plan",
     "gpu_platform.plan": "gpu_platform.offline",
     "gpu_platform.plan.diff": "gpu_platform.offline.diff",
     "gpu_platform.plan.errors": "gpu_platform.offline.errors",

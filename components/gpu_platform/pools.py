@@ -25,9 +25,6 @@ class Taint:
 GPU_TAINT = Taint("nvidia.com/gpu", "present", "NoSchedule")
 """Always on every GPU pool, so ordinary pods never land on expensive nodes."""
 
-AKS_SPOT_TAINT = Taint("kubernetes.azure.com/scalesetpriority", "spot", "NoSchedule")
-"""Added by AKS itself to spot pools; everything that runs there must tolerate it."""
-
 
 @dataclass(frozen=True)
 class Sharing:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
-from gpu_platform.pools import AKS_SPOT_TAINT, GPU_TAINT, GpuPool, Taint
+from gpu_platform.pools import GPU_TAINT, GpuPool, Taint
 from gpu_platform.sharing import GPU_RESOURCE, advertised_resources, device_plugin_config_key
 
 LABEL_PREFIX = "gpu-platform.io"
@@ -20,20 +21,8 @@ ISOLATION_LABEL = f"{LABEL_PREFIX}/isolation"
 """``required`` on pools whose workloads need memory/fault isolation (policy: no time-slicing there)."""
 EFA_LABEL = f"{LABEL_PREFIX}/efa"
 """``true`` on EFA pools: the AWS EFA device plugin runs on these nodes only."""
-EKS_ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
-"""The Cluster Autoscaler's GPU label on AWS (its README, "Special note on GPU instances"): a new node with it
-but without ``nvidia.com/gpu`` yet counts as not ready, so the autoscaler waits for the device plugin instead
-of adding more nodes. Only on pools whose nodes advertise ``nvidia.com/gpu``: on MIG or renamed-sharing pools
-that resource never appears and the node would look unready for ever
-(kubernetes/autoscaler ``processors/customresources/gpu_processor.go``)."""
-CA_TAG_PREFIX = "k8s.io/cluster-autoscaler"
-CA_NODE_TEMPLATE = f"{CA_TAG_PREFIX}/node-template"
-"""Cluster Autoscaler's AWS tags describing an empty node group's nodes (cloudprovider/aws/README.md)."""
-ASG_TAG_KEY_MAX = 128
-"""Longest tag key EC2 Auto Scaling accepts."""
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
-GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
 DEPLOY_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 """GPU Operator per-node switch: ``false`` keeps its device plugin off that node."""
 DEPLOY_MIG_MANAGER_LABEL = "nvidia.com/gpu.deploy.mig-manager"
@@ -59,8 +48,8 @@ def dra_labels(pool: GpuPool) -> dict[str, str]:
         DEPLOY_DEVICE_PLUGIN_LABEL: "false",
         DEPLOY_MIG_MANAGER_LABEL: "false",
     }
-    if pool.cloud == "gke":
-        labels[GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
+    if off := profile_of(pool.cloud).default_device_plugin_off_label:
+        labels[off[0]] = off[1]
     return labels
 
 
@@ -81,8 +70,9 @@ def pool_labels(pool: GpuPool, driver: DriverPlan | None = None) -> dict[str, st
         labels[ISOLATION_LABEL] = "required"
     if pool.efa:
         labels[EFA_LABEL] = "true"
-    if pool.cloud == "eks" and advertised_resources(pool).get(GPU_RESOURCE):
-        labels[EKS_ACCELERATOR_LABEL] = f"nvidia-{pool.gpu.key}"
+    profile = profile_of(pool.cloud)
+    if advertised_resources(pool).get(GPU_RESOURCE) and (accelerator := profile.accelerator_label(pool)):
+        labels[accelerator[0]] = accelerator[1]
     key = device_plugin_config_key(pool)
     if key:
         labels[DEVICE_PLUGIN_CONFIG_LABEL] = key
@@ -92,12 +82,14 @@ def pool_labels(pool: GpuPool, driver: DriverPlan | None = None) -> dict[str, st
     if cloud_shares:
         # The cloud partitions/shares these GPUs (GKE gpu_sharing_config / gpu_partition_size, AKS
         # gpu_instance_profile): keep the operator's MIG manager off them so it never resets the
-        # layout, and on GKE keep GKE's device plugin (it implements the sharing) instead of ours.
+        # layout, and where the cloud's device plugin implements the sharing (GKE), keep it instead of ours.
         labels[DEPLOY_MIG_MANAGER_LABEL] = "false"
-        if pool.cloud == "gke":
+        if profile.cloud_sharing_runs_own_device_plugin:
             labels[DEPLOY_DEVICE_PLUGIN_LABEL] = "false"
-    elif pool.cloud == "gke" and (driver is None or driver.device_plugin == "operator"):
-        labels[GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
+    elif (off := profile.default_device_plugin_off_label) and (
+        driver is None or driver.device_plugin == "operator"
+    ):
+        labels[off[0]] = off[1]
     if pool.dra:  # DRA: no device-plugin or MIG-manager config on DRA pools
         for key in (DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, DEPLOY_DEVICE_PLUGIN_LABEL):
             labels.pop(key, None)
@@ -114,7 +106,7 @@ def pool_taints(pool: GpuPool) -> list[Taint]:
 
 def cloud_added_taints(pool: GpuPool) -> list[Taint]:
     """Taints the cloud adds by itself (AKS spot), which workloads must tolerate too."""
-    return [AKS_SPOT_TAINT] if pool.cloud == "aks" and pool.spot else []
+    return profile_of(pool.cloud).added_taints(pool)
 
 
 def toleration(taint: Taint, exists: bool = False) -> dict[str, str]:

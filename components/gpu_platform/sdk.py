@@ -14,7 +14,7 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
-__all__ = ["CLOUD_EXTRAS", "EXTRAS", "Extra", "MissingExtraError", "require"]
+__all__ = ["POLICY", "Extra", "MissingExtraError", "require"]
 
 
 @dataclass(frozen=True)
@@ -31,15 +31,8 @@ class Extra:
     """How a person calls it."""
 
 
-EXTRAS: dict[str, Extra] = {
-    "gke": Extra("gke", "pulumi_gcp", "pulumi-gcp", "the Google Cloud SDK"),
-    "eks": Extra("eks", "pulumi_aws", "pulumi-aws", "the AWS SDK"),
-    "aks": Extra("aks", "pulumi_azure_native", "pulumi-azure-native", "the Azure Native SDK"),
-    "policy": Extra("policy", "pulumi_policy", "pulumi-policy", "the Pulumi policy SDK"),
-}
-"""Extras that bring one SDK each (``[render]``, helm-python-sdk, is checked by ``plan --render``)."""
-CLOUD_EXTRAS = ("gke", "eks", "aks")
-"""``[all]`` is these three."""
+POLICY = Extra("policy", "pulumi_policy", "pulumi-policy", "the Pulumi policy SDK")
+"""The policy pack's SDK. Each cloud's extra is on its profile (``gpu_platform.clouds.EXTRAS`` lists all)."""
 
 
 class MissingExtraError(ModuleNotFoundError):
@@ -61,14 +54,14 @@ def _who(by: object) -> str:
     return cls.__name__
 
 
-def require(extra: str, by: object = "gpu-platform") -> ModuleType:
-    """Import the SDK of ``extra`` (``gke``, ``eks``, ``aks``, ``policy``) and return its top-level module.
+def require(extra: Extra, by: object = "gpu-platform") -> ModuleType:
+    """Import the SDK ``extra`` brings (a cloud profile's ``extra``, or ``POLICY``) and return its module.
 
     ``by`` names who needs it in the message: a component (or its class), or a phrase. Raises
     :class:`MissingExtraError` when the SDK is not installed; any other import failure inside an
     installed SDK propagates unchanged.
     """
-    spec = EXTRAS[extra]
+    spec = extra
     try:
         return importlib.import_module(spec.module)
     except ModuleNotFoundError as exc:

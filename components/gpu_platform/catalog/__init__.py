@@ -10,7 +10,7 @@ from gpu_platform.catalog.drivers import (
     min_driver_for_cuda,
 )
 from gpu_platform.catalog.gpus import GPUS, GpuModel
-from gpu_platform.catalog.machines import MachineType, find_machine, machines_for
+from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.mig import (
     MIG_TABLES,
     MigProfile,
@@ -30,8 +30,6 @@ __all__ = [
     "MachineType",
     "MigProfile",
     "MigTable",
-    "find_machine",
-    "machines_for",
     "min_driver_for_cuda",
     "named_layouts",
     "place_profiles",

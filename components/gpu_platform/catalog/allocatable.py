@@ -49,10 +49,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import ClassVar, Protocol
 
 MIB_PER_GIB = 1024
-EVICTION_HARD_MEMORY_MIB = {"gke": 100, "eks": 100, "aks": 100}
-"""``memory.available`` hard eviction threshold per cloud (sources in the module docstring)."""
 DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = Fraction(15, 2)
 """7.5: Karpenter's default ``vm-memory-overhead-percent`` (AWS and Azure providers)."""
 
@@ -174,7 +173,7 @@ class Allocatable:
     max_pods: int
 
 
-def _bracketed(amount: Fraction, brackets: tuple[tuple[int | None, Fraction], ...]) -> Fraction:
+def bracketed(amount: Fraction, brackets: tuple[tuple[int | None, Fraction], ...]) -> Fraction:
     """Sum of ``share x`` the part of ``amount`` inside each bracket (a tax-bracket calculation); a bracket's
     upper bound of ``None`` is open-ended."""
     total, lower = Fraction(0), Fraction(0)
@@ -189,31 +188,6 @@ def _bracketed(amount: Fraction, brackets: tuple[tuple[int | None, Fraction], ..
     return total
 
 
-def gke_reserved_cpu_millicores(vcpus: int) -> int:
-    return math.ceil(_bracketed(Fraction(vcpus * 1000), GKE_CPU_BRACKETS))
-
-
-def gke_reserved_memory_mib(memory_mib: int) -> int:
-    if memory_mib < MIB_PER_GIB:
-        return GKE_SMALL_MACHINE_MEMORY_MIB
-    return math.ceil(_bracketed(Fraction(memory_mib), GKE_MEMORY_BRACKETS))
-
-
-def eks_reserved_cpu_millicores(vcpus: int) -> int:
-    """The AMI's integer arithmetic, range by range (so 192 vCPUs reserve 550m, not 550.0m rounded)."""
-    total = vcpus * 1000
-    ends = (*EKS_AMI_CPU_RANGES[1:], total)
-    reserved = 0
-    for start, end, points in zip(EKS_AMI_CPU_RANGES, ends, EKS_AMI_CPU_BASIS_POINTS, strict=True):
-        if total > start:
-            reserved += (min(total, end) - start) * points // 10000
-    return reserved
-
-
-def eks_reserved_memory_mib(max_pods: int) -> int:
-    return EKS_MEMORY_PER_POD_MIB * max_pods + EKS_MEMORY_BASE_MIB
-
-
 def eks_max_pods(instance_type: str, vcpus: int) -> int:
     """``maxPods`` of a managed node group node: the ENI formula, capped at 110 (<= 30 vCPUs) or 250."""
     cap = EKS_MANAGED_NODE_GROUP_MAX_PODS[vcpus > EKS_MANAGED_NODE_GROUP_CPU_THRESHOLD]
@@ -224,48 +198,31 @@ def eks_max_pods(instance_type: str, vcpus: int) -> int:
     return min(enis * (ips - 1) + EKS_HOST_NETWORK_PODS, cap)
 
 
-def aks_reserved_cpu_millicores(vcpus: int) -> int:
-    return math.ceil(_bracketed(Fraction(vcpus * 1000), AKS_CPU_BRACKETS))
+class KubeletReservation(Protocol):
+    """What a cloud publishes about its kubelet (a cloud profile answers it)."""
 
+    eviction_memory_mib: ClassVar[int]
+    """``memory.available`` hard eviction threshold."""
 
-def aks_reserved_memory_mib(memory_mib: int, max_pods: int) -> int:
-    per_pod = AKS_MEMORY_PER_POD_MIB * max_pods + AKS_MEMORY_BASE_MIB
-    return math.ceil(min(Fraction(per_pod), memory_mib * AKS_MEMORY_CAP))
-
-
-def default_max_pods(cloud: str, machine_type: str, vcpus: int) -> int:
-    """``maxPods`` the library's node pools get by default on each cloud."""
-    if cloud == "eks":
-        return eks_max_pods(machine_type, vcpus)
-    if cloud == "aks":
-        return AKS_DEFAULT_MAX_PODS
-    if cloud == "gke":
-        return GKE_DEFAULT_MAX_PODS
-    raise ValueError(f"no published node reservation for cloud {cloud!r}")
+    def reserved(self, vcpus: int, memory_mib: int, max_pods: int) -> tuple[int, int]:
+        """kube-reserved CPU millicores and memory MiB of a node."""
+        ...
 
 
 def node_allocatable(
-    cloud: str,
+    cloud: KubeletReservation,
     vcpus: int,
     memory_gib: Fraction | float,
     max_pods: int,
     vm_memory_overhead_percent: Fraction | float = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
 ) -> Allocatable:
     """Allocatable CPU (millicores) and memory (MiB) of one node of ``vcpus`` and ``memory_gib`` on ``cloud``
-    (``gke``, ``eks`` or ``aks``) whose kubelet allows ``max_pods`` pods."""
+    (its profile) whose kubelet allows ``max_pods`` pods."""
     cpu = vcpus * 1000
     memory = math.floor(Fraction(memory_gib) * MIB_PER_GIB)
-    if cloud == "gke":
-        cpu_reserved, mem_reserved = gke_reserved_cpu_millicores(vcpus), gke_reserved_memory_mib(memory)
-    elif cloud == "eks":
-        cpu_reserved, mem_reserved = eks_reserved_cpu_millicores(vcpus), eks_reserved_memory_mib(max_pods)
-    elif cloud == "aks":
-        cpu_reserved = aks_reserved_cpu_millicores(vcpus)
-        mem_reserved = aks_reserved_memory_mib(memory, max_pods)
-    else:
-        raise ValueError(f"no published node reservation for cloud {cloud!r}")
+    cpu_reserved, mem_reserved = cloud.reserved(vcpus, memory, max_pods)
     overhead = math.ceil(memory * Fraction(vm_memory_overhead_percent) / 100)
-    eviction = EVICTION_HARD_MEMORY_MIB[cloud]
+    eviction = cloud.eviction_memory_mib
     return Allocatable(
         cpu_millicores=max(cpu - cpu_reserved, 0),
         memory_mib=max(memory - overhead - mem_reserved - eviction, 0),

@@ -19,7 +19,6 @@ system flavor then needs its quota given (``kueue.systemFlavor.cpus`` / ``memory
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -28,44 +27,3 @@ from fractions import Fraction
 class CpuShape:
     vcpus: int
     memory_gib: Fraction
-
-
-_GKE_SHAPE = re.compile(r"^(?P<series>[a-z0-9]+)-(?P<cls>standard|highmem|highcpu)-(?P<vcpus>\d+)$")
-_GKE_GIB_PER_VCPU: dict[tuple[str, str], Fraction] = {
-    **{(s, "standard"): Fraction(4) for s in ("e2", "n2", "n2d", "n4", "c3", "c3d", "t2d")},
-    **{(s, "highmem"): Fraction(8) for s in ("e2", "n2", "n2d")},
-    **{(s, "highcpu"): Fraction(1) for s in ("e2", "n2", "n2d")},
-    ("n1", "standard"): Fraction(15, 4),
-    ("n1", "highmem"): Fraction(13, 2),
-}
-
-_EC2_SHAPE = re.compile(r"^(?P<family>[mcr])(?P<gen>[5-7])(?P<extra>[a-z]*)\.(?P<size>large|\d*xlarge)$")
-_EC2_GIB_PER_VCPU = {"m": Fraction(4), "c": Fraction(2), "r": Fraction(8)}
-
-_AKS_DE_SHAPE = re.compile(
-    r"^Standard_(?P<series>[DE])(?P<vcpus>\d+)(?P<features>[a-km-z]*)_v(?P<version>[3-6])$"
-)
-_AKS_F_SHAPE = re.compile(r"^Standard_F(?P<vcpus>\d+)s_v2$")
-_AKS_GIB_PER_VCPU = {"D": Fraction(4), "E": Fraction(8), "F": Fraction(2)}
-
-
-def _ec2_vcpus(size: str) -> int:
-    if size == "large":
-        return 2
-    multiple = size.removesuffix("xlarge")
-    return 4 * (int(multiple) if multiple else 1)
-
-
-def cpu_machine_shape(cloud: str, name: str) -> CpuShape | None:
-    """The vCPUs and memory of a CPU machine type, or ``None`` when the name does not say."""
-    if cloud == "gke" and (m := _GKE_SHAPE.match(name)):
-        ratio = _GKE_GIB_PER_VCPU.get((m["series"], m["cls"]))
-        return CpuShape(int(m["vcpus"]), ratio * int(m["vcpus"])) if ratio else None
-    if cloud == "eks" and (m := _EC2_SHAPE.match(name)):
-        vcpus = _ec2_vcpus(m["size"])
-        return CpuShape(vcpus, _EC2_GIB_PER_VCPU[m["family"]] * vcpus)
-    if cloud == "aks" and (m := _AKS_DE_SHAPE.match(name) or _AKS_F_SHAPE.match(name)):
-        vcpus = int(m["vcpus"])
-        series = m.groupdict().get("series") or "F"
-        return CpuShape(vcpus, _AKS_GIB_PER_VCPU[series] * vcpus)
-    return None

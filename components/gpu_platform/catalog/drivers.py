@@ -75,16 +75,3 @@ def min_driver_for_cuda(cuda: str) -> DriverVersion:
     """Minimum driver for a CUDA ``major.minor``; raises ``KeyError`` for an unknown release."""
     key = ".".join(str(cuda).split(".")[:2])
     return DriverVersion.parse(CUDA_MIN_DRIVER[key])
-
-
-# Driver a cloud's GPU image carries when the cloud, not the operator, owns the driver. These are
-# conservative floors for the CUDA check, not exact versions: image releases move them. Users
-# override them with ``gpuOperator.driver.hostVersion`` when they know their image. [U]
-CLOUD_IMAGE_DRIVER: dict[str, str] = {
-    # GKE automatic install "DEFAULT" installs the R535 branch on current GKE versions. [U]
-    "gke": "535.230.02",
-    # EKS AL2023 / Bottlerocket NVIDIA AMIs of 2026 ship the R580 branch. [U]
-    "eks": "580.95.05",
-    # AKS GPU node images: 550.144.03 observed (LLMKube #1424, CUDA 12.4). [3P]
-    "aks": "550.144.03",
-}

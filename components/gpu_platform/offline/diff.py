@@ -12,7 +12,6 @@ running). *MIG layout changes* (a GPU node pool's ``nvidia.com/mig.config`` labe
 mig-parted ConfigMap's data) are flagged too: mig-manager repartitions the GPUs, evicting their pods.
 """
 
-import ipaddress
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -20,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpu_platform.clouds import PROFILES
 from gpu_platform.offline.errors import PlanInputError
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -28,77 +28,7 @@ MIG_LABEL = "nvidia.com/mig.config"
 # Properties a provider cannot change in place, per type token; a change replaces the resource.
 # Paths use the engine's property-path syntax (as in replaceOnChanges): `a.b`, `a[0]`, `a[*]`, `a["k.x"]`.
 FORCE_NEW: dict[str, tuple[str, ...]] = {
-    # terraform-provider-aws internal/service/ec2/vpc_subnet.go: cidr_block, availability_zone(_id),
-    # vpc_id are ForceNew.
-    "aws:ec2/subnet:Subnet": ("cidrBlock", "availabilityZone", "availabilityZoneId", "vpcId"),
-    # terraform-provider-aws internal/service/ec2/vpc_.go: cidr_block is ForceNew.
-    "aws:ec2/vpc:Vpc": ("cidrBlock",),
-    # terraform-provider-aws internal/service/eks/cluster.go: name and role_arn are ForceNew.
-    "aws:eks/cluster:Cluster": ("name", "roleArn"),
-    # terraform-provider-aws internal/service/eks/node_group.go: these arguments are ForceNew.
-    "aws:eks/nodeGroup:NodeGroup": (
-        "clusterName",
-        "nodeGroupName",
-        "nodeGroupNamePrefix",
-        "amiType",
-        "instanceTypes",
-        "capacityType",
-        "subnetIds",
-        "nodeRoleArn",
-        "diskSize",
-    ),
-    # terraform-provider-google services/container/resource_container_cluster.go: ForceNew.
-    "gcp:container/cluster:Cluster": ("name", "location", "network", "subnetwork"),
-    # terraform-provider-google services/container/resource_container_node_pool.go (name, name_prefix,
-    # location, cluster) and node_config.go (guest_accelerator, spot): ForceNew.
-    "gcp:container/nodePool:NodePool": (
-        "name",
-        "namePrefix",
-        "location",
-        "cluster",
-        "nodeConfig.guestAccelerators",
-        "nodeConfig.spot",
-    ),
-    # terraform-provider-google services/compute/resource_compute_network.go: name is ForceNew.
-    "gcp:compute/network:Network": ("name",),
-    # terraform-provider-google resource_compute_subnetwork.go: name, network, region ForceNew;
-    # ip_cidr_range only when it shrinks (customdiff.ForceNewIf IsShrinkageIpCidr), see _IN_PLACE_IF.
-    "gcp:compute/subnetwork:Subnetwork": ("name", "network", "region", "ipCidrRange"),
-    # azure-native: the path parameters that form the resource ID and the location are marked
-    # replace-on-change in its schema.
-    "azure-native:containerservice:ManagedCluster": ("resourceName", "resourceGroupName", "location"),
-    # pulumi-azure-native#3655 (AKS docs "manage node pools: limitations": VM size and GPU instance
-    # profile are fixed at creation), plus the ID-forming path parameters; OS disk, zones, subnet and
-    # max pods are also set-at-creation in AKS.
-    "azure-native:containerservice:AgentPool": (
-        "agentPoolName",
-        "resourceName",
-        "resourceGroupName",
-        "vmSize",
-        "gpuInstanceProfile",
-        "osType",
-        "osDiskType",
-        "osDiskSizeGB",
-        "availabilityZones",
-        "vnetSubnetID",
-        "maxPods",
-    ),
-    # azure-native: name/resource group/location form the ID. Address prefixes are PUT in place by
-    # the provider, but Azure refuses to move a prefix with addresses in use (the AKS nodes), so on a
-    # live platform the change needs a new network: reported as a replacement for the reviewer.
-    "azure-native:network:VirtualNetwork": (
-        "virtualNetworkName",
-        "resourceGroupName",
-        "location",
-        "addressSpace.addressPrefixes",
-    ),
-    "azure-native:network:Subnet": (
-        "subnetName",
-        "virtualNetworkName",
-        "resourceGroupName",
-        "addressPrefix",
-        "addressPrefixes",
-    ),
+    **{t: paths for p in PROFILES.values() for t, paths in p.resource_types.force_new.items()},
     # pulumi-kubernetes provider/pkg/provider/helm_release.go: a new release name or namespace
     # replaces the release (pulumi-kubernetes#2532).
     HELM_RELEASE: ("name", "namespace"),
@@ -128,18 +58,9 @@ KUBERNETES_KIND_FORCE_NEW: dict[str, tuple[str, ...]] = {
 }
 
 
-def _cidr_expanded(old: Any, new: Any) -> bool:
-    try:
-        return ipaddress.ip_network(str(new), strict=False).supernet_of(
-            ipaddress.ip_network(str(old), strict=False)  # type: ignore[arg-type]
-        )
-    except (ValueError, TypeError):
-        return False
-
-
 # (type, path) -> predicate(old, new): the change is made in place when it holds.
 _IN_PLACE_IF: dict[tuple[str, str], Callable[[Any, Any], bool]] = {
-    ("gcp:compute/subnetwork:Subnetwork", "ipCidrRange"): _cidr_expanded,
+    key: rule for p in PROFILES.values() for key, rule in p.resource_types.in_place_if.items()
 }
 
 
@@ -156,31 +77,14 @@ def force_new_paths(type_: str) -> tuple[str, ...]:
 # everything in a namespace, custom resources with their CRD, volumes.
 STATEFUL_TYPES = frozenset(
     {
-        "aws:eks/cluster:Cluster",
-        "gcp:container/cluster:Cluster",
-        "azure-native:containerservice:ManagedCluster",
-        "aws:ec2/vpc:Vpc",
-        "gcp:compute/network:Network",
-        "azure-native:network:VirtualNetwork",
-        "aws:ec2/subnet:Subnet",
-        "gcp:compute/subnetwork:Subnetwork",
-        "azure-native:network:Subnet",
-        "aws:eks/nodeGroup:NodeGroup",
-        "gcp:container/nodePool:NodePool",
-        "azure-native:containerservice:AgentPool",
+        *(t for p in PROFILES.values() for t in p.resource_types.stateful),
         "kubernetes:core/v1:Namespace",
         "kubernetes:core/v1:PersistentVolumeClaim",
         "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
         "kubernetes:apiextensions.k8s.io/v1beta1:CustomResourceDefinition",
     }
 )
-NODE_POOL_TYPES = frozenset(
-    {
-        "aws:eks/nodeGroup:NodeGroup",
-        "gcp:container/nodePool:NodePool",
-        "azure-native:containerservice:AgentPool",
-    }
-)
+NODE_POOL_TYPES = frozenset(t for p in PROFILES.values() for t in p.resource_types.node_pools)
 CRD_CHARTS = frozenset({"kueue", "cert-manager", "kubeflow-trainer", "volcano"})
 """Charts whose releases hold CRDs (as templates, or cert-manager's): removing the release removes the data."""
 

@@ -15,6 +15,7 @@ from typing import Any
 import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 
+from gpu_platform.clouds import PROFILES
 from gpu_platform.offline.sdk_internals import ThreadLoops, check_urn, deserialize, is_secret, require_sdk
 
 SECRET_PLACEHOLDER = "[secret]"
@@ -87,67 +88,16 @@ class PlanMocks(pulumi_mocks.Mocks):
             state.update(
                 outputs={"kubeconfig": "offline-placeholder-kubeconfig"}, secretOutputNames=["kubeconfig"]
             )
-        elif t.startswith("aws:eks/cluster:Cluster"):
-            state.update(
-                endpoint=f"https://{args.name}.eks.example",
-                certificateAuthority={"data": "Q0E="},
-                identities=[{"oidcs": [{"issuer": f"https://oidc.eks.example/id/{args.name}"}]}],
-                arn=f"arn:aws:eks:region:000000000000:cluster/{args.name}",
-                vpcConfig={**args.inputs.get("vpcConfig", {}), "clusterSecurityGroupId": f"sg-{args.name}"},
-            )
-        elif t.startswith("aws:eks/nodeGroup:NodeGroup"):
-            group = f"eks-{args.inputs.get('nodeGroupName', args.name)}-mock-asg"
-            state.update(resources=[{"autoscalingGroups": [{"name": group}]}])
-        elif t.startswith("aws:ec2/launchTemplate:LaunchTemplate"):
-            state.update(latestVersion=1, defaultVersion=1)
-        elif t.startswith("gcp:serviceaccount/account:Account"):
-            account = args.inputs.get("accountId", args.name)
-            project = args.inputs.get("project", "mock-project")
-            email = f"{account}@{project}.iam.gserviceaccount.com"
-            state.update(email=email, member=f"serviceAccount:{email}")
-        elif t.startswith("aws:iam/role:Role") or t.startswith("aws:iam/openIdConnectProvider"):
-            state["arn"] = f"arn:aws:iam::000000000000:role/{args.name}"
-        elif t.startswith("aws:sqs/queue:Queue"):
-            state.update(
-                arn=f"arn:aws:sqs:mock-region-1:000000000000:{args.name}",
-                url=f"https://sqs.mock-region-1.amazonaws.com/000000000000/{args.name}",
-            )
-        elif t.startswith("aws:iam/policy:Policy"):
-            state["arn"] = f"arn:aws:iam::000000000000:policy/{args.name}"
-        elif t.startswith("gcp:container/cluster:Cluster"):
-            state.update(endpoint="203.0.113.10", masterAuth={"clusterCaCertificate": "Q0E="})
-        elif t.startswith("azure-native:containerservice:ManagedCluster"):
-            state.update(fqdn=f"{args.name}.hcp.example")
+        for profile in PROFILES.values():
+            state.update(profile.resource_types.mock_state(t, args.name, args.inputs))
         return fake_id, state
 
     def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, list]:
         tok = args.token
-        if tok == "aws:index/getCallerIdentity:getCallerIdentity":
-            return {
-                "accountId": "000000000000",
-                "arn": "arn:aws:iam::000000000000:user/mock",
-                "userId": "mock",
-            }, []
-        if tok == "aws:index/getPartition:getPartition":
-            return {
-                "id": "aws",
-                "partition": "aws",
-                "dnsSuffix": "amazonaws.com",
-                "reverseDnsPrefix": "com.amazonaws",
-            }, []
-        if tok == "aws:index/getRegion:getRegion":
-            region = args.args.get("region") or "mock-region-1"
-            return {"id": region, "name": region, "region": region, "description": "mock", "endpoint": ""}, []
-        if tok == "aws:ssm/getParameter:getParameter":
-            return {"value": "1.33.0-20260101", "name": args.args.get("name", ""), "type": "String"}, []
-        if tok.startswith("azure-native:containerservice:listManagedClusterUserCredentials"):
-            return {"kubeconfigs": [{"name": "clusterUser", "value": "a3ViZWNvbmZpZw=="}]}, []
-        if tok == "aws:index/getAvailabilityZones:getAvailabilityZones":
-            region = args.args.get("region") or "mock-region-1"
-            names = [f"{region}{suffix}" for suffix in "abc"]
-            return {"id": region, "names": names, "zoneIds": [f"mock1-az{i}" for i in (1, 2, 3)]}, []
-        if tok == "gcp:organizations/getClientConfig:getClientConfig":
-            return {"accessToken": "mock", "project": "mock-project", "region": "", "zone": ""}, []
+        for profile in PROFILES.values():
+            result = profile.resource_types.mock_call(tok, args.args)
+            if result is not None:
+                return result, []
         return dict(args.args), []
 
 

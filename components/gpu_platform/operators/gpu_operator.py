@@ -13,6 +13,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpu_platform.args.operators import GpuOperatorArgs
+from gpu_platform.clouds import profile_of
 from gpu_platform.component import PlannedComponent
 from gpu_platform.plans import gpu_operator as g
 from gpu_platform.versions import GPU_OPERATOR
@@ -37,7 +38,7 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
         """What must exist before the chart: quota and driver installer on GKE, the sharing ConfigMaps."""
         ns_name, out = ns.metadata.name, [ns]
         meta: Any
-        if plan.cloud == "gke":
+        if profile_of(plan.cloud).critical_pods_need_quota:
             meta = {"name": g.GKE_QUOTA_NAME, "namespace": ns_name}
             spec = cast(Any, g.gke_resource_quota_spec(plan.pools))
             out.append(
@@ -45,7 +46,7 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
                     f"{name}-gke-critical-pods", metadata=meta, spec=spec, opts=self.child_opts()
                 )
             )
-        if plan.driver.gke_google_installer:
+        if plan.driver.cloud_installer:
             installer = g.gke_driver_installer(plan.gke_installer_version)
             meta, spec = installer["metadata"], cast(Any, installer["spec"])
             out.append(

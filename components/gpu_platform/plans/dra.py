@@ -34,7 +34,8 @@ from typing import Any
 from gpu_platform import scheduling, versions
 from gpu_platform.args.dra import DEFAULT_CLAIM_NAMESPACES, DraDriverArgs
 from gpu_platform.args.validate import check_arguments
-from gpu_platform.driver import GKE_DRIVER_DIR, DriverPlan
+from gpu_platform.clouds import profile_of
+from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import DRA_KUBELET_PLUGIN_REQUESTS
@@ -136,7 +137,7 @@ def driver_root(cloud: str, driver: DriverPlan) -> str:
     """``nvidiaDriverRoot``: the operator's driver container, GKE's install dir, or the host's ``/``."""
     if driver.driver == "operator":
         return OPERATOR_DRIVER_ROOT
-    return GKE_DRIVER_DIR if cloud == "gke" else HOST_DRIVER_ROOT
+    return profile_of(cloud).driver_root(driver)
 
 
 def kubelet_plugin_tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]:
@@ -169,11 +170,7 @@ def helm_values(plan: DraPlan) -> dict[str, Any]:
             },
         },
     }
-    if plan.cloud == "gke":
-        # NVIDIA's GKE overrides (dra-intro-install, 26.3): GKE admits critical priority classes outside
-        # kube-system only under a quota, and the controller's control-plane affinity cannot be met.
-        values["kubeletPlugin"]["priorityClassName"] = ""
-        values["controller"] = {"priorityClassName": "", "affinity": None}
+    profile_of(plan.cloud).dra_values(values)
     return deep_merge(plan.user_values, values)
 
 

@@ -22,7 +22,8 @@ from gpu_platform import scheduling, versions
 from gpu_platform.args.operators import GpuOperatorArgs
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.drivers import GPU_OPERATOR_DEFAULT_DRIVER
-from gpu_platform.driver import GKE_DRIVER_DIR, DriverPlan
+from gpu_platform.clouds import profile_of
+from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.plans.dra import operator_values as dra_operator_values
 from gpu_platform.plans.helm import deep_merge
@@ -66,9 +67,7 @@ GKE_QUOTA_BASE_PODS = 100
 GKE_QUOTA_PODS_PER_GPU_NODE = 10
 """Running critical-priority pods per GPU node: driver/toolkit/plugin/GFD/DCGM/MIG manager/validator/NFD."""
 
-AKS_RUNTIME_CLASS = "nvidia-container-runtime"
 """Runtime handler AKS configures when it installs the driver and toolkit itself."""
-CSP_CLOUDS = ("gke", "eks", "aks")
 """Cloud VMs: enabling MIG may need a VM reboot, so the MIG manager runs ``WITH_REBOOT``."""
 CONTROL_PLANE_TOLERATION = {
     "key": "node-role.kubernetes.io/control-plane",
@@ -189,7 +188,7 @@ def helm_values(plan: OperatorPlan) -> dict[str, Any]:
         values["devicePlugin"]["env"] = [_env(CONFIG_DIGEST_ENV, config_digest(dp_data))]
 
     if values["migManager"]["enabled"]:
-        env = [_env("WITH_REBOOT", "true")] if plan.cloud in CSP_CLOUDS else []
+        env = [_env("WITH_REBOOT", "true")] if profile_of(plan.cloud).mig_manager_reboot else []
         mig_data = mig_parted_config_data(plan)
         if mig_data:
             values["migManager"]["config"] = {
@@ -201,16 +200,7 @@ def helm_values(plan: OperatorPlan) -> dict[str, Any]:
         if env:
             values["migManager"]["env"] = env
 
-    if plan.cloud == "gke":
-        # NVIDIA google-gke.rst; toolkit env works around GKE 1.33+ containerd config (pitfall 7).
-        values["cdi"] = {"enabled": True}
-        if driver.toolkit == "operator":
-            values["toolkit"]["env"] = [_env("RUNTIME_CONFIG_SOURCE", "file")]
-        if driver.gke_google_installer:
-            values["hostPaths"] = {"driverInstallDir": GKE_DRIVER_DIR}
-            values["toolkit"]["installDir"] = GKE_DRIVER_DIR
-    if plan.cloud == "aks" and driver.toolkit == "cloud":
-        values["operator"] = {"runtimeClass": AKS_RUNTIME_CLASS}
+    profile_of(plan.cloud).gpu_operator_values(values, driver)
     values = deep_merge(values, dra_operator_values(plan.pools, driver))  # DRA pools
     return deep_merge(plan.user_values, values)
 

@@ -43,6 +43,8 @@ from gpu_platform.args.common import DriverOwner
 from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE, SYSTEM_FLAVOR_NAME, KueueArgs
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.allocatable import MIB_PER_GIB
+from gpu_platform.cloud import PoolProblems
+from gpu_platform.clouds import profile_of
 from gpu_platform.errors import Problems
 from gpu_platform.plans.dra import kueue_device_class_mappings
 from gpu_platform.plans.gpu_operator import check_operator_settings
@@ -64,7 +66,7 @@ from gpu_platform.resolve.kueue import (
     queue_pools,
     resolve_kueue,
 )
-from gpu_platform.resolve.pools import PoolProblems, check_cuda_default
+from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.scheduling import LABEL_PREFIX, pool_tolerations, selector_labels
 from gpu_platform.sharing import node_resources
 from gpu_platform.versions import GPU_OPERATOR
@@ -81,8 +83,6 @@ HELM_RELEASE_NAME = "kueue"
 """Fixed Helm release name: the chart's object names (``kueue-webhook-service``, ``kueue-controller-manager``)
 then match the defaults Kueue's internal certificate management expects."""
 DEFAULT_CLUSTER_QUEUE_NAME = DEFAULT_CLUSTER_QUEUE
-CLOUDS = ("gke", "eks", "aks")
-"""Clouds whose node reservations are published (``catalog.allocatable``)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -98,7 +98,12 @@ def flavor_name(pool: GpuPool) -> str:
 def node_units(pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool]) -> tuple[int, int]:
     """``(millicores, MiB)`` one node of ``pool`` offers Kueue's workloads: its allocatable (the cloud's
     published reservation, or what an existing cluster's pool declares) less the library's DaemonSets."""
-    if basis.cloud in CLOUDS and pool.machine is not None and pool.vcpus and pool.memory_gib:
+    if (
+        profile_of(basis.cloud).publishes_allocatable
+        and pool.machine is not None
+        and pool.vcpus
+        and pool.memory_gib
+    ):
         cpu, memory = node_allocatable_units(
             basis.cloud, pool.machine.name, pool.vcpus, pool.memory_gib, basis.vm_memory_overhead_percent
         )
@@ -455,7 +460,7 @@ def _operator_facts(
     if p.count() != before or not pools:
         return None
     driver = dict(settings.get("driver", {}))
-    if cloud == "existing":
+    if not profile_of(cloud).creates_nodes:
         # Unknown nodes: assume the operator's driver containers, the larger set of operands.
         driver.setdefault("owner", DriverOwner.OPERATOR.value)
     where = DriverLocations(here.at("driver"), at, p.at("pools"), p.at("cuda_version"))
@@ -478,7 +483,7 @@ def plan_kueue(args: KueueArgs) -> KueuePlan:
     at = lambda i: p.at("pools", i)  # noqa: E731
     resolved = resolve_cluster_pools(cloud, checked["pools"], checked.get("cuda_version"), at)
     system = None
-    if "system_pool" in checked and cloud == "existing":
+    if "system_pool" in checked and not profile_of(cloud).creates_nodes:
         p.add(
             ("system_pool",),
             "an existing cluster has no system pool made by the library: describe its CPU nodes with "

@@ -170,7 +170,7 @@ def gpu_node_pods(pool: GpuPool, pools: Sequence[GpuPool], facts: GpuOperatorFac
         pods["migManager"] = table["migManager"]
     pods["validator"] = table["validator"]
     pods["nfdWorker"] = NFD_WORKER_REQUESTS
-    if driver.gke_google_installer:
+    if driver.cloud_installer:
         pods["gkeDriverInstaller"] = gke_driver_installer_requests()
     return pods
 

@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpu_platform.catalog.machines import find_machine
+from gpu_platform.clouds import PROFILES
+from gpu_platform.clouds.aks.profile import SPOT_TAINT as AKS_SPOT_TAINT
 from gpu_platform.policy.kube import taint_from_object, taint_from_string
 from gpu_platform.policy.model import PolicyResource, as_list, as_map, get, is_unknown
-from gpu_platform.pools import AKS_SPOT_TAINT, Taint
+from gpu_platform.pools import Taint
 
 GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
@@ -87,7 +88,7 @@ def _known_str(value: Any) -> str | None:
 def gke_machine_has_gpu(machine: str | None) -> bool:
     if not machine:
         return False
-    m = find_machine("gke", machine)
+    m = PROFILES["gke"].machine(machine)
     if m is not None:
         return not m.allowed_gpu_counts  # N1 takes attached GPUs: only guest accelerators make it a GPU pool
     return bool(_GKE_GPU_FAMILIES.match(machine))
@@ -95,14 +96,14 @@ def gke_machine_has_gpu(machine: str | None) -> bool:
 
 def ec2_instance_has_gpu(instance: str | None) -> bool:
     return bool(instance) and (
-        find_machine("eks", str(instance)) is not None or bool(_EC2_GPU_FAMILIES.match(str(instance)))
+        PROFILES["eks"].machine(str(instance)) is not None or bool(_EC2_GPU_FAMILIES.match(str(instance)))
     )
 
 
 def azure_size_has_gpu(size: str | None) -> bool:
     if not size:
         return False
-    if find_machine("aks", size) is not None:
+    if PROFILES["aks"].machine(size) is not None:
         return True
     return bool(_AZURE_GPU_SIZES.match(size)) and not _AZURE_AMD_SIZES.search(size)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from gpu_platform.policy.model import MANDATORY, UNKNOWN, PolicyResource
 from gpu_platform.policy.rules import RULES, Rule
-from gpu_platform.sdk import require
+from gpu_platform.sdk import POLICY, require
 
 PACK_NAME = "gpu-platform"
 PACK_DESCRIPTION = "Guard rails for GPU node pools, the GPU Operator and GPU workloads on GKE, EKS and AKS."
@@ -79,13 +79,13 @@ def _stack_policy(rule: Rule) -> Any:
 
 def build_policies() -> list[Any]:
     """The pack's policies, one per rule in ``RULES``, with each rule's enforcement level."""
-    require("policy", "the gpu-platform policy pack")
+    require(POLICY, "the gpu-platform policy pack")
     return [_resource_policy(r) if r.scope == "resource" else _stack_policy(r) for r in RULES.values()]
 
 
 def serve() -> None:
     """Run the policy pack for the Pulumi engine: the whole body of a pack's ``__main__.py``."""
-    require("policy", "the gpu-platform policy pack")
+    require(POLICY, "the gpu-platform policy pack")
     from pulumi_policy import EnforcementLevel, PolicyPack
 
     PolicyPack(

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from gpu_platform.clouds import profile_of
 from gpu_platform.policy.kube import (
     GPU_RESOURCE_PREFIX,
     REPELLING_EFFECTS,
@@ -50,7 +51,6 @@ from gpu_platform.scheduling import (
     DEPLOY_DEVICE_PLUGIN_LABEL,
     DEVICE_PLUGIN_CONFIG_LABEL,
     DRA_KUBELET_PLUGIN_LABEL,
-    GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL,
     ISOLATION_LABEL,
     SHARING_LABEL,
 )
@@ -383,18 +383,15 @@ def bottlerocket_single_device_plugin(resources: list[PolicyResource]) -> Iterat
 def gke_single_device_plugin(resources: list[PolicyResource]) -> Iterator[Finding]:
     operators = gpu_operators(resources)
     for pool in _operand_pools(resources):
-        if (
-            pool.cloud != "gke"
-            or pool.labels is None
-            or pool.label(GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL) == "true"
-        ):
+        off = profile_of(pool.cloud).default_device_plugin_off_label
+        if off is None or pool.labels is None or pool.label(off[0]) == off[1]:
             continue
         for op in operators:
             if _device_plugin_runs_on(op, pool):
                 yield (
                     pool.resource.urn,
                     f"GKE GPU pool {pool.display} lacks the node label "
-                    f"{GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL}=true, so GKE's device plugin runs next to the one "
+                    f"{off[0]}={off[1]}, so GKE's device plugin runs next to the one "
                     f"GPU Operator {op.display} deploys. Add it to {pool.prefix}nodeConfig.labels (or label "
                     f"the pool {DEPLOY_DEVICE_PLUGIN_LABEL}=false to keep GKE's plugin, e.g. for GKE-managed "
                     "time-sharing).",
@@ -472,10 +469,11 @@ def dra_without_device_plugin(resources: list[PolicyResource]) -> Iterator[Findi
                 f"GPU pool {pool.display} is a DRA pool on {pool.ami_type}, which runs its own NVIDIA device plugin; "
                 "use the AL2023 NVIDIA AMI for DRA pools.",
             )
-        if pool.cloud == "gke" and pool.label(GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL) != "true":
+        off = profile_of(pool.cloud).default_device_plugin_off_label
+        if off is not None and pool.label(off[0]) != off[1]:
             yield (
                 pool.resource.urn,
-                f"GKE GPU pool {pool.display} is a DRA pool without {GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL}=true, so "
+                f"GKE GPU pool {pool.display} is a DRA pool without {off[0]}={off[1]}, so "
                 "GKE's device plugin runs next to the DRA driver. Add the label.",
             )
     others = [p for p in pools if p.label(DRA_KUBELET_PLUGIN_LABEL) != "true"]

@@ -22,11 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gpu_platform.catalog.drivers import CLOUD_IMAGE_DRIVER, DriverVersion, min_driver_for_cuda
+from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import eks_pool_problems, gke_pool_problems
 from gpu_platform.resolve.dra import dra_pool_problems
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
@@ -131,10 +130,7 @@ def resolve_auto_pool(
         return None
     pool = resolved.pools[0]
     here = p.at("pool")
-    if cloud == "gke":
-        gke_pool_problems(pool, here)
-    elif cloud == "eks":
-        eks_pool_problems(pool, here)
+    profile_of(cloud).auto_pool_problems(pool, here)
     dra_pool_problems(pool, here)
     checks(pool, here)
     if p:
@@ -144,31 +140,3 @@ def resolve_auto_pool(
         cloud, [pool], args.get("driver", {}), args.get("operator_version", GPU_OPERATOR.version), where
     )
     return (pool, driver) if driver is not None else None
-
-
-def gke_compute_class_driver(pool: GpuPool, driver: Mapping[str, Any], p: Problems) -> DriverVersion | None:
-    """GKE installs the driver on auto-created pools: only owner ``auto``/``cloud``; the CUDA check runs
-    against ``host_version`` or the catalog's floor for GKE's default driver."""
-    owner = driver.get("owner", "auto")
-    if owner == "operator":
-        p.add(
-            ("driver", "owner"),
-            "auto-created GKE node pools install GKE's driver (ComputeClass gpu.driverVersion: default or latest); "
-            "the GPU Operator cannot own it there: use 'auto' or 'cloud'",
-        )
-    for key in ("version", "installer_version"):
-        if driver.get(key) is not None:
-            p.add(("driver", key), "GKE installs the driver on auto-created node pools; remove it")
-    try:
-        host = DriverVersion.parse(driver.get("host_version") or CLOUD_IMAGE_DRIVER["gke"])
-    except ValueError as exc:
-        p.add(("driver", "host_version"), str(exc))
-        return None
-    if pool.cuda_version is not None and host < (need := min_driver_for_cuda(pool.cuda_version)):
-        where = ("pool", "cuda_version") if pool.cuda_declared else ("cuda_version",)
-        p.add(
-            where,
-            f"CUDA {pool.cuda_version} needs driver >= {need}, but GKE's driver is taken to be {host}; declare "
-            "{{driver.host_version}} if the nodes run a newer one, or build the images for an older CUDA",
-        )
-    return host

@@ -19,22 +19,18 @@ from gpu_platform.args.cluster import (
     DEFAULT_SYSTEM_MAX_NODES,
     DEFAULT_SYSTEM_MIN_NODES,
     DEFAULT_VPC_CIDR,
-    SYSTEM_MACHINE_TYPE,
 )
-from gpu_platform.catalog.machines import find_machine
+from gpu_platform.args.validate import check_arguments
+from gpu_platform.cloud import CloudProfile, PoolProblems
+from gpu_platform.clouds import PROFILES, profile_of
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.autoprovisioning import karpenter_pool_problems
-from gpu_platform.resolve.pools import PoolProblems
 from gpu_platform.versions import CLUSTER_AUTOSCALER_IMAGE_TAGS
 
 CLUSTER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 KUBERNETES_VERSION = re.compile(r"^v?1\.\d{1,2}(\.\d{1,3})?([-+][0-9A-Za-z.-]+)?$")
-MIN_PREFIX = {"gke": 16, "eks": 16, "aks": 20}
-"""Largest prefix length of a new cluster's network per cloud (what the subnet layouts need)."""
 MAX_SYSTEM_NODES = 100
-EKS_MAX_ZONES = 6
-"""Public subnets of up to six zones keep stable CIDR slots (``plans.clusters.PUBLIC_SLOTS``)."""
 
 
 @dataclass(frozen=True)
@@ -78,19 +74,18 @@ class ClusterSpec:
 def system_pool_problems(cloud: str, pool: Mapping[str, Any], p: Problems) -> SystemPool | None:
     """The system pool with its defaults: a known CPU machine, ``1 <= min_nodes <= max_nodes``."""
     before = p.count()
-    machine = pool.get("machine_type", SYSTEM_MACHINE_TYPE[cloud])
-    gpu_machine = find_machine(cloud, machine)
+    profile = profile_of(cloud)
+    default = profile.system_machine_type or ""
+    machine = pool.get("machine_type", default)
+    gpu_machine = profile.machine(machine)
     if gpu_machine is not None:
         p.add(
             ("machine_type",),
             f"{machine} has {gpu_machine.gpus} x {gpu_machine.gpu.display}: the system pool is untainted, so "
-            f"ordinary pods would fill it; use a CPU machine such as {SYSTEM_MACHINE_TYPE[cloud]}",
+            f"ordinary pods would fill it; use a CPU machine such as {default}",
         )
-    elif not _looks_like_machine(cloud, machine):
-        p.add(
-            ("machine_type",),
-            f"'{machine}' is not a {cloud.upper()} machine type like {SYSTEM_MACHINE_TYPE[cloud]}",
-        )
+    elif not profile.looks_like_machine(machine):
+        p.add(("machine_type",), f"'{machine}' is not a {profile.display} machine type like {default}")
     low = pool.get("min_nodes", DEFAULT_SYSTEM_MIN_NODES)
     high = pool.get("max_nodes", DEFAULT_SYSTEM_MAX_NODES)
     if not 1 <= low <= MAX_SYSTEM_NODES:
@@ -100,22 +95,6 @@ def system_pool_problems(cloud: str, pool: Mapping[str, Any], p: Problems) -> Sy
     elif low > high:
         p.add(("min_nodes",), f"{low} is more than {{{{max_nodes}}}} {high}")
     return SystemPool(machine, low, high) if p.count() == before else None
-
-
-_MACHINE_SHAPES = {
-    # <series>-<class>[-<vCPUs>]: the Compute Engine general-purpose and compute-optimized series.
-    "gke": re.compile(
-        r"^(e2|n1|n2|n2d|n4|c2|c2d|c3|c3d|c4|c4a|c4d|t2a|t2d|m1|m2|m3)-"
-        r"(standard|highmem|highcpu|micro|small|medium|custom|megamem|ultramem)(-\d+)?(-lssd)?$"
-    ),
-    # <family>.<size>: EC2 sizes.
-    "eks": re.compile(r"^[a-z][a-z0-9-]*\.(nano|micro|small|medium|large|\d*xlarge|metal(-\d+xl)?)$"),
-    "aks": re.compile(r"^Standard_[A-Z][A-Za-z0-9_]*$"),
-}
-
-
-def _looks_like_machine(cloud: str, name: str) -> bool:
-    return bool(_MACHINE_SHAPES[cloud].match(name))
 
 
 def network_problem(cidr: str, cloud: str) -> str | None:
@@ -128,47 +107,40 @@ def network_problem(cidr: str, cloud: str) -> str | None:
         return f"'{cidr}' is IPv6; the cluster networks here are IPv4"
     if not net.is_private:
         return f"'{cidr}' is not a private range (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)"
-    if net.prefixlen > MIN_PREFIX[cloud]:
-        return f"'{cidr}' is too small: {cloud.upper()} needs a /{MIN_PREFIX[cloud]} or larger"
+    profile = profile_of(cloud)
+    if net.prefixlen > profile.min_network_prefix:
+        return f"'{cidr}' is too small: {profile.display} needs a /{profile.min_network_prefix} or larger"
     return None
 
 
 def _zone_problems(cloud: str, region: str | None, pools: Sequence[GpuPool], at: PoolProblems) -> None:
-    if region is None or cloud not in ("gke", "eks"):
+    rule = profile_of(cloud).zone_pattern(region) if region is not None else None
+    if rule is None:
         return
-    base = region_of(region) if cloud == "gke" else region
-    shape = re.compile(rf"^{re.escape(base)}-[a-z]$" if cloud == "gke" else rf"^{re.escape(base)}[a-z]$")
-    example = f"{base}-a" if cloud == "gke" else f"{base}a"
+    base, shape, example = rule
     for pool in pools:
         for j, zone in enumerate(pool.zones):
             if not shape.match(zone):
                 at(pool.index).add(("zones", j), f"'{zone}' is not a zone of {base} (like {example})")
 
 
-def region_of(location: str) -> str:
-    """``us-central1-a`` -> ``us-central1``; a region stays as it is."""
-    parts = location.split("-")
-    return "-".join(parts[:2]) if len(parts) > 2 else location
-
-
-ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
 STACK_NAME = re.compile(r"^[^/\s]+/[^/\s]+/[^/\s]+$")
-ONLY_ON = {
-    "project": ("gke",),
-    "resource_group": ("aks",),
-    "existing_node_role_arn": ("eks",),
-    "existing_subnet_ids": ("eks",),
-    "zones": ("eks",),
-    "autoscaler": ("eks",),
-    "pod_identity_agent": ("eks",),
-}
-"""Cluster keys that mean something on some clouds only: anywhere else they would be silently ignored."""
+
+
+def cloud_only_cluster_keys() -> dict[str, list[CloudProfile]]:
+    """Each cluster key that means something on some clouds only, with those clouds (registry order)."""
+    out: dict[str, list[CloudProfile]] = {}
+    for profile in PROFILES.values():
+        for key in sorted(profile.cluster_keys):
+            out.setdefault(key, []).append(profile)
+    return out
 
 
 def _meaningless_keys(cloud: str, c: Mapping[str, Any], create: bool, p: Problems) -> None:
-    for key, clouds in ONLY_ON.items():
-        if key in c and cloud not in clouds:
-            p.add((key,), f"{'/'.join(x.upper() for x in clouds)} only; remove it")
+    own = profile_of(cloud).cluster_keys
+    for key, where in cloud_only_cluster_keys().items():
+        if key in c and key not in own:
+            p.add((key,), f"{'/'.join(q.display for q in where)} only; remove it")
     for key in ("kubeconfig", "kubeconfig_stack_reference"):
         if key in c and create:
             p.add((key,), "only for a cluster made elsewhere (cloud existing, or create false); remove it")
@@ -179,12 +151,6 @@ def _meaningless_keys(cloud: str, c: Mapping[str, Any], create: bool, p: Problem
         p.add(
             ("kubeconfig_stack_reference", "stack"),
             f"'{ref['stack']}' is not a stack name like org/project/stack",
-        )
-    arn = c.get("existing_node_role_arn")
-    if arn is not None and not ROLE_ARN.match(arn):
-        p.add(
-            ("existing_node_role_arn",),
-            f"'{arn}' is not an IAM role ARN like arn:aws:iam::123456789012:role/nodes",
         )
 
 
@@ -214,8 +180,8 @@ def _karpenter_problems(
 def _autoscaler(
     cloud: str, c: Mapping[str, Any], create: bool, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
 ) -> str | None:
-    """EKS's autoscaler choice with its default, and what it needs."""
-    if cloud != "eks":
+    """The autoscaler choice with its default where the stack makes one (EKS), and what it needs."""
+    if not profile_of(cloud).autoscaler_choice:
         return None
     default = EksAutoscaler.CLUSTER_AUTOSCALER.value if create else EksAutoscaler.NONE.value
     choice: str = c.get("autoscaler", default)
@@ -246,52 +212,7 @@ def _attach_problems(
             ("kubeconfig",),
             "required for an existing or attached cluster: a secure: kubeconfig, or cluster.kubeconfigStackReference",
         )
-    if cloud == "aks" and not c.get("resource_group"):
-        p.add(("resource_group",), "required when cluster.create is false on AKS")
-    if cloud == "eks":
-        for key in ("existing_node_role_arn", "existing_subnet_ids"):
-            if not c.get(key):
-                p.add((key,), "required when cluster.create is false on EKS")
-        for pool in pools:
-            if pool.zones:
-                at(pool.index).add(
-                    ("zones",), "on an attached EKS cluster the subnets decide the zones; remove it"
-                )
-            if pool.efa:
-                at(pool.index).add(
-                    ("efa",),
-                    "EFA on an attached cluster needs its security group: build EksGpuNodePool with security_group_ids",
-                )
-
-
-def _eks_zones(
-    c: Mapping[str, Any], region: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
-) -> tuple[str, ...]:
-    """The VPC's zones: fixed in config whenever pools name zones, so pool edits never move subnets."""
-    zones = tuple(c.get("zones", ()))
-    if zones and not 2 <= len(zones) <= EKS_MAX_ZONES:
-        p.add(("zones",), f"EKS needs two to {EKS_MAX_ZONES} zones (got {len(zones)})")
-    for j, zone in enumerate(zones):
-        if zone in zones[:j]:
-            p.add(("zones", j), f"'{zone}' is listed twice")
-        elif region and not re.match(rf"^{re.escape(region)}[a-z]$", zone):
-            p.add(("zones", j), f"'{zone}' is not a zone of {region} (like {region}a)")
-    in_region = re.compile(rf"^{re.escape(region or '')}[a-z]$")
-    # A pool whose zones are not even in the region is already refused: no follow-on requirement.
-    named = [pool for pool in pools if pool.zones and all(in_region.match(z) for z in pool.zones)]
-    if named and not zones and c.get("create", True):
-        p.add(
-            ("zones",),
-            f"required when pools name zones (pool '{named[0].name}'): list the VPC's zones so that editing "
-            "a pool never moves a subnet; pools use a subset",
-        )
-    if zones:
-        for pool in pools:
-            for j, zone in enumerate(pool.zones):
-                if zone not in zones and in_region.match(zone):
-                    reason = f"'{zone}' is not one of {{{{cluster.zones}}}} ({', '.join(zones)})"
-                    at(pool.index).add(("zones", j), reason)
-    return zones
+    profile_of(cloud).attach_problems(c, pools, at, p)
 
 
 def resolve_cluster(
@@ -304,24 +225,26 @@ def resolve_cluster(
             ("name",),
             f"'{c['name']}' is not a valid cluster name: lowercase letters, digits and dashes, at most 40",
         )
-    create = c.get("create", True) if cloud != "existing" else False
+    profile = profile_of(cloud)
+    create = c.get("create", True) if profile.creates_nodes else False
     version = c.get("kubernetes_version")
     if version is not None and not KUBERNETES_VERSION.match(version):
         p.add(("kubernetes_version",), f"'{version}' is not a Kubernetes version like '1.33' (quote it)")
     region = c.get("region")
-    if cloud == "gke" and not region:
-        p.add(("region",), "required on GKE (the cluster's region or zone)")
+    if profile.region_required and not region:
+        p.add(("region",), f"required on {profile.display} (the cluster's region or zone)")
     cidr = c.get("vpc_cidr", DEFAULT_VPC_CIDR)
-    if cloud != "existing" and create and (reason := network_problem(cidr, cloud)):
+    if profile.creates_nodes and create and (reason := network_problem(cidr, cloud)):
         p.add(("vpc_cidr",), reason)
     system = None
-    if cloud != "existing":
+    if profile.creates_nodes:
         system = system_pool_problems(cloud, c.get("system_pool", {}), p.at("system_pool"))
     _meaningless_keys(cloud, c, create, p)
+    profile.cluster_settings_problems(c, create, pools, at, p)
     if not create:
         _attach_problems(cloud, c, pools, at, p)
     _zone_problems(cloud, region, pools, at)
-    zones = _eks_zones(c, region, pools, at, p) if cloud == "eks" else ()
+    zones = profile.cluster_zones(c, region, pools, at, p)
     autoscaler = _autoscaler(cloud, c, create, pools, at, p)
     if p.count() != before:
         return None
@@ -345,3 +268,18 @@ def resolve_cluster(
         autoscaler=autoscaler,
         pod_identity_agent=c.get("pod_identity_agent", True),
     )
+
+
+def resolve_cluster_args(
+    cloud: str, tp: Any, args: Any, cidr_key: str
+) -> tuple[Problems, dict[str, Any] | None, SystemPool | None]:
+    """A cluster component's arguments checked: the problems so far, the checked arguments and its system pool."""
+    p = Problems()
+    checked = check_arguments(tp, args, p)
+    if checked is None:
+        p.raise_for_arguments()
+    assert checked is not None
+    system = system_pool_problems(cloud, checked.get("system_pool", {}), p.at("system_pool"))
+    if reason := network_problem(checked.get(cidr_key, DEFAULT_VPC_CIDR), cloud):
+        p.add((cidr_key,), reason)
+    return p, checked, system

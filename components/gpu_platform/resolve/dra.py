@@ -27,10 +27,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gpu_platform.catalog.drivers import DriverVersion
+from gpu_platform.cloud import PoolProblems
+from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.pools import PoolProblems
 
 MIN_KUBERNETES = (1, 34, 2)
 """DRA driver v0.4.1 docs/prerequisites.md: "v1.34.2 or later"; ``resource.k8s.io/v1`` is GA in 1.34."""
@@ -113,25 +114,17 @@ def dra_pool_problems(pool: GpuPool, p: Problems) -> None:
             "preconfigured MIG devices with DRA. Use AKS-partitioned MIG ({{sharing.managed_by}}: cloud on AKS), "
             "or allocation 'device-plugin' for operator-managed MIG",
         )
-    elif s.mode == "mig" and s.mig_strategy == "single" and pool.cloud != "gke":
+    elif (
+        s.mode == "mig"
+        and s.mig_strategy == "single"
+        and profile_of(pool.cloud).cloud_mig_strategy != "single"
+    ):
         p.add(
             ("sharing", "mig", "strategy"),
             "'single' is how the device plugin advertises MIG devices (as nvidia.com/gpu); the DRA driver publishes "
             "each MIG device with its profile: remove {{mig.strategy}}",
         )
-    if s.mode == "mig" and s.managed_by == "cloud" and pool.cloud == "gke":
-        p.add(
-            ("sharing", "managed_by"),
-            "GKE gpu_partition_size is applied by Google's installer DaemonSet after the driver, racing the DRA "
-            "kubelet plugin, and no GKE procedure covers DRA with MIG: use allocation 'device-plugin' for MIG "
-            "on GKE",
-        )
-    if pool.cloud == "eks" and (pool.image or "").startswith("BOTTLEROCKET"):
-        p.add(
-            ("image",),
-            f"{pool.image} runs its own NVIDIA device plugin, which the library cannot switch off, and a device "
-            "plugin never runs next to DRA: use AL2023_x86_64_NVIDIA for DRA pools",
-        )
+    profile_of(pool.cloud).dra_pool_problems(pool, p)
 
 
 def dra_pools(pools: Sequence[GpuPool]) -> list[GpuPool]:

@@ -1,6 +1,6 @@
 """The driver decision for a cluster's pools and every check that depends on it, written once.
 
-``plan_driver`` (``gpu_platform.driver``) decides per pool who installs the driver, toolkit and device
+The cloud profile's ``driver`` decides per pool who installs the driver, toolkit and device
 plugin; here the pools must agree (nothing installed twice), the driver that will run must be new
 enough for each pool's CUDA, and sharing must be deliverable by whoever runs the device plugin.
 """
@@ -13,10 +13,11 @@ from typing import Any
 
 from gpu_platform.args.common import DEFAULT_DRIVER_OWNER
 from gpu_platform.catalog.drivers import DriverVersion, min_driver_for_cuda
-from gpu_platform.driver import DriverPlan, DriverPlanError, plan_driver
+from gpu_platform.cloud import PoolProblems
+from gpu_platform.clouds import profile_of
+from gpu_platform.driver import DriverPlan, DriverPlanError
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.pools import PoolProblems
 from gpu_platform.scheduling import device_plugin_pools
 from gpu_platform.sharing import cluster_mig_strategy
 
@@ -55,8 +56,7 @@ def _per_pool(
     plans: dict[int, DriverPlan] = {}
     for pool in pools:
         try:
-            plans[pool.index] = plan_driver(
-                cloud,
+            plans[pool.index] = profile_of(cloud).driver(
                 pool.image,
                 driver.get("owner", DEFAULT_DRIVER_OWNER),
                 operator_version,
@@ -96,10 +96,10 @@ def _check_sharing(pools: Sequence[GpuPool], plan: DriverPlan, at: DriverLocatio
                 "ships its own device plugin; use AL2023_x86_64_NVIDIA nodes or mode 'none'",
             )
         if (
-            pool.cloud == "aks"
+            profile_of(pool.cloud).cloud_mig_needs_cloud_driver
             and s.mode == "mig"
             and s.managed_by == "cloud"
-            and plan.aks_gpu_driver != "Install"
+            and plan.driver != "cloud"
         ):
             at.driver.add(
                 ("owner",),
@@ -147,7 +147,7 @@ def resolve_driver(
         at.driver.add(
             ("host_version",), "the GPU Operator installs the driver here ({{driver.version}}); remove it"
         )
-    if driver.get("installer_version") and not plan.gke_google_installer:
+    if driver.get("installer_version") and not plan.cloud_installer:
         at.driver.add(
             ("installer_version",), "only for GKE COS nodes, where Google's installer puts the driver"
         )

@@ -13,14 +13,16 @@ from fractions import Fraction
 from typing import Any
 
 from gpu_platform.args import kueue as a
-from gpu_platform.catalog.allocatable import MIB_PER_GIB, default_max_pods, node_allocatable
-from gpu_platform.catalog.cpu_machines import CpuShape, cpu_machine_shape
+from gpu_platform.catalog.allocatable import MIB_PER_GIB, node_allocatable
+from gpu_platform.catalog.cpu_machines import CpuShape
+from gpu_platform.cloud import PoolProblems
+from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cluster import SystemPool
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES, is_dns_subdomain, label_problems
-from gpu_platform.resolve.pools import PoolProblems, ResolvedPools
+from gpu_platform.resolve.pools import ResolvedPools
 from gpu_platform.scheduling import SYSTEM_POOL_LABELS, pool_tolerations, selector_labels
 from gpu_platform.sharing import node_resources
 
@@ -443,7 +445,10 @@ def node_allocatable_units(
     cloud: str, machine_type: str, vcpus: int, memory_gib: Fraction | float, overhead: Fraction
 ) -> tuple[int, int]:
     """``(millicores, MiB)`` one node of a library-made pool offers pods (``catalog.allocatable``)."""
-    alloc = node_allocatable(cloud, vcpus, memory_gib, default_max_pods(cloud, machine_type, vcpus), overhead)
+    profile = profile_of(cloud)
+    alloc = node_allocatable(
+        profile, vcpus, memory_gib, profile.default_max_pods(machine_type, vcpus), overhead
+    )
     return alloc.cpu_millicores, alloc.memory_mib
 
 
@@ -475,7 +480,7 @@ def _system_pool_flavor(
     cloud: str, cpus: int | None, memory: int | None, system_pool: SystemPool, overhead: Fraction, p: Problems
 ) -> SystemFlavor:
     """The system flavor over the cluster's own system pool; given totals may not exceed what it holds."""
-    shape = cpu_machine_shape(cloud, system_pool.machine_type)
+    shape = profile_of(cloud).cpu_shape(system_pool.machine_type)
     if shape is None and (cpus is None or memory is None):
         p.add(
             (),
@@ -548,7 +553,7 @@ def _system_flavor(
 
 def _overhead(cloud: str, raw: Mapping[str, Any], p: Problems) -> Fraction:
     value = raw.get("vm_memory_overhead_percent", a.DEFAULT_VM_MEMORY_OVERHEAD)
-    if cloud == "existing" and "vm_memory_overhead_percent" in raw:
+    if not profile_of(cloud).kueue_vm_overhead and "vm_memory_overhead_percent" in raw:
         p.add(
             ("vm_memory_overhead_percent",),
             "not used on an existing cluster, whose pools declare their allocatable memory; remove it",

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from gpu_platform.args.validate import check_arguments
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
@@ -30,3 +31,23 @@ def resolve_node_pool(cloud: str, args: Mapping[str, Any], p: Problems) -> tuple
         cloud, [pool], args.get("driver", {}), args.get("operator_version", GPU_OPERATOR.version), where
     )
     return (pool, driver) if driver is not None else None
+
+
+ArgumentChecks = Callable[[Mapping[str, Any], GpuPool | None, Problems], None]
+"""A component's own checks on its checked arguments and resolved pool (``None`` when it did not resolve)."""
+
+
+def resolve_node_pool_args(
+    cloud: str, args_type: type, args: Mapping[str, Any], checks: ArgumentChecks | None = None
+) -> tuple[GpuPool, DriverPlan, Mapping[str, Any]]:
+    """A node pool component's arguments checked and resolved: its pool, driver plan and checked arguments.
+
+    ``ArgumentsError`` lists every problem, so the component's constructor only creates resources."""
+    p = Problems()
+    checked = check_arguments(args_type, args, p)
+    resolved = resolve_node_pool(cloud, checked, p) if checked is not None else None
+    if checked is not None and checks is not None:
+        checks(checked, resolved[0] if resolved else None, p)
+    p.raise_for_arguments()
+    assert checked is not None and resolved is not None
+    return (*resolved, checked)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,9 +29,10 @@ from gpu_platform.args.pool import (
 from gpu_platform.args.validate import parse, unknown_value_reason
 from gpu_platform.catalog.drivers import CUDA_MIN_DRIVER
 from gpu_platform.catalog.gpus import GPUS
-from gpu_platform.catalog.machines import MachineType, find_machine, machines_for
+from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.mig import MIG_TABLES, MigLayoutError, resolve_layout
-from gpu_platform.driver import IMAGES
+from gpu_platform.cloud import PoolProblems
+from gpu_platform.clouds import clouds_where, profile_of
 from gpu_platform.errors import Key, Problems
 from gpu_platform.pools import GPU_TAINT, GpuPool, Sharing, Taint
 from gpu_platform.resolve.kubernetes import label_problems
@@ -51,9 +52,6 @@ RESERVED_LABELS = (
     "nvidia.com/mig.config",
     "k8s.amazonaws.com/accelerator",
 )
-
-PoolProblems = Callable[[int], Problems]
-"""Where the problems of pool ``i`` are filed: ``gpuPools[i]``, ``pools[i]`` or ``pool``."""
 
 
 @dataclass
@@ -107,9 +105,11 @@ def _resolve_mig(
             ("mig", "strategy"),
             f"'single' needs one profile on every GPU; layout has {', '.join(sorted(set(profiles)))}: use 'mixed'",
         )
+    profile = profile_of(cloud)
     if managed_by == "cloud":
-        if cloud not in ("gke", "aks"):
-            p.add(("managed_by",), "cloud-managed MIG exists on GKE and AKS only; valid: operator")
+        if "mig" not in profile.cloud_sharing_modes:
+            names = " and ".join(q.display for q in clouds_where(lambda q: "mig" in q.cloud_sharing_modes))
+            p.add(("managed_by",), f"cloud-managed MIG exists on {names} only; valid: operator")
         elif len(set(profiles)) != 1 or not named:
             p.add(
                 ("mig", "layout" if named else "profiles"),
@@ -121,7 +121,7 @@ def _resolve_mig(
         1,
         # GKE's own device plugin exposes partitions as nvidia.com/gpu (single); AKS partitions are
         # served by the operator's plugin with the user's strategy.
-        mig_strategy="single" if managed_by == "cloud" and cloud == "gke" else strategy,
+        mig_strategy=(profile.cloud_mig_strategy or strategy) if managed_by == "cloud" else strategy,
         mig_layout=mig["layout"] if named else f"custom-{pool['name']}",
         mig_profiles=profiles,
         mig_named=named,
@@ -158,8 +158,9 @@ def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Probl
             "time-slicing gives no memory or fault isolation and this pool sets {{isolation_required}}; "
             "use 'mig' (or 'mps' for memory limits)",
         )
-    if managed_by == "cloud" and cloud != "gke":
-        p.add(("managed_by",), f"cloud-managed {mode} exists only on GKE; valid here: operator")
+    if managed_by == "cloud" and mode not in profile_of(cloud).cloud_sharing_modes:
+        where = " and ".join(q.display for q in clouds_where(lambda q: mode in q.cloud_sharing_modes))
+        p.add(("managed_by",), f"cloud-managed {mode} exists only on {where}; valid here: operator")
     if s.get("fail_requests_greater_than_one") and mode == "mps":
         p.add(("fail_requests_greater_than_one",), "applies to time-slicing only")
     if managed_by == "cloud" and s.get("rename_by_default"):
@@ -175,7 +176,8 @@ def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Probl
 
 def _machine(cloud: str, pool: Mapping[str, Any], p: Problems) -> tuple[MachineType | None, str, int] | None:
     """The machine (``None`` on existing clusters), GPU key and GPUs per node, or ``None`` on a problem."""
-    if cloud == "existing":
+    profile = profile_of(cloud)
+    if not profile.creates_nodes:
         gpu = pool.get("gpu")
         if gpu is None or gpu not in GPUS:
             p.add(("gpu",), f"{gpu!r} is not a GPU model; valid: {', '.join(GPUS)}")
@@ -191,13 +193,12 @@ def _machine(cloud: str, pool: Mapping[str, Any], p: Problems) -> tuple[MachineT
     if name is None:
         p.add(("machine_type",), "required key is missing")
         return None
-    machine = find_machine(cloud, name)
+    machine = profile.machine(name)
     if machine is None:
-        article = "an" if cloud in ("eks", "aks") else "a"
         p.add(
             ("machine_type",),
             unknown_value_reason(
-                name, f"{article} {cloud.upper()} GPU machine type", list(machines_for(cloud))
+                name, f"{profile.article} {profile.display} GPU machine type", list(profile.machines)
             ),
         )
         return None
@@ -217,7 +218,7 @@ def _machine(cloud: str, pool: Mapping[str, Any], p: Problems) -> tuple[MachineT
             )
     for key in ("cpus_per_node", "memory_gib_per_node"):
         if key in pool:
-            p.add((key,), f"comes from the machine type on {cloud.upper()}; remove it")
+            p.add((key,), f"comes from the machine type on {profile.display}; remove it")
     return machine, machine.gpu_key, count
 
 
@@ -241,20 +242,23 @@ def _check_sizes(pool: Mapping[str, Any], p: Problems) -> None:
 
 def _check_capacity(cloud: str, pool: Mapping[str, Any], machine: MachineType | None, p: Problems) -> None:
     capacity, spot, reservation = pool.get("capacity_type"), pool.get("spot", False), pool.get("reservation")
-    if capacity is not None and cloud != "eks":
-        p.add(("capacity_type",), "EKS only; use spot: true elsewhere")
+    profile = profile_of(cloud)
+    if capacity is not None and not profile.capacity_types:
+        where = "/".join(q.display for q in clouds_where(lambda q: q.capacity_types))
+        p.add(("capacity_type",), f"{where} only; use spot: true elsewhere")
     elif spot and capacity not in (None, "SPOT"):
         p.add(("capacity_type",), f"'{capacity}' contradicts spot: true; remove one of them")
     if reservation is not None:
-        if cloud not in ("gke", "eks"):
-            p.add(("reservation",), "GKE reservations and EKS Capacity Blocks only")
+        if profile.reservation_kind is None:
+            kinds = " and ".join(str(q.reservation_kind) for q in clouds_where(lambda q: q.reservation_kind))
+            p.add(("reservation",), f"{kinds} only")
         elif spot or capacity == "SPOT":
             p.add(("reservation",), "a reservation is on-demand capacity; it cannot be spot")
-        elif cloud == "eks" and capacity != "CAPACITY_BLOCK":
+        elif profile.capacity_types and capacity != "CAPACITY_BLOCK":
             p.add(
                 ("reservation",), "on EKS only with {{capacity_type}} CAPACITY_BLOCK (the Capacity Block ID)"
             )
-    elif cloud == "eks" and capacity == "CAPACITY_BLOCK":
+    elif profile.capacity_types and capacity == "CAPACITY_BLOCK":
         p.add(("reservation",), "{{capacity_type}} CAPACITY_BLOCK needs the Capacity Block ID (cr-...)")
     if reservation is not None and capacity == "CAPACITY_BLOCK" and not CAPACITY_BLOCK_ID.match(reservation):
         p.add(
@@ -265,15 +269,16 @@ def _check_capacity(cloud: str, pool: Mapping[str, Any], machine: MachineType | 
         if zone in pool["zones"][:j]:
             p.add(("zones", j), f"'{zone}' is listed twice")
     if pool.get("efa"):
-        if cloud != "eks" or machine is None or machine.efa_interfaces == 0:
+        if not profile.efa or machine is None or machine.efa_interfaces == 0:
             p.add(
                 ("efa",), "EFA needs an EKS instance type with EFA interfaces (p4d, p4de, p5, p5e, p5en, ...)"
             )
         elif len(pool.get("zones", ())) > 1:
             p.add(("zones",), "EFA pools run in one zone (one cluster placement group); give one zone")
     price = pool.get("spot_max_price")
-    if price is not None and (cloud != "aks" or not spot):
-        p.add(("spot_max_price",), "AKS spot pools only (set spot: true)")
+    if price is not None and (not profile.spot_max_price or not spot):
+        where = "/".join(q.display for q in clouds_where(lambda q: q.spot_max_price))
+        p.add(("spot_max_price",), f"{where} spot pools only (set spot: true)")
     elif price is not None and price != -1 and price <= 0:
         p.add(("spot_max_price",), "-1 (up to the on-demand price) or a positive price")
 
@@ -317,10 +322,9 @@ def resolve_pool(
     _check_sizes(pool, p)
     found = _machine(cloud, pool, p)
     machine = found[0] if found else None
-    if cloud != "existing" and pool.get("image") is not None and pool["image"] not in IMAGES[cloud]:
-        p.add(
-            ("image",), f"'{pool['image']}' is not a GPU image on {cloud}; valid: {', '.join(IMAGES[cloud])}"
-        )
+    images = profile_of(cloud).images
+    if profile_of(cloud).creates_nodes and pool.get("image") is not None and pool["image"] not in images:
+        p.add(("image",), f"'{pool['image']}' is not a GPU image on {cloud}; valid: {', '.join(images)}")
     _check_capacity(cloud, pool, machine, p)
     taints = _check_labels_taints(pool, p)
     cuda = pool.get("cuda_version") or cuda_default

@@ -14,11 +14,12 @@ from typing import Any
 from gpu_platform import versions
 from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE
 from gpu_platform.args.workloads import DEFAULT_VOLCANO_BORROWING
+from gpu_platform.cloud import PoolProblems
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES
 from gpu_platform.resolve.kueue import CapacityBasis
-from gpu_platform.resolve.pools import PoolProblems, ResolvedPools
+from gpu_platform.resolve.pools import ResolvedPools
 
 RESERVED_QUEUES = frozenset({"default", "root"})
 """Queues Volcano creates and owns itself."""

@@ -7,57 +7,13 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 from gpu_platform import versions
-from gpu_platform.args.autoscaling import EksAutoscaler
-from gpu_platform.plans.autoscaling import ClusterAutoscalerPlan, autoscaler_image_tag, efa_device_plugin_plan
 from gpu_platform.plans.gpu_operator import gpu_operator_plan
 from gpu_platform.plans.inference import inference_service_plan
 from gpu_platform.plans.kserve import CertManagerPlan, cert_manager_values, kserve_plan
 from gpu_platform.plans.kueue import kueue_plan
 
 if TYPE_CHECKING:
-    from gpu_platform.stack.infrastructure import Infrastructure
     from gpu_platform.stack.spec import PlatformSpec
-
-
-def eks_networking_and_autoscaling(
-    spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions
-) -> dict[str, Any]:
-    """EKS only: the Cluster Autoscaler (unless ``cluster.autoscaler`` is ``none``) and, when a pool has EFA,
-    the EFA device plugin. Returns the stack outputs."""
-    from gpu_platform.operators.cluster_autoscaler import ClusterAutoscaler
-    from gpu_platform.operators.efa import EfaDevicePlugin
-
-    outputs: dict[str, Any] = {}
-    c = spec.cluster
-    if c.autoscaler == EksAutoscaler.CLUSTER_AUTOSCALER.value:
-        tag = autoscaler_image_tag(c.kubernetes_version)
-        assert tag is not None  # load_platform refused an unpinned minor
-        system = getattr(infra.cluster, "system_node_group_name", None)
-        plan = ClusterAutoscalerPlan(
-            cluster_name=infra.cluster_name,
-            region=c.region or _provider_region(),
-            image_tag=tag,
-            pod_identity_agent=c.pod_identity_agent,
-            node_selector={"eks.amazonaws.com/nodegroup": system} if system else {},
-        )
-        # After the GPU node groups: their Auto Scaling groups are tagged before it first looks.
-        after = pulumi.ResourceOptions(depends_on=list(infra.node_pools.values()))
-        autoscaler = ClusterAutoscaler.from_plan(
-            "cluster-autoscaler", plan, pulumi.ResourceOptions.merge(opts, after)
-        )
-        outputs["clusterAutoscalerStatus"] = autoscaler.status
-    efa = efa_device_plugin_plan(spec.pools)
-    if efa.pools:
-        plugin = EfaDevicePlugin.from_plan("efa-device-plugin", efa, opts)
-        outputs["efaDevicePluginStatus"] = plugin.status
-    return outputs
-
-
-def _provider_region() -> Any:
-    """The AWS provider's region (``aws:region``) when the stack file does not name one."""
-    import pulumi_aws as aws
-
-    return aws.get_region_output().region
 
 
 def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:

@@ -13,7 +13,7 @@ import pulumi
 
 from gpu_platform.errors import NAMESPACE
 from gpu_platform.stack import addons
-from gpu_platform.stack.infrastructure import deploy_infrastructure
+from gpu_platform.stack.infrastructure import cloud_addons, deploy_infrastructure
 from gpu_platform.stack.namespaces import create_namespaces
 from gpu_platform.stack.read import config_keys, read_stack_config, secret_sections
 from gpu_platform.stack.spec import PlatformSpec, load_platform
@@ -30,8 +30,7 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
         "kubeconfig": infra.kubeconfig,
         "gpuPools": {p.name: p.gpu.key for p in spec.pools},
     }
-    if spec.cloud == "eks":
-        outputs.update(addons.eks_networking_and_autoscaling(spec, infra, k8s_opts))
+    outputs.update(cloud_addons(spec, infra, k8s_opts))
     namespaces = create_namespaces(spec, k8s_opts)
     operator = kueue = None
     if spec.gpu_operator is not None:

@@ -21,12 +21,12 @@ from gpu_platform import scheduling
 from gpu_platform.args.autoprovisioning import GkeGpuComputeClassArgs
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.drivers import DriverVersion
-from gpu_platform.driver import DEFAULT_IMAGE
+from gpu_platform.clouds.gke.checks import compute_class_driver
+from gpu_platform.clouds.gke.profile import NO_DEFAULT_DEVICE_PLUGIN_LABEL, PROFILE, SHARING_STRATEGY
 from gpu_platform.errors import Problems
-from gpu_platform.plans.nodepools import GKE_SHARING_STRATEGY, ensure_gpu_taint
+from gpu_platform.plans.nodepools import ensure_gpu_taint
 from gpu_platform.pools import GpuPool, Taint
-from gpu_platform.resolve.autoprovisioning import compute_class_pool_problems, gke_compute_class_driver
-from gpu_platform.resolve.cloud_pools import gke_pool_problems
+from gpu_platform.resolve.autoprovisioning import compute_class_pool_problems
 from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
 
 API_VERSION = "cloud.google.com/v1"
@@ -61,7 +61,7 @@ class ComputeClassPlan:
 
 def compute_class_labels(pool: GpuPool) -> dict[str, str]:
     labels = scheduling.pool_labels(pool)
-    labels.pop(scheduling.GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL, None)
+    labels.pop(NO_DEFAULT_DEVICE_PLUGIN_LABEL, None)
     labels[DEPLOY_OPERANDS_LABEL] = "false"
     return labels
 
@@ -75,9 +75,9 @@ def gpu_rule(plan: ComputeClassPlan) -> dict[str, Any]:
         "driverVersion": plan.driver_version,
     }
     s = pool.sharing
-    if s.mode in GKE_SHARING_STRATEGY:
+    if s.mode in SHARING_STRATEGY:
         gpu["gpuSharing"] = {
-            "sharingStrategy": GKE_SHARING_STRATEGY[s.mode],
+            "sharingStrategy": SHARING_STRATEGY[s.mode],
             "maxSharedClientsPerGPU": s.replicas,
         }
     elif s.mode == "mig":
@@ -106,7 +106,7 @@ def compute_class(plan: ComputeClassPlan) -> dict[str, Any]:
             "priorities": [gpu_rule(plan)],
             "nodePoolAutoCreation": {"enabled": True},
             "nodePoolConfig": {
-                "imageType": IMAGE_TYPE[plan.pool.image or DEFAULT_IMAGE["gke"]],
+                "imageType": IMAGE_TYPE[plan.pool.image or PROFILE.default_image or ""],
                 "nodeLabels": dict(plan.labels),
                 "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in plan.taints],
             },
@@ -128,9 +128,9 @@ def plan_gke_compute_class(args: GkeGpuComputeClassArgs) -> ComputeClassPlan:
         )
         if resolved.pools:
             pool = resolved.pools[0]
-            gke_pool_problems(pool, p.at("pool"))
+            PROFILE.pool_problems(pool, p.at("pool"))
             compute_class_pool_problems(pool, p.at("pool"))
-            host = gke_compute_class_driver(pool, checked.get("driver", {}), p)
+            host = compute_class_driver(pool, checked.get("driver", {}), p)
     p.raise_for_arguments()
     assert checked is not None and pool is not None
     taints = tuple(scheduling.pool_taints(pool))

@@ -18,11 +18,11 @@ from typing import Any
 import pulumi
 
 from gpu_platform.args.nodepools import EksGpuNodePoolArgs
+from gpu_platform.clouds.eks.autoscaling_plan import DISCOVERY_TAGS, OWNED
+from gpu_platform.clouds.eks.checks import node_pool_args
+from gpu_platform.clouds.eks.node_pool_plan import EksNodePoolPlan, eks_node_pool_plan
+from gpu_platform.clouds.eks.profile import CA_NODE_TEMPLATE, PROFILE
 from gpu_platform.nodepools.common import GpuNodePoolComponent
-from gpu_platform.plans.autoscaling import DISCOVERY_TAGS, OWNED
-from gpu_platform.plans.nodepools import EksNodePoolPlan, plan_eks_node_pool
-from gpu_platform.scheduling import CA_NODE_TEMPLATE
-from gpu_platform.sdk import require
 
 IGNORE_CHANGES = ["scalingConfig.desiredSize"]
 """The autoscaler owns the desired size (pulumi-aws "Ignoring Changes to Desired Size")."""
@@ -45,7 +45,7 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
     def __init__(
         self, name: str, args: EksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_eks_node_pool(args), opts)
+        self._start(name, eks_node_pool_plan(*node_pool_args(args)), opts)
 
     def _launch_template(self, name: str, plan: EksNodePoolPlan) -> Any:
         import pulumi_aws.ec2 as ec2
@@ -94,7 +94,7 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
         )
 
     def _create(self, name: str, plan: EksNodePoolPlan) -> dict[str, Any]:
-        require("eks", self)  # one line naming the extra when the SDK is missing
+        PROFILE.sdk(self)  # one line naming the extra when the SDK is missing
         import pulumi_aws.eks as eks
 
         pool, inputs = plan.pool, plan.inputs

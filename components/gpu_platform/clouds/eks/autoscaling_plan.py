@@ -25,13 +25,14 @@ from gpu_platform.args.autoscaling import (
     EfaDevicePluginArgs,
 )
 from gpu_platform.args.validate import check_arguments
+from gpu_platform.clouds.eks.profile import CA_TAG_PREFIX
 from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import EFA_DEVICE_PLUGIN_REQUESTS
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import KUBERNETES_VERSION
-from gpu_platform.scheduling import CA_TAG_PREFIX, EFA_LABEL, pool_tolerations
+from gpu_platform.scheduling import EFA_LABEL, pool_tolerations
 
 DISCOVERY_TAGS = (f"{CA_TAG_PREFIX}/enabled", f"{CA_TAG_PREFIX}/{{cluster}}")
 """The chart's ``autoDiscovery.tags``: an Auto Scaling group with both keys is the autoscaler's."""

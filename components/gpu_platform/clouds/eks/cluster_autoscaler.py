@@ -14,8 +14,7 @@ import pulumi_kubernetes as k8s
 
 from gpu_platform import versions
 from gpu_platform.args.autoscaling import AutoscalerIam, ClusterAutoscalerArgs
-from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.autoscaling import (
+from gpu_platform.clouds.eks.autoscaling_plan import (
     ClusterAutoscalerPlan,
     autoscaler_policy,
     cluster_autoscaler_values,
@@ -23,6 +22,7 @@ from gpu_platform.plans.autoscaling import (
     plan_cluster_autoscaler,
     pod_identity_trust,
 )
+from gpu_platform.component import PlannedComponent
 
 
 class ClusterAutoscaler(PlannedComponent[ClusterAutoscalerPlan]):

@@ -16,7 +16,8 @@ from typing import Any
 
 from gpu_platform.args.autoprovisioning import AksNapGpuNodePoolArgs
 from gpu_platform.args.validate import check_arguments
-from gpu_platform.driver import DEFAULT_IMAGE, DriverPlan
+from gpu_platform.clouds.aks.profile import DRIVER_NONE, PROFILE
+from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.plans.karpenter import (
     DO_NOT_DISRUPT,
@@ -33,13 +34,13 @@ from gpu_platform.resolve.autoprovisioning import nap_pool_problems, resolve_aut
 
 AKSNODECLASS_API = "karpenter.azure.com/v1beta1"
 GPU_MODE = {"None": "None", "Install": "Driver"}
-"""``DriverPlan.aks_gpu_driver`` -> ``AKSNodeClass.spec.gpu.mode``."""
+"""``DriverPlan.pool_driver`` -> ``AKSNodeClass.spec.gpu.mode``."""
 
 
 @dataclass(frozen=True)
 class AksNapPoolPlan(NodePoolPlan):
     gpu_mode: str = "None"
-    image_family: str = DEFAULT_IMAGE["aks"]
+    image_family: str = PROFILE.default_image or ""
     disruption: Disruption = field(default_factory=Disruption)
 
     @property
@@ -52,8 +53,8 @@ def aks_nap_pool_plan(
 ) -> AksNapPoolPlan:
     return AksNapPoolPlan(
         **pool_base(pool, driver, inputs),
-        gpu_mode=GPU_MODE[driver.aks_gpu_driver or "None"],
-        image_family=pool.image or DEFAULT_IMAGE["aks"],
+        gpu_mode=GPU_MODE[driver.pool_driver or DRIVER_NONE],
+        image_family=pool.image or PROFILE.default_image or "",
         disruption=disruption,
     )
 

@@ -12,12 +12,12 @@ import pulumi_kubernetes as k8s
 
 from gpu_platform import versions
 from gpu_platform.args.autoscaling import EfaDevicePluginArgs
-from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.autoscaling import (
+from gpu_platform.clouds.eks.autoscaling_plan import (
     EfaDevicePluginPlan,
     efa_device_plugin_values,
     plan_efa_device_plugin,
 )
+from gpu_platform.component import PlannedComponent
 
 
 class EfaDevicePlugin(PlannedComponent[EfaDevicePluginPlan]):

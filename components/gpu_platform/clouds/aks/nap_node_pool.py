@@ -10,8 +10,8 @@ import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.args.autoprovisioning import AksNapGpuNodePoolArgs
+from gpu_platform.clouds.aks import nap_plan as nap
 from gpu_platform.nodepools.common import GpuNodePoolComponent
-from gpu_platform.plans import aks_nap as nap
 
 
 def _custom(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> CustomResource:

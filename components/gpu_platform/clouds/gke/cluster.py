@@ -6,10 +6,11 @@ from typing import Any
 import pulumi
 
 from gpu_platform.args.cluster import GkeClusterArgs
+from gpu_platform.clouds.gke.checks import cluster_args
+from gpu_platform.clouds.gke.cluster_plan import GkeClusterPlan, gke_cluster_plan
+from gpu_platform.clouds.gke.profile import PROFILE
 from gpu_platform.clusters.kubeconfig import exec_kubeconfig
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.clusters import GkeClusterPlan, plan_gke_cluster
-from gpu_platform.sdk import require
 
 NODE_ROLES = ("roles/container.defaultNodeServiceAccount", "roles/artifactregistry.reader")
 """Google's minimal role for GKE node service accounts, plus pulling images from Artifact Registry."""
@@ -42,7 +43,7 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
     """Least-privilege service account for node pools."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self._start(name, plan_gke_cluster(name, args), opts)
+        self._start(name, gke_cluster_plan(name, *cluster_args(args)), opts)
 
     def _network(self, name: str, plan: GkeClusterPlan) -> tuple[Any, Any]:
         import pulumi_gcp.compute as compute
@@ -186,7 +187,7 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
         )
 
     def _create(self, name: str, plan: GkeClusterPlan) -> dict[str, Any]:
-        require("gke", self)  # one line naming the extra when the SDK is missing
+        PROFILE.sdk(self)  # one line naming the extra when the SDK is missing
         import pulumi_gcp.organizations as organizations
         import pulumi_kubernetes as k8s
 

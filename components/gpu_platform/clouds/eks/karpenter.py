@@ -19,8 +19,8 @@ import pulumi_kubernetes as k8s
 
 from gpu_platform import versions
 from gpu_platform.args.autoprovisioning import DISCOVERY_TAG, EksKarpenterArgs
+from gpu_platform.clouds.eks import karpenter_plan as kp
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans import karpenter as kp
 
 AWS_POLICY = "arn:{partition}:iam::aws:policy/"
 

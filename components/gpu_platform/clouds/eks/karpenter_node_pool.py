@@ -12,8 +12,8 @@ import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.args.autoprovisioning import EksKarpenterGpuNodePoolArgs
+from gpu_platform.clouds.eks import karpenter_plan as kp
 from gpu_platform.nodepools.common import GpuNodePoolComponent
-from gpu_platform.plans import karpenter as kp
 
 
 class EksKarpenterGpuNodePool(GpuNodePoolComponent[kp.EksKarpenterPoolPlan]):

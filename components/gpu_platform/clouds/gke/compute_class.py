@@ -11,8 +11,8 @@ import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.args.autoprovisioning import GkeGpuComputeClassArgs
+from gpu_platform.clouds.gke import compute_class_plan as cc
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans import compute_class as cc
 
 
 class GkeGpuComputeClass(PlannedComponent[cc.ComputeClassPlan]):

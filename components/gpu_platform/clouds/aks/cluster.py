@@ -7,9 +7,10 @@ from typing import Any
 import pulumi
 
 from gpu_platform.args.cluster import AksClusterArgs
+from gpu_platform.clouds.aks.checks import cluster_args
+from gpu_platform.clouds.aks.cluster_plan import AksClusterPlan, aks_cluster_plan
+from gpu_platform.clouds.aks.profile import PROFILE
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.clusters import AksClusterPlan, plan_aks_cluster
-from gpu_platform.sdk import require
 
 POD_CIDR = "192.168.0.0/16"
 SERVICE_CIDR = "172.16.0.0/16"
@@ -40,7 +41,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
     """Subnet for GPU agent pools."""
 
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self._start(name, plan_aks_cluster(name, args), opts)
+        self._start(name, aks_cluster_plan(name, *cluster_args(args)), opts)
 
     def _network(self, name: str, plan: AksClusterPlan, rg_name: Any) -> Any:
         import pulumi_azure_native.network as network
@@ -121,7 +122,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
         )
 
     def _create(self, name: str, plan: AksClusterPlan) -> dict[str, Any]:
-        require("aks", self)  # one line naming the extra when the SDK is missing
+        PROFILE.sdk(self)  # one line naming the extra when the SDK is missing
         import pulumi_azure_native.containerservice as aks
         import pulumi_azure_native.resources as resources
         import pulumi_kubernetes as k8s

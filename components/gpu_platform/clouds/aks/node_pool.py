@@ -14,9 +14,10 @@ from typing import Any
 import pulumi
 
 from gpu_platform.args.nodepools import AksGpuNodePoolArgs
+from gpu_platform.clouds.aks.checks import node_pool_args
+from gpu_platform.clouds.aks.node_pool_plan import AksNodePoolPlan, aks_node_pool_plan
+from gpu_platform.clouds.aks.profile import PROFILE
 from gpu_platform.nodepools.common import GpuNodePoolComponent
-from gpu_platform.plans.nodepools import AksNodePoolPlan, plan_aks_node_pool
-from gpu_platform.sdk import require
 
 IGNORE_CHANGES = ["count"]
 """The autoscaler owns the node count; AKS refuses manual scaling of an autoscaled pool."""
@@ -43,10 +44,10 @@ class AksGpuNodePool(GpuNodePoolComponent[AksNodePoolPlan]):
     def __init__(
         self, name: str, args: AksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_aks_node_pool(args), opts)
+        self._start(name, aks_node_pool_plan(*node_pool_args(args)), opts)
 
     def _create(self, name: str, plan: AksNodePoolPlan) -> dict[str, Any]:
-        require("aks", self)  # one line naming the extra when the SDK is missing
+        PROFILE.sdk(self)  # one line naming the extra when the SDK is missing
         import pulumi_azure_native.containerservice as aks
 
         pool, inputs = plan.pool, plan.inputs
@@ -68,7 +69,7 @@ class AksGpuNodePool(GpuNodePoolComponent[AksNodePoolPlan]):
             node_taints=plan.cloud_taints,
             availability_zones=list(pool.zones) or None,
             os_disk_size_gb=pool.disk_size_gb,
-            gpu_profile=aks.GPUProfileArgs(driver=plan.driver.aks_gpu_driver),
+            gpu_profile=aks.GPUProfileArgs(driver=plan.driver.pool_driver),
             gpu_instance_profile=plan.gpu_instance_profile,
             vnet_subnet_id=inputs.get("vnet_subnet_id"),
             orchestrator_version=inputs.get("kubernetes_version"),

@@ -14,9 +14,10 @@ from typing import Any
 import pulumi
 
 from gpu_platform.args.nodepools import GkeGpuNodePoolArgs
+from gpu_platform.clouds.gke.checks import node_pool_args
+from gpu_platform.clouds.gke.node_pool_plan import RESERVATION_KEY, GkeNodePoolPlan, gke_node_pool_plan
+from gpu_platform.clouds.gke.profile import PROFILE
 from gpu_platform.nodepools.common import GpuNodePoolComponent
-from gpu_platform.plans.nodepools import GKE_RESERVATION_KEY, GkeNodePoolPlan, plan_gke_node_pool
-from gpu_platform.sdk import require
 
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 """Google's recommended node scope: access is then limited by the node service account's IAM roles."""
@@ -35,10 +36,10 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
     def __init__(
         self, name: str, args: GkeGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_gke_node_pool(args), opts)
+        self._start(name, gke_node_pool_plan(*node_pool_args(args)), opts)
 
     def _create(self, name: str, plan: GkeNodePoolPlan) -> dict[str, Any]:
-        require("gke", self)  # one line naming the extra when the SDK is missing
+        PROFILE.sdk(self)  # one line naming the extra when the SDK is missing
         import pulumi_gcp.container as gke
 
         pool, inputs = plan.pool, plan.inputs
@@ -47,7 +48,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
         if pool.reservation:
             reservation = gke.NodePoolNodeConfigReservationAffinityArgs(
                 consume_reservation_type="SPECIFIC_RESERVATION",
-                key=GKE_RESERVATION_KEY,
+                key=RESERVATION_KEY,
                 values=[pool.reservation],
             )
         metadata = (

@@ -8,10 +8,11 @@ import pulumi
 
 from gpu_platform.args.autoprovisioning import DISCOVERY_TAG
 from gpu_platform.args.cluster import EksClusterArgs
+from gpu_platform.clouds.eks.checks import cluster_args
+from gpu_platform.clouds.eks.cluster_plan import EksClusterPlan, eks_cluster_plan, zone_cidrs
+from gpu_platform.clouds.eks.profile import DEFAULT_ZONES, PROFILE
 from gpu_platform.clusters.kubeconfig import exec_kubeconfig
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.clusters import EKS_MAX_DEFAULT_ZONES, EksClusterPlan, plan_eks_cluster, zone_cidrs
-from gpu_platform.sdk import require
 
 AWS_POLICY = "arn:aws:iam::aws:policy/"
 CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
@@ -53,7 +54,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
     """For IRSA trust policies."""
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self._start(name, plan_eks_cluster(name, args), opts)
+        self._start(name, eks_cluster_plan(name, *cluster_args(args)), opts)
 
     def _zones(self, plan: EksClusterPlan) -> list[str]:
         import pulumi_aws as aws
@@ -61,7 +62,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         if plan.zones:
             return list(plan.zones)
         names = aws.get_availability_zones(state="available", opts=pulumi.InvokeOptions(parent=self)).names
-        return list(names)[:EKS_MAX_DEFAULT_ZONES]
+        return list(names)[:DEFAULT_ZONES]
 
     def _subnet(self, name: str, kind: str, zone: str, position: int, cidr: str, vpc: Any, table: Any) -> Any:
         """One subnet keyed by its zone (0.1.0 keyed them by position: that name stays an alias)."""
@@ -193,7 +194,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         return pulumi.Output.secret(parts.apply(render))
 
     def _create(self, name: str, plan: EksClusterPlan) -> dict[str, Any]:
-        require("eks", self)  # one line naming the extra when the SDK is missing
+        PROFILE.sdk(self)  # one line naming the extra when the SDK is missing
         import pulumi_aws.ec2 as ec2
         import pulumi_aws.iam as iam
         import pulumi_kubernetes as k8s

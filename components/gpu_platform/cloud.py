@@ -1,0 +1,270 @@
+"""What cross-cloud code may ask about a cloud: the ``CloudProfile`` interface.
+
+Each cloud answers in its own folder (``gpu_platform/clouds/<name>/profile.py``) and is registered once in
+``gpu_platform.clouds``. Code outside the cloud folders never compares a cloud's name; it asks the pool's or
+the stack's profile (``profile_of``). A profile holds facts and rules only: it imports nothing above the
+catalog, the pool model and the driver plan, so every layer may ask it. Plans, components and the stack
+wiring of a cloud live beside its profile and are reached through ``stack_module``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from gpu_platform.catalog.machines import MachineType
+from gpu_platform.driver import DriverPlan, DriverPlanError
+from gpu_platform.errors import Problems
+from gpu_platform.pools import GpuPool, Taint
+from gpu_platform.sdk import require
+
+if TYPE_CHECKING:
+    from gpu_platform.catalog.cpu_machines import CpuShape
+    from gpu_platform.catalog.drivers import DriverVersion
+    from gpu_platform.sdk import Extra
+
+PoolProblems = Callable[[int], Problems]
+"""Where the problems of pool ``i`` are filed: ``gpuPools[i]``, ``pools[i]`` or ``pool``."""
+
+
+@dataclass(frozen=True)
+class NodeImage:
+    """A GPU node image a cloud offers, and what it brings with it."""
+
+    name: str
+    """The cloud's own spelling (GKE ``image_type``, EKS ``ami_type``, AKS ``os_sku``)."""
+    os: str
+    """``cos``, ``ubuntu``, ``al2023``, ``bottlerocket`` or ``azurelinux``."""
+    device_plugin: str = "operator"
+    """Who runs the NVIDIA device plugin on it: ``operator`` or ``cloud`` (Bottlerocket ships its own)."""
+    root_device: str | None = None
+    """Block device of the root volume, where the cloud's launch template must name it (EKS)."""
+
+
+def _no_state(type_: str, name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+def _no_call(token: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    return None
+
+
+@dataclass(frozen=True)
+class ResourceTypes:
+    """The cloud provider's resource types as the offline plan and ``gpu-platform diff`` must know them."""
+
+    force_new: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Properties the provider cannot change in place, per type token (a change replaces the resource)."""
+    in_place_if: Mapping[tuple[str, str], Callable[[Any, Any], bool]] = field(default_factory=dict)
+    """(type, path) -> predicate(old, new): a force-new change that is made in place when it holds."""
+    stateful: frozenset[str] = frozenset()
+    """Types whose removal or replacement loses state (clusters, networks, node pools and their pods)."""
+    node_pools: frozenset[str] = frozenset()
+    mock_state: Callable[[str, str, Mapping[str, Any]], dict[str, Any]] = _no_state
+    """Outputs the provider adds to a resource that later code reads (offline plans)."""
+    mock_call: Callable[[str, Mapping[str, Any]], dict[str, Any] | None] = _no_call
+    """The result of a provider function (``None``: not this cloud's)."""
+
+
+class CloudProfile:
+    """One cloud's facts and rules. Subclasses override what differs; the defaults describe a cloud that
+    creates nothing special (no cloud-managed sharing, no capacity types, no extra labels)."""
+
+    name: ClassVar[str]
+    """The ``cloud:`` value of the stack file."""
+    display: ClassVar[str]
+    """How messages name it (``GKE``)."""
+    article: ClassVar[str] = "a"
+    """``a``/``an`` before ``display``."""
+    extra: ClassVar[Extra | None] = None
+    """The package extra bringing this cloud's Pulumi SDK (``None``: no SDK needed)."""
+    stack_module: ClassVar[str]
+    """Module with ``deploy(spec, opts) -> Infrastructure``: the cloud's stack wiring, imported when used."""
+    resource_types: ClassVar[ResourceTypes] = ResourceTypes()
+    creates_nodes: ClassVar[bool] = True
+    """The library creates this cloud's clusters and pools (not a cluster made elsewhere)."""
+    machines: ClassVar[Mapping[str, MachineType]] = {}
+    images: ClassVar[Mapping[str, NodeImage]] = {}
+    default_image: ClassVar[str | None] = None
+    system_machine_type: ClassVar[str | None] = None
+    """Default machine of the untainted system pool of a created cluster."""
+    machine_shape: ClassVar[re.Pattern[str] | None] = None
+    """What any machine type name of the cloud looks like (for the system pool's CPU machines)."""
+    min_network_prefix: ClassVar[int] = 16
+    """Largest prefix length of a new cluster's network (what the subnet layouts need)."""
+    region_required: ClassVar[bool] = False
+    cluster_keys: ClassVar[frozenset[str]] = frozenset()
+    """``cluster`` keys that mean something on this cloud only."""
+    host_driver_floor: ClassVar[str | None] = None
+    """Oldest driver the cloud's GPU images ship (the CUDA check's floor for cloud-owned drivers)."""
+    mig_manager_reboot: ClassVar[bool] = False
+    """The GPU Operator's MIG manager must reboot nodes to apply a layout (cloud VMs)."""
+    cloud_sharing_modes: ClassVar[frozenset[str]] = frozenset()
+    """Sharing modes the cloud itself can manage (``sharing.managed_by: cloud``)."""
+    cloud_mig_needs_cloud_driver: ClassVar[bool] = False
+    """The cloud partitions GPUs only with the driver it installs itself (AKS ``gpu_instance_profile``)."""
+    cloud_mig_strategy: ClassVar[str | None] = None
+    """How the cloud's own device plugin advertises cloud-made MIG slices (``None``: the user's strategy)."""
+    cloud_sharing_runs_own_device_plugin: ClassVar[bool] = False
+    """Cloud-managed sharing is served by the cloud's device plugin, not the operator's."""
+    default_device_plugin_off_label: ClassVar[tuple[str, str] | None] = None
+    """The node label that keeps the cloud's default device plugin off where the operator's runs."""
+    critical_pods_need_quota: ClassVar[bool] = False
+    """``system-node-critical`` pods outside kube-system need a ResourceQuota for those classes (GKE)."""
+    system_pool_selector: ClassVar[Mapping[str, str]] = {}
+    """A label the cloud itself puts on system-pool nodes (AKS ``kubernetes.azure.com/mode: system``)."""
+    capacity_types: ClassVar[bool] = False
+    """Pools take ``capacity_type`` (EKS ``ON_DEMAND``/``SPOT``/``CAPACITY_BLOCK``)."""
+    reservation_kind: ClassVar[str | None] = None
+    """What a pool's ``reservation`` names on this cloud, for messages; ``None`` when it takes none."""
+    efa: ClassVar[bool] = False
+    spot_max_price: ClassVar[bool] = False
+    publishes_allocatable: ClassVar[bool] = False
+    """The cloud publishes the kubelet's reservations, so node allocatable can be computed."""
+    kueue_vm_overhead: ClassVar[bool] = False
+    """Kueue's VM memory overhead estimate applies (the node's memory is the VM's)."""
+    autoscaler_choice: ClassVar[bool] = False
+    """The stack chooses the cluster's autoscaler (``cluster.autoscaler``)."""
+
+    @classmethod
+    def sdk(cls, by: object) -> ModuleType:
+        """Import the cloud's Pulumi SDK; a missing extra is one line naming it (``MissingExtraError``)."""
+        if cls.extra is None:
+            raise TypeError(f"{cls.name} needs no cloud SDK")
+        return require(cls.extra, by)
+
+    # --- machines ------------------------------------------------------------------------------------
+
+    @classmethod
+    def machine(cls, name: str) -> MachineType | None:
+        return cls.machines.get(name)
+
+    @classmethod
+    def cpu_shape(cls, name: str) -> CpuShape | None:
+        """vCPUs and memory of a CPU machine type, or ``None`` when the name does not say."""
+        return None
+
+    @classmethod
+    def looks_like_machine(cls, name: str) -> bool:
+        return bool(cls.machine_shape and cls.machine_shape.match(name))
+
+    # --- node allocatable ----------------------------------------------------------------------------
+
+    eviction_memory_mib: ClassVar[int] = 0
+
+    @classmethod
+    def default_max_pods(cls, machine_type: str, vcpus: int) -> int:
+        raise ValueError(f"no published node reservation for cloud {cls.name!r}")
+
+    @classmethod
+    def reserved(cls, vcpus: int, memory_mib: int, max_pods: int) -> tuple[int, int]:
+        """CPU millicores and memory MiB the kubelet reserves on a node."""
+        raise ValueError(f"no published node reservation for cloud {cls.name!r}")
+
+    # --- images and drivers --------------------------------------------------------------------------
+
+    @classmethod
+    def image(cls, pool: GpuPool) -> NodeImage | None:
+        name = pool.image or cls.default_image
+        return cls.images.get(name) if name else None
+
+    @classmethod
+    def driver(
+        cls,
+        image: str | None,
+        owner: str,
+        operator_version: str,
+        driver_version: str | None = None,
+        host_version: str | None = None,
+    ) -> DriverPlan:
+        """Who owns the driver, toolkit and device plugin on this cloud's ``image`` (``DriverPlanError`` names
+        what is supported when the ownership is not)."""
+        from gpu_platform.catalog.drivers import DriverVersion
+        from gpu_platform.driver import operator_driver_version
+
+        op_version = operator_driver_version(operator_version, driver_version)
+        host = DriverVersion.parse(host_version) if host_version else None
+        return cls.plan_driver(image, owner, op_version, host)
+
+    @classmethod
+    def plan_driver(
+        cls, image: str | None, owner: str, operator: DriverVersion, host: DriverVersion | None
+    ) -> DriverPlan:
+        raise DriverPlanError(f"no driver rules for cloud {cls.name!r}")
+
+    @classmethod
+    def driver_root(cls, driver: DriverPlan) -> str:
+        """Where the driver's files are on the host (the DRA plugin's ``nvidiaDriverRoot``)."""
+        return "/"
+
+    @classmethod
+    def gpu_operator_values(cls, values: dict[str, Any], driver: DriverPlan) -> None:
+        """Adjust the GPU Operator's values to how the cloud ships the driver and toolkit (in place)."""
+
+    # --- labels and taints ---------------------------------------------------------------------------
+
+    @classmethod
+    def accelerator_label(cls, pool: GpuPool) -> tuple[str, str] | None:
+        """The autoscaler's GPU label, on pools whose nodes advertise ``nvidia.com/gpu``."""
+        return None
+
+    @classmethod
+    def added_taints(cls, pool: GpuPool) -> list[Taint]:
+        """Taints the cloud adds to a pool's nodes by itself, which workloads must tolerate too."""
+        return []
+
+    # --- checks --------------------------------------------------------------------------------------
+
+    @classmethod
+    def pool_problems(cls, pool: GpuPool, p: Problems) -> None:
+        """The cloud's own limits on one pool (``p`` is the pool's location)."""
+
+    @classmethod
+    def cross_pool_problems(cls, pools: Sequence[GpuPool], at: PoolProblems) -> None:
+        """Limits across a cluster's pools."""
+
+    @classmethod
+    def auto_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
+        """Limits on a pool an auto-provisioner creates (Karpenter, NAP, ComputeClass)."""
+
+    @classmethod
+    def dra_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
+        """What a DRA pool cannot be on this cloud."""
+
+    @classmethod
+    def scale_from_zero_problem(cls, pool: GpuPool) -> str | None:
+        """Why the cloud's autoscaler cannot grow this pool from zero nodes, or ``None`` when it can."""
+        return None
+
+    scale_from_zero_fix: ClassVar[str] = "{{min_nodes}} 1 (one node always up)"
+
+    @classmethod
+    def zone_pattern(cls, region: str) -> tuple[str, re.Pattern[str], str] | None:
+        """The region a pool's zones must be in, what a zone of it looks like and an example."""
+        return None
+
+    @classmethod
+    def attach_problems(
+        cls, c: Mapping[str, Any], pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+    ) -> None:
+        """What attaching pools to a cluster made elsewhere needs on this cloud."""
+
+    @classmethod
+    def cluster_zones(
+        cls, c: Mapping[str, Any], region: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+    ) -> tuple[str, ...]:
+        """The cluster's zones from ``cluster.zones``, checked (``()`` where the cloud chooses)."""
+        return ()
+
+    @classmethod
+    def cluster_settings_problems(
+        cls, c: Mapping[str, Any], create: bool, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+    ) -> None:
+        """Cloud-only cluster settings checked (``p`` is the cluster section)."""
+
+    @classmethod
+    def dra_values(cls, values: dict[str, Any]) -> None:
+        """Adjust the NVIDIA DRA driver's chart values to the cloud (in place)."""

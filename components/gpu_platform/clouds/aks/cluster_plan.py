@@ -1,0 +1,32 @@
+"""An AKS cluster's plan: the VNet, its node subnet and the system pool's OS SKU."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_platform.args.cluster import DEFAULT_AKS_OS_SKU, DEFAULT_VPC_CIDR
+from gpu_platform.plans.clusters import ClusterPlan
+from gpu_platform.resolve.cluster import SystemPool
+
+
+@dataclass(frozen=True)
+class AksClusterPlan(ClusterPlan):
+    vnet_cidr: str = DEFAULT_VPC_CIDR
+    nodes_cidr: str = ""
+    os_sku: str = DEFAULT_AKS_OS_SKU
+
+
+def aks_cluster_plan(name: str, system: SystemPool, settings: Mapping[str, Any]) -> AksClusterPlan:
+    """The plan from checked settings (``AksClusterArgs`` keys)."""
+    cidr = settings.get("vnet_cidr", DEFAULT_VPC_CIDR)
+    return AksClusterPlan(
+        name=name,
+        system_pool=system,
+        inputs=dict(settings),
+        vnet_cidr=cidr,
+        nodes_cidr=str(next(ipaddress.ip_network(cidr).subnets(new_prefix=20))),
+        os_sku=settings.get("os_sku", DEFAULT_AKS_OS_SKU),
+    )

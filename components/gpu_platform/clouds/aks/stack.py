@@ -1,0 +1,50 @@
+"""AKS in the stack: a cluster (or an attachment to one) and its tainted GPU agent pools."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pulumi
+
+from gpu_platform.clouds.aks.cluster_plan import aks_cluster_plan
+from gpu_platform.clouds.aks.node_pool_plan import aks_node_pool_plan
+from gpu_platform.clouds.aks.profile import PROFILE
+from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provider, planned_pools
+
+if TYPE_CHECKING:
+    from gpu_platform.stack.spec import PlatformSpec
+
+
+def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructure:
+    """An AKS cluster (or an attachment to one) and its GPU agent pools."""
+    PROFILE.sdk("gpu-platform:cloud: aks")  # the extra this cloud needs, named in one line
+    from gpu_platform.clouds.aks.cluster import AksCluster
+    from gpu_platform.clouds.aks.node_pool import AksGpuNodePool
+
+    c = spec.cluster
+    version: dict[str, Any] = {"kubernetes_version": c.kubernetes_version} if c.kubernetes_version else {}
+    if not c.create:
+        provider, kubeconfig = kubeconfig_provider(spec, opts)
+        attached = {"resource_group_name": c.resource_group, "cluster_name": c.name, **version}
+        pools = planned_pools(spec, AksGpuNodePool, aks_node_pool_plan, attached, opts)
+        return Infrastructure(provider, kubeconfig, c.name, pools)
+    assert c.system_pool is not None
+    os_sku = spec.pools[0].image or PROFILE.default_image
+    settings: dict[str, Any] = {
+        "vnet_cidr": c.vpc_cidr,
+        "os_sku": os_sku,
+        "protect": not c.disposable,
+        **version,
+    }
+    for key, value in (("location", c.region), ("resource_group_name", c.resource_group)):
+        if value:
+            settings[key] = value
+    cluster = AksCluster.from_plan(c.name, aks_cluster_plan(c.name, c.system_pool, settings), opts)
+    inputs: dict[str, Any] = {
+        "resource_group_name": cluster.resource_group_name,
+        "cluster_name": cluster.cluster_name,
+        "vnet_subnet_id": cluster.node_subnet_id,
+        **version,
+    }
+    pools = planned_pools(spec, AksGpuNodePool, aks_node_pool_plan, inputs, opts)
+    return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)

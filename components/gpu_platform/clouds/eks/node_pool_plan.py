@@ -1,0 +1,69 @@
+"""An EKS GPU node group's plan: AMI type, capacity type, root device, EFA interfaces and the Cluster
+Autoscaler's node-template tags.
+
+Argument names follow pulumi-aws 7.51.1 (GPU_PLATFORM_FACTS.md section 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpu_platform.clouds.eks.profile import AL2023, CA_NODE_TEMPLATE, PROFILE
+from gpu_platform.driver import DriverPlan
+from gpu_platform.plans.nodepools import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
+from gpu_platform.pools import GpuPool, Taint
+from gpu_platform.sharing import GPU_RESOURCE, node_resources
+
+
+def node_template_tags(pool: GpuPool, labels: Mapping[str, str], taints: Sequence[Taint]) -> dict[str, str]:
+    """The pool's nodes as the Cluster Autoscaler must imagine them while the group is empty.
+
+    Labels, taints and every extended resource a node will advertise (GPU, MIG profiles, shared replicas,
+    EFA devices) as ASG tags ``k8s.io/cluster-autoscaler/node-template/{label,taint,resources}/<name>``
+    (cluster-autoscaler FAQ "How can I scale a node group to 0?"). The autoscaler otherwise assumes the
+    instance type's whole GPUs and nothing else, so pods asking for MIG slices, renamed replicas or EFA
+    never scale an empty group up. ``nvidia.com/gpu`` is stated even when 0, for the same reason.
+    """
+    tags = {f"{CA_NODE_TEMPLATE}/label/{k}": v for k, v in sorted(labels.items())}
+    tags.update({f"{CA_NODE_TEMPLATE}/taint/{t.key}": f"{t.value}:{t.effect}" for t in taints})
+    resources = {GPU_RESOURCE: 0, **node_resources(pool)}
+    tags.update({f"{CA_NODE_TEMPLATE}/resources/{r}": str(n) for r, n in sorted(resources.items())})
+    return tags
+
+
+@dataclass(frozen=True)
+class EksNodePoolPlan(NodePoolPlan):
+    ami_type: str = PROFILE.default_image or ""
+    capacity_type: str = "ON_DEMAND"
+    root_device: str = AL2023.root_device or ""
+    """Where container images live: AL2023's root volume; Bottlerocket's data volume (its root is the OS)."""
+    efa_interfaces: int = 0
+    """EFA network cards to attach (0 without EFA)."""
+    autoscaler_tags: Mapping[str, str] = field(default_factory=dict)
+    """``node_template_tags``: put on the node group's Auto Scaling group."""
+
+    @property
+    def cloud_taints(self) -> list[dict[str, str | None]]:
+        return [
+            {"key": t.key, "value": t.value or None, "effect": CLOUD_TAINT_EFFECT[t.effect]}
+            for t in self.taints
+        ]
+
+
+def eks_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any]) -> EksNodePoolPlan:
+    assert pool.machine is not None
+    ami = pool.image or PROFILE.default_image or ""
+    capacity = pool.capacity_type or ("SPOT" if pool.spot else "ON_DEMAND")
+    # EKS replaces a node group for a new AMI type, instance type, capacity type or subnets (zones).
+    fixed = (ami, pool.machine.name, capacity, pool.zones, pool.efa)
+    base = base_plan(pool, driver, inputs, *fixed)
+    return EksNodePoolPlan(
+        **base,
+        autoscaler_tags=node_template_tags(pool, base["labels"], base["taints"]),
+        ami_type=ami,
+        capacity_type=capacity,
+        root_device=PROFILE.images[ami].root_device or "",
+        efa_interfaces=pool.machine.efa_interfaces if pool.efa else 0,
+    )

@@ -1,0 +1,84 @@
+"""The AWS resource types the library creates, as the offline plan and ``gpu-platform diff`` must know them:
+what the provider cannot change in place, what holds state, and the outputs a mock must return."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+CLUSTER = "aws:eks/cluster:Cluster"
+
+FORCE_NEW: dict[str, tuple[str, ...]] = {
+    # terraform-provider-aws internal/service/ec2/vpc_subnet.go: cidr_block, availability_zone(_id),
+    # vpc_id are ForceNew.
+    "aws:ec2/subnet:Subnet": ("cidrBlock", "availabilityZone", "availabilityZoneId", "vpcId"),
+    # terraform-provider-aws internal/service/ec2/vpc_.go: cidr_block is ForceNew.
+    "aws:ec2/vpc:Vpc": ("cidrBlock",),
+    # terraform-provider-aws internal/service/eks/cluster.go: name and role_arn are ForceNew.
+    CLUSTER: ("name", "roleArn"),
+    # terraform-provider-aws internal/service/eks/node_group.go: these arguments are ForceNew.
+    NODE_GROUP: (
+        "clusterName",
+        "nodeGroupName",
+        "nodeGroupNamePrefix",
+        "amiType",
+        "instanceTypes",
+        "capacityType",
+        "subnetIds",
+        "nodeRoleArn",
+        "diskSize",
+    ),
+}
+IN_PLACE_IF: dict[tuple[str, str], Callable[[Any, Any], bool]] = {}
+STATEFUL = frozenset({CLUSTER, "aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet", NODE_GROUP})
+NODE_POOLS = frozenset({NODE_GROUP})
+
+
+def mock_state(type_: str, name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """Outputs the provider would add, which later code reads."""
+    if type_.startswith(CLUSTER):
+        return {
+            "endpoint": f"https://{name}.eks.example",
+            "certificateAuthority": {"data": "Q0E="},
+            "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.example/id/{name}"}]}],
+            "arn": f"arn:aws:eks:region:000000000000:cluster/{name}",
+            "vpcConfig": {**inputs.get("vpcConfig", {}), "clusterSecurityGroupId": f"sg-{name}"},
+        }
+    if type_.startswith(NODE_GROUP):
+        group = f"eks-{inputs.get('nodeGroupName', name)}-mock-asg"
+        return {"resources": [{"autoscalingGroups": [{"name": group}]}]}
+    if type_.startswith("aws:ec2/launchTemplate:LaunchTemplate"):
+        return {"latestVersion": 1, "defaultVersion": 1}
+    if type_.startswith("aws:iam/role:Role") or type_.startswith("aws:iam/openIdConnectProvider"):
+        return {"arn": f"arn:aws:iam::000000000000:role/{name}"}
+    if type_.startswith("aws:sqs/queue:Queue"):
+        return {
+            "arn": f"arn:aws:sqs:mock-region-1:000000000000:{name}",
+            "url": f"https://sqs.mock-region-1.amazonaws.com/000000000000/{name}",
+        }
+    if type_.startswith("aws:iam/policy:Policy"):
+        return {"arn": f"arn:aws:iam::000000000000:policy/{name}"}
+    return {}
+
+
+def mock_call(token: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    if token == "aws:index/getCallerIdentity:getCallerIdentity":
+        return {"accountId": "000000000000", "arn": "arn:aws:iam::000000000000:user/mock", "userId": "mock"}
+    if token == "aws:index/getPartition:getPartition":
+        return {
+            "id": "aws",
+            "partition": "aws",
+            "dnsSuffix": "amazonaws.com",
+            "reverseDnsPrefix": "com.amazonaws",
+        }
+    if token == "aws:index/getRegion:getRegion":
+        region = args.get("region") or "mock-region-1"
+        return {"id": region, "name": region, "region": region, "description": "mock", "endpoint": ""}
+    if token == "aws:ssm/getParameter:getParameter":
+        return {"value": "1.33.0-20260101", "name": args.get("name", ""), "type": "String"}
+    if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
+        region = args.get("region") or "mock-region-1"
+        names = [f"{region}{suffix}" for suffix in "abc"]
+        return {"id": region, "names": names, "zoneIds": [f"mock1-az{i}" for i in (1, 2, 3)]}
+    return None

@@ -1,0 +1,156 @@
+"""EKS in the stack: a cluster (or an attachment to one), its tainted GPU node groups or Karpenter NodePools, and
+the Cluster Autoscaler and EFA device plugin on it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pulumi
+
+from gpu_platform.args.autoscaling import EksAutoscaler
+from gpu_platform.clouds.eks.autoscaling_plan import (
+    ClusterAutoscalerPlan,
+    autoscaler_image_tag,
+    efa_device_plugin_plan,
+)
+from gpu_platform.clouds.eks.cluster_plan import eks_cluster_plan
+from gpu_platform.clouds.eks.node_pool_plan import eks_node_pool_plan
+from gpu_platform.clouds.eks.profile import DEFAULT_ZONES, PROFILE
+from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provider, planned_pools
+
+if TYPE_CHECKING:
+    from gpu_platform.stack.spec import PlatformSpec
+
+
+def _zones(spec: PlatformSpec) -> list[str]:
+    """``cluster.zones``, or the region's first available zones: never derived from the pools, so editing a
+    pool never moves a subnet (``load_platform`` requires ``cluster.zones`` when pools name zones)."""
+    import pulumi_aws as aws
+
+    if spec.cluster.zones:
+        return list(spec.cluster.zones)
+    available = aws.get_availability_zones(state="available", region=spec.cluster.region).names
+    return list(available)[:DEFAULT_ZONES]
+
+
+def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructure:
+    """An EKS cluster (or an attachment to one) and its GPU node groups or Karpenter NodePools."""
+    PROFILE.sdk("gpu-platform:cloud: eks")  # the extra this cloud needs, named in one line
+    from gpu_platform.clouds.eks.cluster import EksCluster
+    from gpu_platform.clouds.eks.node_pool import EksGpuNodePool
+
+    c = spec.cluster
+    version: dict[str, Any] = {"kubernetes_version": c.kubernetes_version} if c.kubernetes_version else {}
+    if not c.create:
+        provider, kubeconfig = kubeconfig_provider(spec, opts)
+        attached: dict[str, Any] = {
+            "cluster_name": c.name,
+            "node_role_arn": c.existing_node_role_arn,
+            "subnet_ids": list(c.existing_subnet_ids),
+            **version,
+        }
+        pools = planned_pools(spec, EksGpuNodePool, eks_node_pool_plan, attached, opts)
+        return Infrastructure(provider, kubeconfig, c.name, pools)
+    assert c.system_pool is not None
+    zones = _zones(spec)
+    settings: dict[str, Any] = {
+        "vpc_cidr": c.vpc_cidr,
+        "availability_zones": zones,
+        "protect": not c.disposable,
+        **version,
+    }
+    if c.region:
+        settings["region"] = c.region
+    karpenter = c.autoscaler == EksAutoscaler.KARPENTER.value
+    if karpenter:
+        settings["karpenter_discovery"] = True
+    cluster = EksCluster.from_plan(c.name, eks_cluster_plan(c.name, c.system_pool, settings), opts)
+    if karpenter:
+        pools = _karpenter_pools(spec, cluster, opts)
+        return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+    pools = {}
+    for pool in spec.pools:
+        pool_zones = list(pool.zones) or zones
+        inputs: dict[str, Any] = {
+            "protect": not c.disposable,
+            "cluster_name": cluster.cluster_name,
+            "node_role_arn": cluster.node_role_arn,
+            **version,
+        }
+        if pool.efa:
+            # EFA wants one zone and a cluster placement group: the pool's first zone only.
+            pool_zones = pool_zones[:1]
+            inputs["security_group_ids"] = [cluster.cluster_security_group_id]
+        inputs["subnet_ids"] = [cluster.private_subnet_ids_by_zone[z] for z in pool_zones]
+        plan = eks_node_pool_plan(pool, spec.driver, inputs)
+        pools[pool.name] = EksGpuNodePool.from_plan(pool.name, plan, opts)
+    return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+
+
+def _karpenter_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | None) -> dict[str, Any]:
+    """Karpenter (its IAM, interruption queue, CRDs and controller on the system node group), then one
+    NodePool + EC2NodeClass per GPU pool; the cluster tags its own subnets and security group for discovery."""
+    from gpu_platform.clouds.eks import karpenter_plan as kp
+    from gpu_platform.clouds.eks.karpenter import EksKarpenter
+    from gpu_platform.clouds.eks.karpenter_node_pool import EksKarpenterGpuNodePool
+    from gpu_platform.plans.karpenter import Disruption
+
+    on_cluster = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=cluster.k8s_provider))
+    controller = kp.EksKarpenterPlan(
+        system_node_group=cluster.system_node_group_name,
+        pod_identity_agent=spec.cluster.pod_identity_agent,
+        tag_discovery=False,
+        inputs={
+            "cluster_name": cluster.cluster_name,
+            "subnet_ids": cluster.private_subnet_ids,
+            "security_group_ids": [cluster.cluster_security_group_id],
+        },
+    )
+    karpenter = EksKarpenter.from_plan("karpenter", controller, on_cluster)
+    after = pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[karpenter]))
+    inputs = {"node_role_name": karpenter.node_role_name, "discovery": karpenter.discovery}
+    return {
+        pool.name: EksKarpenterGpuNodePool.from_plan(
+            pool.name, kp.eks_karpenter_pool_plan(pool, spec.driver, inputs, Disruption()), after
+        )
+        for pool in spec.pools
+    }
+
+
+def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> dict[str, Any]:
+    """The Cluster Autoscaler (unless ``cluster.autoscaler`` is ``none``) and, when a pool has EFA,
+    the EFA device plugin. Returns the stack outputs."""
+    from gpu_platform.clouds.eks.cluster_autoscaler import ClusterAutoscaler
+    from gpu_platform.clouds.eks.efa import EfaDevicePlugin
+
+    outputs: dict[str, Any] = {}
+    c = spec.cluster
+    if c.autoscaler == EksAutoscaler.CLUSTER_AUTOSCALER.value:
+        tag = autoscaler_image_tag(c.kubernetes_version)
+        assert tag is not None  # load_platform refused an unpinned minor
+        system = getattr(infra.cluster, "system_node_group_name", None)
+        plan = ClusterAutoscalerPlan(
+            cluster_name=infra.cluster_name,
+            region=c.region or _provider_region(),
+            image_tag=tag,
+            pod_identity_agent=c.pod_identity_agent,
+            node_selector={"eks.amazonaws.com/nodegroup": system} if system else {},
+        )
+        # After the GPU node groups: their Auto Scaling groups are tagged before it first looks.
+        after = pulumi.ResourceOptions(depends_on=list(infra.node_pools.values()))
+        autoscaler = ClusterAutoscaler.from_plan(
+            "cluster-autoscaler", plan, pulumi.ResourceOptions.merge(opts, after)
+        )
+        outputs["clusterAutoscalerStatus"] = autoscaler.status
+    efa = efa_device_plugin_plan(spec.pools)
+    if efa.pools:
+        plugin = EfaDevicePlugin.from_plan("efa-device-plugin", efa, opts)
+        outputs["efaDevicePluginStatus"] = plugin.status
+    return outputs
+
+
+def _provider_region() -> Any:
+    """The AWS provider's region (``aws:region``) when the stack file does not name one."""
+    import pulumi_aws as aws
+
+    return aws.get_region_output().region

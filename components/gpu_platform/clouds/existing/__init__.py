@@ -1,0 +1,1 @@
+"""A cluster made elsewhere, reached through a kubeconfig."""

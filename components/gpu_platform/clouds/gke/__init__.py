@@ -1,0 +1,1 @@
+"""GKE: its profile, plans, components and stack wiring."""

@@ -1,0 +1,57 @@
+"""Checks of GKE components' own arguments, beside the checks every path runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gpu_platform.args.cluster import GkeClusterArgs
+from gpu_platform.args.nodepools import GkeGpuNodePoolArgs
+from gpu_platform.catalog.drivers import DriverVersion, min_driver_for_cuda
+from gpu_platform.clouds.gke.profile import HOST_DRIVER_FLOOR
+from gpu_platform.driver import DriverPlan
+from gpu_platform.errors import Problems
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.cluster import SystemPool, resolve_cluster_args
+from gpu_platform.resolve.nodepool import resolve_node_pool_args
+
+
+def cluster_args(args: GkeClusterArgs) -> tuple[SystemPool, dict[str, Any]]:
+    """``GkeCluster``'s arguments checked: its system pool and settings; ``ArgumentsError`` lists every problem."""
+    p, checked, system = resolve_cluster_args("gke", GkeClusterArgs, args, "network_cidr")
+    p.raise_for_arguments()
+    assert checked is not None and system is not None
+    return system, checked
+
+
+def compute_class_driver(pool: GpuPool, driver: Mapping[str, Any], p: Problems) -> DriverVersion | None:
+    """GKE installs the driver on auto-created pools: only owner ``auto``/``cloud``; the CUDA check runs
+    against ``host_version`` or the catalog's floor for GKE's default driver."""
+    owner = driver.get("owner", "auto")
+    if owner == "operator":
+        p.add(
+            ("driver", "owner"),
+            "auto-created GKE node pools install GKE's driver (ComputeClass gpu.driverVersion: default or latest); "
+            "the GPU Operator cannot own it there: use 'auto' or 'cloud'",
+        )
+    for key in ("version", "installer_version"):
+        if driver.get(key) is not None:
+            p.add(("driver", key), "GKE installs the driver on auto-created node pools; remove it")
+    try:
+        host = DriverVersion.parse(driver.get("host_version") or HOST_DRIVER_FLOOR)
+    except ValueError as exc:
+        p.add(("driver", "host_version"), str(exc))
+        return None
+    if pool.cuda_version is not None and host < (need := min_driver_for_cuda(pool.cuda_version)):
+        where = ("pool", "cuda_version") if pool.cuda_declared else ("cuda_version",)
+        p.add(
+            where,
+            f"CUDA {pool.cuda_version} needs driver >= {need}, but GKE's driver is taken to be {host}; declare "
+            "{{driver.host_version}} if the nodes run a newer one, or build the images for an older CUDA",
+        )
+    return host
+
+
+def node_pool_args(args: GkeGpuNodePoolArgs) -> tuple[GpuPool, DriverPlan, Mapping[str, Any]]:
+    """The node pool component's arguments checked and resolved; ``ArgumentsError`` lists every problem."""
+    return resolve_node_pool_args("gke", GkeGpuNodePoolArgs, args)

@@ -1,0 +1,192 @@
+"""GKE: machines, node images, driver ownership, allocatable, labels, zones and pool rules."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from gpu_platform.catalog.allocatable import (
+    GKE_CPU_BRACKETS,
+    GKE_DEFAULT_MAX_PODS,
+    GKE_MEMORY_BRACKETS,
+    GKE_SMALL_MACHINE_MEMORY_MIB,
+    MIB_PER_GIB,
+    bracketed,
+)
+from gpu_platform.catalog.cpu_machines import CpuShape
+from gpu_platform.catalog.drivers import DriverVersion
+from gpu_platform.catalog.machines import MachineType
+from gpu_platform.cloud import CloudProfile, NodeImage, ResourceTypes
+from gpu_platform.clouds.gke import machines as table
+from gpu_platform.clouds.gke import resource_types as types
+from gpu_platform.driver import DriverPlan, DriverPlanError
+from gpu_platform.errors import Problems
+from gpu_platform.pools import GpuPool
+from gpu_platform.sdk import Extra
+
+DRIVER_DIR = "/home/kubernetes/bin/nvidia"
+"""Where Google's installer puts the driver on GKE nodes."""
+NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+"""Keeps GKE's own device plugin off a node where the GPU Operator's runs."""
+INSTALLATION_DISABLED = "INSTALLATION_DISABLED"
+"""``gpu_driver_installation_config.gpu_driver_version``: GKE installs nothing, the library's path does."""
+SHARING_STRATEGY = {"time-slicing": "TIME_SHARING", "mps": "MPS"}
+"""GKE-managed sharing: ``gpu_sharing_config.gpu_sharing_strategy`` per sharing mode."""
+HOST_DRIVER_FLOOR = "535.230.02"
+"""GKE automatic install "DEFAULT" installs the R535 branch on current GKE versions [U]: the CUDA check's
+floor for cloud-owned drivers (override with ``gpuOperator.driver.hostVersion``)."""
+
+
+def region_of(location: str) -> str:
+    """``us-central1-a`` -> ``us-central1``; a region stays as it is."""
+    parts = location.split("-")
+    return "-".join(parts[:2]) if len(parts) > 2 else location
+
+
+class GkeProfile(CloudProfile):
+    name = "gke"
+    display = "GKE"
+    extra = Extra("gke", "pulumi_gcp", "pulumi-gcp", "the Google Cloud SDK")
+    resource_types = ResourceTypes(
+        types.FORCE_NEW,
+        types.IN_PLACE_IF,
+        types.STATEFUL,
+        types.NODE_POOLS,
+        types.mock_state,
+        types.mock_call,
+    )
+    stack_module = "gpu_platform.clouds.gke.stack"
+    machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
+    images: ClassVar[Mapping[str, NodeImage]] = {
+        "COS_CONTAINERD": NodeImage("COS_CONTAINERD", "cos"),
+        "UBUNTU_CONTAINERD": NodeImage("UBUNTU_CONTAINERD", "ubuntu"),
+    }
+    default_image = "COS_CONTAINERD"
+    system_machine_type = "e2-standard-4"
+    machine_shape = table.MACHINE_NAME
+    region_required = True
+    cluster_keys = frozenset({"project"})
+    host_driver_floor = HOST_DRIVER_FLOOR
+    mig_manager_reboot = True
+    cloud_sharing_modes = frozenset({"time-slicing", "mps", "mig"})
+    cloud_mig_strategy = "single"
+    cloud_sharing_runs_own_device_plugin = True
+    default_device_plugin_off_label = (NO_DEFAULT_DEVICE_PLUGIN_LABEL, "true")
+    reservation_kind = "GKE reservations"
+    critical_pods_need_quota = True
+    publishes_allocatable = True
+    kueue_vm_overhead = True
+    eviction_memory_mib = 100
+    scale_from_zero_fix = (
+        "{{min_nodes}} 1 (one node always up), or GKE-managed sharing ({{sharing.managed_by}} cloud), "
+        "which GKE's autoscaler knows"
+    )
+
+    @classmethod
+    def cpu_shape(cls, name: str) -> CpuShape | None:
+        return table.cpu_shape(name)
+
+    @classmethod
+    def default_max_pods(cls, machine_type: str, vcpus: int) -> int:
+        return GKE_DEFAULT_MAX_PODS
+
+    @classmethod
+    def reserved(cls, vcpus: int, memory_mib: int, max_pods: int) -> tuple[int, int]:
+        cpu = math.ceil(bracketed(Fraction(vcpus * 1000), GKE_CPU_BRACKETS))
+        if memory_mib < MIB_PER_GIB:
+            return cpu, GKE_SMALL_MACHINE_MEMORY_MIB
+        return cpu, math.ceil(bracketed(Fraction(memory_mib), GKE_MEMORY_BRACKETS))
+
+    @classmethod
+    def plan_driver(
+        cls, image: str | None, owner: str, operator: DriverVersion, host: DriverVersion | None
+    ) -> DriverPlan:
+        image = image or cls.default_image
+        if owner == "operator" or (owner == "auto" and image == "UBUNTU_CONTAINERD"):
+            # NVIDIA's GKE path B: the operator's driver manager, supported on Ubuntu images only.
+            if image != "UBUNTU_CONTAINERD":
+                raise DriverPlanError(
+                    "the GPU Operator can install the driver on GKE only on UBUNTU_CONTAINERD images; "
+                    f"'{image}' needs owner 'cloud' (Google's installer)"
+                )
+            return DriverPlan("operator", "operator", "operator", operator, pool_driver=INSTALLATION_DISABLED)
+        if image == "UBUNTU_CONTAINERD":
+            # Google's Ubuntu installer manifest depends on GPU model and node version; only the COS
+            # installer is deployed by the library.
+            raise DriverPlanError(
+                "owner 'cloud' on GKE uses Google's COS driver installer; UBUNTU_CONTAINERD nodes need "
+                "owner 'operator' (or 'auto'): NVIDIA's driver manager path for Ubuntu"
+            )
+        # NVIDIA's GKE path A: GKE's own install disabled, Google's COS installer DaemonSet puts the
+        # driver under /home/kubernetes/bin/nvidia; the operator only adds toolkit/plugin/DCGM.
+        floor = host or DriverVersion.parse(HOST_DRIVER_FLOOR)
+        return DriverPlan(
+            "cloud", "operator", "operator", floor, pool_driver=INSTALLATION_DISABLED, cloud_installer=True
+        )
+
+    @classmethod
+    def driver_root(cls, driver: DriverPlan) -> str:
+        return DRIVER_DIR
+
+    @classmethod
+    def gpu_operator_values(cls, values: dict[str, Any], driver: DriverPlan) -> None:
+        # NVIDIA google-gke.rst; toolkit env works around GKE 1.33+ containerd config (pitfall 7).
+        values["cdi"] = {"enabled": True}
+        if driver.toolkit == "operator":
+            values["toolkit"]["env"] = [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]
+        if driver.cloud_installer:
+            values["hostPaths"] = {"driverInstallDir": DRIVER_DIR}
+            values["toolkit"]["installDir"] = DRIVER_DIR
+
+    @classmethod
+    def dra_values(cls, values: dict[str, Any]) -> None:
+        # NVIDIA's GKE overrides (dra-intro-install, 26.3): GKE admits critical priority classes outside
+        # kube-system only under a quota, and the controller's control-plane affinity cannot be met.
+        values["kubeletPlugin"]["priorityClassName"] = ""
+        values["controller"] = {"priorityClassName": "", "affinity": None}
+
+    @classmethod
+    def pool_problems(cls, pool: GpuPool, p: Problems) -> None:
+        if pool.machine is None or not pool.machine.accelerator_type:
+            p.add(("machine_type",), "GKE needs a machine type with a guest accelerator")
+        s = pool.sharing
+        if s.managed_by == "cloud" and s.mode == "mig" and any("+" in prof for prof in s.mig_profiles):
+            p.add(
+                ("sharing", "mig", "layout"),
+                "GKE gpu_partition_size takes plain <n>g.<m>gb profiles, not '+me' ones",
+            )
+
+    @classmethod
+    def auto_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
+        cls.pool_problems(pool, p)
+
+    @classmethod
+    def dra_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
+        s = pool.sharing
+        if s.mode == "mig" and s.managed_by == "cloud":
+            p.add(
+                ("sharing", "managed_by"),
+                "GKE gpu_partition_size is applied by Google's installer DaemonSet after the driver, racing the "
+                "DRA kubelet plugin, and no GKE procedure covers DRA with MIG: use allocation 'device-plugin' "
+                "for MIG on GKE",
+            )
+
+    @classmethod
+    def scale_from_zero_problem(cls, pool: GpuPool) -> str | None:
+        s = pool.sharing
+        if s.managed_by == "operator" and s.mode == "mig":
+            return "GKE's autoscaler sees an empty pool's GPUs as whole nvidia.com/gpu; the GPU Operator's MIG slices exist only once a node runs"
+        if s.managed_by == "operator" and s.mode in ("time-slicing", "mps") and s.rename_by_default:
+            return "GKE's autoscaler does not know nvidia.com/gpu.shared, which the GPU Operator adds only once a node runs"
+        return None
+
+    @classmethod
+    def zone_pattern(cls, region: str) -> tuple[str, re.Pattern[str], str] | None:
+        base = region_of(region)
+        return base, re.compile(rf"^{re.escape(base)}-[a-z]$"), f"{base}-a"
+
+
+PROFILE = GkeProfile()

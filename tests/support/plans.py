@@ -1,0 +1,24 @@
+"""Component plans from raw arguments, as each component's constructor makes them (checks, then plan)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpu_platform.clouds.aks import checks as aks
+from gpu_platform.clouds.aks.node_pool_plan import AksNodePoolPlan, aks_node_pool_plan
+from gpu_platform.clouds.eks import checks as eks
+from gpu_platform.clouds.eks.node_pool_plan import EksNodePoolPlan, eks_node_pool_plan
+from gpu_platform.clouds.gke import checks as gke
+from gpu_platform.clouds.gke.node_pool_plan import GkeNodePoolPlan, gke_node_pool_plan
+
+
+def plan_gke_node_pool(args: Any) -> GkeNodePoolPlan:
+    return gke_node_pool_plan(*gke.node_pool_args(args))
+
+
+def plan_eks_node_pool(args: Any) -> EksNodePoolPlan:
+    return eks_node_pool_plan(*eks.node_pool_args(args))
+
+
+def plan_aks_node_pool(args: Any) -> AksNodePoolPlan:
+    return aks_node_pool_plan(*aks.node_pool_args(args))
