@@ -31,8 +31,8 @@ from gpu_platform.resolve.pools import resolve_pools
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.sharing import advertised_resources
 from tests.conftest import UPSTREAM, upstream
+from tests.support.crds import problems_of
 from tests.test_gpu_operator import missing_upstream
-from tests.test_kserve_crd_schemas import inference_service_errors
 
 # AKS partitions the A100s when it provisions the node (gpu_instance_profile), with the driver it installs.
 A100_MIG_DRA = {
@@ -445,7 +445,7 @@ def test_kserve_predictor_fragment_fits_the_v020_crd() -> None:
         "metadata": {"name": "small-llm", "namespace": "ml-team"},
         "spec": {"predictor": predictor},
     }
-    assert inference_service_errors(isvc) == []
+    assert problems_of(isvc) == []
     assert predictor["nodeSelector"]["gpu-platform.io/pool"] == "a100-mig"
     with pytest.raises(ValueError, match="not a DRA pool"):
         d.predictor_claims(plan.pools[1], "gpu")

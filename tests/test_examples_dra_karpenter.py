@@ -18,8 +18,8 @@ import yaml
 from gpu_platform.offline import Plan, run_plan
 from gpu_platform.policy.kube import tolerates
 from gpu_platform.pools import Taint
-from tests.autoprovisioning_crd_validation import validation_errors
 from tests.conftest import REPO, UPSTREAM
+from tests.support.crds import problems_of
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 
@@ -109,7 +109,7 @@ def test_node_pools_and_node_classes_validate_against_the_crds(karpenter_plan: P
     assert sorted(p.inputs["metadata"]["name"] for p in pools) == ["h100", "l4-spot"]
     assert len(classes) == 2
     for p in pools:
-        assert validation_errors(obj(p), "aws") == []
+        assert problems_of(obj(p), "aws") == []
         assert p.inputs["spec"]["template"]["spec"]["taints"][0] == {
             "key": "nvidia.com/gpu",
             "value": "present",
@@ -117,7 +117,7 @@ def test_node_pools_and_node_classes_validate_against_the_crds(karpenter_plan: P
         }
         assert p.inputs["spec"]["disruption"]["consolidationPolicy"] == "WhenEmpty"
     for c in classes:
-        assert validation_errors(obj(c)) == []
+        assert problems_of(obj(c)) == []
 
 
 def test_the_queued_job_can_only_be_served_by_the_node_pool(karpenter_plan: Plan) -> None:

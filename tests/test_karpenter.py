@@ -1,7 +1,7 @@
 """Karpenter on EKS (issue 16): controller, IAM, interruption queue and GPU NodePools.
 
 Every custom resource is validated against the vendored CRD / JSON schema at the pinned version, including
-its CEL rules (tests.autoprovisioning_crd_validation); the Karpenter IAM, queue and EventBridge rules are compared statement for
+its CEL rules (tests.support.crds); the Karpenter IAM, queue and EventBridge rules are compared statement for
 statement with Karpenter's own getting-started CloudFormation template at v1.14.1; the controller chart is
 rendered offline with the plan's values.
 """
@@ -22,8 +22,8 @@ from gpu_platform.clouds.eks import karpenter_plan as kp
 from gpu_platform.clouds.eks.karpenter import EksKarpenter
 from gpu_platform.clouds.eks.karpenter_node_pool import EksKarpenterGpuNodePool
 from gpu_platform.errors import ArgumentsError
-from tests.autoprovisioning_crd_validation import validation_errors
 from tests.conftest import UPSTREAM, upstream
+from tests.support.crds import problems_of
 from tests.support.plans import plan_eks_node_pool
 
 L4_SPOT = {"name": "l4-spot", "machine_type": "g6.2xlarge", "max_nodes": 4, "spot": True}
@@ -70,8 +70,8 @@ def arg_problems(fn: Any, args: dict[str, Any]) -> dict[str, str]:
 @pytest.mark.parametrize("pool", [L4_SPOT, H100, H100_BLOCK, L4_BOTTLEROCKET], ids=lambda p: p["name"])
 def test_eks_objects_validate_against_the_v1141_crds(pool: dict[str, Any]) -> None:
     node_pool, node_class = eks_objects(eks_plan(pool))
-    assert validation_errors(node_pool, "aws") == []
-    assert validation_errors(node_class) == []
+    assert problems_of(node_pool, "aws") == []
+    assert problems_of(node_class) == []
 
 
 def test_same_labels_and_taints_as_the_managed_node_group() -> None:
@@ -154,7 +154,7 @@ def test_custom_disruption_and_its_problems() -> None:
     )
     node_pool, _ = eks_objects(plan)
     assert node_pool["spec"]["template"]["spec"]["terminationGracePeriod"] == "24h"
-    assert validation_errors(node_pool, "aws") == []
+    assert problems_of(node_pool, "aws") == []
     found = arg_problems(
         kp.plan_eks_karpenter_pool,
         {
@@ -193,13 +193,13 @@ def test_crd_validation_catches_what_the_api_server_would_refuse() -> None:
     node_pool["spec"]["template"]["spec"]["requirements"].append({"key": "k", "operator": "In", "values": []})
     node_pool["spec"]["disruption"]["consolidateAfter"] = "soon"
     node_pool["spec"]["disruption"]["budgets"][0]["schedule"] = "@daily"
-    errors = validation_errors(node_pool, "aws")
+    errors = problems_of(node_pool, "aws")
     assert len(errors) == 4, errors
     node_class["spec"]["instanceProfile"] = "p"  # with role: exactly one of them
     node_class["spec"]["amiSelectorTerms"].append({"alias": "al2023@latest"})
     node_class["spec"]["tags"]["karpenter.sh/nodepool"] = "x"
     node_class["spec"]["bogus"] = True
-    errors = validation_errors(node_class)
+    errors = problems_of(node_class)
     assert len(errors) == 4, errors
 
 
@@ -355,9 +355,7 @@ def test_eks_karpenter_component(run_component: Any) -> None:
     assert node_pool.inputs["spec"]["template"]["spec"]["taints"][0]["key"] == "nvidia.com/gpu"
     node_class = plan.one("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass")
     assert node_class.inputs["spec"]["role"] == "karpenter-node-role"
-    assert (
-        validation_errors({k: node_class.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec")}) == []
-    )
+    assert problems_of({k: node_class.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec")}) == []
 
 
 def test_controller_never_runs_on_karpenter_nodes_rendered() -> None:

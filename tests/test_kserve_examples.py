@@ -11,7 +11,7 @@ import yaml
 
 from gpu_platform.offline import Plan, run_plan
 from tests.conftest import REPO
-from tests.test_kserve_crd_schemas import inference_service_errors
+from tests.support.crds import problems_of
 
 EXAMPLES = REPO / "examples"
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
@@ -102,6 +102,6 @@ def test_example_inference_services_validate_against_the_crd(l4: Plan, h100: Pla
     checked = 0
     for plan in (l4, h100):
         for r in services(plan).values():
-            assert inference_service_errors(r.inputs) == [], r.name
+            assert problems_of(r.inputs) == [], r.name
             checked += 1
     assert checked == 6

@@ -1,23 +1,19 @@
 """Every Kueue object the library generates is accepted by Kueue 0.19.2's CRDs (v1beta2) and webhook.
 
-Three layers, each able to fail on its own (see the negative tests at the end):
-- ``jsonschema`` against the CRD's ``openAPIV3Schema`` (types, enums, patterns, maxItems such as 16
-  resource groups and 8 tolerations, maxProperties such as 8 node labels);
-- unknown fields, which the API server would prune silently (``cohort`` instead of ``cohortName``);
-- every ``x-kubernetes-validations`` (CEL) rule of the schema, evaluated by hand here; a rule this
-  test does not know fails the test, so a new upstream rule cannot slip past;
-- the ClusterQueue webhook's own checks (resource names in covered order, no resource or flavor
-  twice, non-negative quotas, lending <= nominal, limits only with a cohort).
+The CRD checks (jsonschema on the ``openAPIV3Schema`` with its maxItems such as 16 resource groups and 8
+tolerations and maxProperties such as 8 node labels; unknown fields, which the API server would prune silently,
+``cohort`` instead of ``cohortName``; every CEL rule) are ``tests.support.crds``; on top of them, the
+ClusterQueue webhook's own checks (resource names in covered order, no resource or flavor twice, non-negative
+quotas, lending <= nominal, limits only with a cohort). Each can fail on its own (see the negative tests at
+the end).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from decimal import Decimal
-from functools import cache
 from typing import Any
 
-import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
@@ -27,105 +23,10 @@ from gpu_platform.operators.kueue import Kueue
 from gpu_platform.plans.kueue import KueueObjects, plan_kueue
 from gpu_platform.resolve.kueue import MAX_TOTAL_FLAVORS
 from tests.conftest import upstream
+from tests.support import crds
 
-CRD_FILES = {
-    "ResourceFlavor": "kueue.x-k8s.io_resourceflavors.yaml",
-    "ClusterQueue": "kueue.x-k8s.io_clusterqueues.yaml",
-    "LocalQueue": "kueue.x-k8s.io_localqueues.yaml",
-    "WorkloadPriorityClass": "kueue.x-k8s.io_workloadpriorityclasses.yaml",
-}
-
-
-@cache
-def crd_schema(kind: str) -> dict[str, Any]:
-    doc = yaml.safe_load(upstream("kueue", "crds", CRD_FILES[kind]).read_text())
-    assert doc["spec"]["names"]["kind"] == kind
-    (version,) = [v for v in doc["spec"]["versions"] if v["name"] == "v1beta2"]
-    assert version["served"] and version["storage"], "v1beta2 is the served storage version at 0.19.2"
-    return version["schema"]["openAPIV3Schema"]
-
-
-# --- CEL rules, evaluated by hand ---------------------------------------------------------------
-
-_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-
-
-def _no_borrowing_without_cohort(s: dict[str, Any]) -> bool:
-    if "cohortName" in s or "resourceGroups" not in s:
-        return True
-    return all(
-        "borrowingLimit" not in r for g in s["resourceGroups"] for f in g["flavors"] for r in f["resources"]
-    )
-
-
-CEL: dict[str, Callable[[Any], bool]] = {
-    "!has(self.topologyName) || self.nodeLabels.size() >= 1": lambda s: (
-        "topologyName" not in s or len(s.get("nodeLabels", {})) >= 1
-    ),
-    "self.all(x, x.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])": lambda s: all(
-        x["effect"] in _EFFECTS for x in s
-    ),
-    "self.all(x, !has(x.key) ? x.operator == 'Exists' : true)": lambda s: all(
-        "key" in x or x.get("operator") == "Exists" for x in s
-    ),
-    "self.all(x, has(x.tolerationSeconds) ? x.effect == 'NoExecute' : true)": lambda s: all(
-        "tolerationSeconds" not in x or x.get("effect") == "NoExecute" for x in s
-    ),
-    "self.all(x, !has(x.operator) || x.operator in ['Equal', 'Exists'])": lambda s: all(
-        x.get("operator", "Equal") in ("Equal", "Exists") for x in s
-    ),
-    "self.all(x, has(x.operator) && x.operator == 'Exists' ? !has(x.value) : true)": lambda s: all(
-        x.get("operator") != "Exists" or "value" not in x for x in s
-    ),
-    "self.all(x, !has(x.effect) || x.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])": lambda s: (
-        all(x.get("effect", "NoSchedule") in _EFFECTS for x in s)
-    ),
-    "!has(self.cohortName) && has(self.resourceGroups) ? self.resourceGroups.all(rg, rg.flavors.all(f, "
-    "f.resources.all(r, !has(r.borrowingLimit)))) : true": _no_borrowing_without_cohort,
-    "!has(self.preference) || (self.whenCanBorrow == 'TryNextFlavor' && self.whenCanPreempt == "
-    "'TryNextFlavor')": lambda s: (
-        "preference" not in s or (s.get("whenCanBorrow") == s.get("whenCanPreempt") == "TryNextFlavor")
-    ),
-    "!(self.reclaimWithinCohort == 'Never' && has(self.borrowWithinCohort) &&  "
-    "self.borrowWithinCohort.policy != 'Never')": lambda s: (
-        not (
-            s.get("reclaimWithinCohort", "Never") == "Never"
-            and "borrowWithinCohort" in s
-            and s["borrowWithinCohort"].get("policy", "Never") != "Never"
-        )
-    ),
-    "self.flavors.all(x, size(x.resources) == size(self.coveredResources))": lambda s: all(
-        len(f["resources"]) == len(s["coveredResources"]) for f in s["flavors"]
-    ),
-}
-
-
-def _walk(schema: dict[str, Any], value: Any, path: str) -> Iterator[str]:
-    """Problems the API server would report beyond plain JSON schema: CEL rules and unknown fields."""
-    for rule in schema.get("x-kubernetes-validations", []):
-        text = " ".join(rule["rule"].split("\n"))
-        if "oldSelf" in text:
-            continue  # transition rule: only on update
-        if text not in CEL:
-            yield f"{path}: CEL rule not evaluated by this test, add it: {text}"
-        elif not CEL[text](value):
-            yield f"{path}: {rule['message']}"
-    if isinstance(value, dict) and "properties" in schema:
-        for key, sub in value.items():
-            if key not in schema["properties"]:
-                if (
-                    not schema.get("x-kubernetes-preserve-unknown-fields")
-                    and "additionalProperties" not in schema
-                ):
-                    yield f"{path}.{key}: unknown field (the API server would drop it)"
-                continue
-            yield from _walk(schema["properties"][key], sub, f"{path}.{key}")
-    elif isinstance(value, dict) and isinstance(schema.get("additionalProperties"), dict):
-        for key, sub in value.items():
-            yield from _walk(schema["additionalProperties"], sub, f"{path}.{key}")
-    elif isinstance(value, list) and "items" in schema:
-        for i, sub in enumerate(value):
-            yield from _walk(schema["items"], sub, f"{path}[{i}]")
+KINDS = ("ResourceFlavor", "ClusterQueue", "LocalQueue", "WorkloadPriorityClass")
+"""Every Kueue kind the library writes (each has a vendored CRD in ``tests.support.crds.CRDS``)."""
 
 
 def _quantity(q: int | str) -> Decimal:
@@ -182,14 +83,21 @@ def webhook_problems(cq: dict[str, Any]) -> Iterator[str]:
 
 
 def problems_of(obj: dict[str, Any]) -> list[str]:
-    schema = crd_schema(obj["kind"])
-    validator = jsonschema.Draft7Validator(schema)
-    found = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(obj)]
-    found += list(_walk(schema, obj, obj["kind"]))
+    """The CRD's problems (``tests.support.crds``) plus, for a ClusterQueue, the webhook's."""
+    assert obj["apiVersion"] == "kueue.x-k8s.io/v1beta2"
+    found = crds.problems_of(obj)
     if obj["kind"] == "ClusterQueue":
         found += list(webhook_problems(obj))
-    assert obj["apiVersion"] == "kueue.x-k8s.io/v1beta2"
     return found
+
+
+def test_v1beta2_is_the_served_storage_version() -> None:
+    for kind in KINDS:
+        doc = yaml.safe_load(upstream(*crds.CRDS["kueue.x-k8s.io/v1beta2", kind]).read_text())
+        (version,) = [v for v in doc["spec"]["versions"] if v["name"] == "v1beta2"]
+        assert version["served"] and version["storage"], (
+            f"v1beta2 is the served storage version at 0.19.2 ({kind})"
+        )
 
 
 # --- scenarios ----------------------------------------------------------------------------------
@@ -302,7 +210,7 @@ def test_generated_object_is_accepted_by_the_crd_and_webhook(obj: dict[str, Any]
 
 
 def test_every_kind_is_covered() -> None:
-    assert {o["kind"] for o in _all_objects()} == set(CRD_FILES)
+    assert {o["kind"] for o in _all_objects()} == set(KINDS)
 
 
 def test_team_namespaces_are_valid_kubernetes_objects() -> None:
@@ -325,7 +233,7 @@ def test_objects_registered_by_the_component_validate_too() -> None:
 
     plan = run_program(program)
     registered = [r.inputs for r in plan.by_type("kubernetes:kueue.x-k8s.io/v1beta2:")]
-    assert {o["kind"] for o in registered} == set(CRD_FILES)
+    assert {o["kind"] for o in registered} == set(KINDS)
     for obj in registered:
         assert problems_of(obj) == [], obj["kind"]
 

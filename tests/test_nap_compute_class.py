@@ -1,7 +1,7 @@
 """AKS Node Auto Provisioning and GKE ComputeClasses (issue 16): GPU pools scaled from zero.
 
 The NAP NodePool and AKSNodeClass are validated against karpenter-provider-azure v1.14.2's CRDs, the
-ComputeClass against the vendored GKE schema, CEL rules included (tests.autoprovisioning_crd_validation); labels and taints
+ComputeClass against the vendored GKE schema, CEL rules included (tests.support.crds); labels and taints
 are compared with the managed pools of the same clouds.
 """
 
@@ -16,7 +16,7 @@ from gpu_platform.clouds.aks.nap_node_pool import AksNapGpuNodePool
 from gpu_platform.clouds.gke import compute_class_plan as cc
 from gpu_platform.clouds.gke.compute_class import GkeGpuComputeClass
 from gpu_platform.errors import ArgumentsError
-from tests.autoprovisioning_crd_validation import validation_errors
+from tests.support.crds import problems_of
 from tests.support.plans import plan_aks_node_pool, plan_gke_node_pool
 
 
@@ -34,8 +34,8 @@ A100_SPOT = {"name": "a100-spot", "machine_type": "Standard_NC24ads_A100_v4", "m
 def test_aks_nap_objects_validate_and_match_the_agent_pool() -> None:
     plan = nap.plan_aks_nap_pool({"pool": A100_SPOT})  # type: ignore[typeddict-item]
     node_pool, node_class = nap.aks_node_pool(plan), nap.aks_node_class(plan)
-    assert validation_errors(node_pool, "azure") == []
-    assert validation_errors(node_class) == []
+    assert problems_of(node_pool, "azure") == []
+    assert problems_of(node_class) == []
     agent = plan_aks_node_pool({"pool": A100_SPOT, "resource_group_name": "rg", "cluster_name": "c"})  # type: ignore[typeddict-item]
     assert node_pool["spec"]["template"]["metadata"]["labels"] == agent.labels
     assert node_pool["spec"]["template"]["spec"]["taints"] == agent.taint_dicts  # GPU taint + AKS spot taint
@@ -97,7 +97,7 @@ A100_GKE = {
 @pytest.mark.parametrize("pool", [L4_GKE, A100_GKE], ids=lambda p: p["name"])
 def test_compute_class_validates_against_the_schema(pool: dict[str, Any]) -> None:
     plan = cc.plan_gke_compute_class({"pool": pool})  # type: ignore[typeddict-item]
-    assert validation_errors(cc.compute_class(plan)) == []
+    assert problems_of(cc.compute_class(plan)) == []
 
 
 def test_compute_class_content() -> None:
@@ -156,7 +156,7 @@ def test_compute_class_refusals() -> None:
 def test_compute_class_component(run_component: Any) -> None:
     plan = run_component(lambda: GkeGpuComputeClass("l4", {"pool": L4_GKE}))
     obj = plan.one("kubernetes:cloud.google.com/v1:ComputeClass")
-    assert validation_errors({k: obj.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec")}) == []
+    assert problems_of({k: obj.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec")}) == []
 
 
 def test_aks_nap_refuses_operator_sharing_and_dra_like_karpenter() -> None:

@@ -17,7 +17,7 @@ from gpu_platform.offline import Plan, run_plan
 from gpu_platform.plans.kueue import QUEUE_NAME_LABEL
 from gpu_platform.scheduling import pool_taints
 from tests.conftest import REPO
-from tests.crd_validation import crd_problems, problems_of
+from tests.support.crds import crd_problems, problems_of
 
 EXAMPLES = {
     "trainjob-h100-kueue": ("trainer.kubeflow.org/v1alpha1", "TrainJob", "trainer.kubeflow.org/trainjob"),

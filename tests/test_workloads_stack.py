@@ -20,7 +20,7 @@ from gpu_platform.scheduling import pool_tolerations, selector_labels
 from gpu_platform.sharing import advertised_resources
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO, stack_raw_config
-from tests.crd_validation import problems_of
+from tests.support.crds import problems_of
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 QUEUE = "kubernetes:scheduling.volcano.sh/v1beta1:Queue"

@@ -1,1 +1,1 @@
-"""Helpers shared by the tests."""
+"""Helpers shared by the tests: CRD/CEL validation, component plans from raw arguments."""
