@@ -190,6 +190,13 @@ class CloudProfile:
         return cls.plan_driver(image, owner, op_version, host)
 
     @classmethod
+    def image_ships_device_plugin(cls, name: str) -> bool:
+        """Nodes of this image run the cloud's own NVIDIA device plugin (also for images outside the table,
+        as the policy pack sees programs that are not the library's)."""
+        image = cls.images.get(name)
+        return image is not None and image.device_plugin == "cloud"
+
+    @classmethod
     def plan_driver(
         cls, image: str | None, owner: str, operator: DriverVersion, host: DriverVersion | None
     ) -> DriverPlan:

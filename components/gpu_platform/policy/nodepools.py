@@ -75,7 +75,8 @@ class NodePoolView:
 
     @property
     def bottlerocket(self) -> bool:
-        return bool(self.ami_type) and str(self.ami_type).startswith("BOTTLEROCKET")
+        """The node image runs its own device plugin (EKS Bottlerocket), per the cloud's image table."""
+        return bool(self.ami_type) and PROFILES[self.cloud].image_ships_device_plugin(str(self.ami_type))
 
     def label(self, key: str) -> Any:
         return None if self.labels is None else self.labels.get(key)

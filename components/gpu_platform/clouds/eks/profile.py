@@ -113,6 +113,11 @@ class EksProfile(CloudProfile):
         return DriverPlan("cloud", "cloud", node_image.device_plugin, floor)
 
     @classmethod
+    def image_ships_device_plugin(cls, name: str) -> bool:
+        """Every Bottlerocket NVIDIA variant (x86_64 and ARM) runs Bottlerocket's own device plugin."""
+        return name.startswith("BOTTLEROCKET") or super().image_ships_device_plugin(name)
+
+    @classmethod
     def accelerator_label(cls, pool: GpuPool) -> tuple[str, str] | None:
         return ACCELERATOR_LABEL, f"nvidia-{pool.gpu.key}"
 
