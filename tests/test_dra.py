@@ -26,8 +26,8 @@ from gpu_platform.plans.gpu_operator import (
 from gpu_platform.plans.gpu_operator import (
     helm_values as operator_values,
 )
+from gpu_platform.resolve.cloud_pools import resolve_pools
 from gpu_platform.resolve.dra import kubernetes_version_problem
-from gpu_platform.resolve.pools import resolve_pools
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.sharing import advertised_resources
 from tests.conftest import UPSTREAM, upstream
@@ -495,8 +495,8 @@ def test_kueue_takes_the_dra_plugin_off_each_dra_node() -> None:
 
     from gpu_platform.plans.kueue import node_units
     from gpu_platform.plans.node_daemonsets import DRA_KUBELET_PLUGIN_REQUESTS
+    from gpu_platform.resolve.cloud_pools import resolve_pools
     from gpu_platform.resolve.kueue import CapacityBasis
-    from gpu_platform.resolve.pools import resolve_pools
 
     (pool,) = resolve_pools("aks", [{"name": "a100", "machine_type": "Standard_ND96asr_v4", "max_nodes": 2}])
     dra_pool = dataclasses.replace(pool, allocation="dra")

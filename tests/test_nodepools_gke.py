@@ -12,7 +12,7 @@ from gpu_platform.errors import ArgumentsError
 from gpu_platform.nodepools.gke import GkeGpuNodePool
 from gpu_platform.offline import Plan, run_program
 from gpu_platform.plans.nodepools import plan_gke_node_pool
-from gpu_platform.resolve.pools import resolve_pools
+from gpu_platform.resolve.cloud_pools import resolve_pools
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.versions import GPU_OPERATOR
 

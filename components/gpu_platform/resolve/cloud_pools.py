@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from gpu_platform.catalog.mig import MigTable
 from gpu_platform.driver import DEFAULT_IMAGE
 from gpu_platform.errors import Key, Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.dra import dra_pool_problems
-from gpu_platform.resolve.pools import PoolProblems, ResolvedPools, resolve_pool_list
+from gpu_platform.resolve.pools import PoolProblems, ResolvedPools, check_cuda_default, resolve_pool_list
 from gpu_platform.scheduling import ASG_TAG_KEY_MAX, CA_NODE_TEMPLATE
 
 AGENT_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
@@ -190,3 +191,15 @@ def resolve_cluster_pools(
             resolved.pools.remove(pool)
             resolved.broken.add(pool.name)
     return resolved
+
+
+def resolve_pools(
+    cloud: str, pools: Sequence[Any], path: str = "pools", cuda_version: str | None = None
+) -> list[GpuPool]:
+    """Pools given as plain dicts (snake_case or camelCase keys) resolved for one cloud, with the cloud's
+    own limits; raises ``ArgumentsError`` naming ``<path>[i].<field>`` for every problem."""
+    p = Problems()
+    check_cuda_default(cuda_version, p.at("cuda_version"))
+    resolved = resolve_cluster_pools(cloud, pools, cuda_version, lambda i: p.at(path, i))
+    p.raise_for_arguments()
+    return resolved.pools
