@@ -86,3 +86,50 @@ def test_upgrade_guide_lists_every_moved_module() -> None:
     text = (REPO / "docs" / "UPGRADE.md").read_text()
     missing = [old for old, new in MOVED.items() if f"`{old}`" not in text or f"`{new}`" not in text]
     assert not missing, missing
+
+
+def test_no_module_import_cycles() -> None:
+    """No module imports itself through others (``TYPE_CHECKING`` imports included)."""
+    import grimp
+
+    graph = grimp.build_graph("gpu_platform")
+    modules = sorted(graph.modules)
+    index = {m: i for i, m in enumerate(modules)}
+    edges = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in modules}
+    # Tarjan's strongly connected components, iterative.
+    low, order, on_stack, stack, cycles, counter = {}, {}, set(), [], [], [0]
+    for root in modules:
+        if root in order:
+            continue
+        work = [(root, iter(edges[root]))]
+        order[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None and child in index:
+                if child not in order:
+                    order[child] = low[child] = counter[0]
+                    counter[0] += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(edges[child])))
+                elif child in on_stack:
+                    low[node] = min(low[node], order[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == order[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    assert not cycles, cycles

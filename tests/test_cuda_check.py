@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from gpu_platform.errors import ArgumentsError, ConfigError
-from gpu_platform.plans.gpu_operator import gke_driver_installer, helm_values, plan_gpu_operator
+from gpu_platform.plans.gpu_operator import gke_driver_installer, gpu_operator_plan
+from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.stack import load_platform
 
 A100 = {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 2}
@@ -19,7 +20,7 @@ A100 = {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes":
 
 def refused(args: dict[str, Any]) -> list[tuple[str, str]]:
     with pytest.raises(ArgumentsError) as err:
-        plan_gpu_operator(args)  # type: ignore[arg-type]
+        gpu_operator_plan(resolve_gpu_operator(args))  # type: ignore[arg-type]
     return err.value.problems
 
 
@@ -45,10 +46,12 @@ def test_stack_wide_cuda_version_is_named_when_the_pool_does_not_declare_one() -
 
 
 def test_cuda_12_8_on_570_124_06_is_accepted() -> None:
-    plan = plan_gpu_operator(
-        {"cloud": "aks", "driver": {"version": "570.124.06"}, "pools": [{**A100, "cuda_version": "12.8"}]}
+    plan = gpu_operator_plan(
+        resolve_gpu_operator(
+            {"cloud": "aks", "driver": {"version": "570.124.06"}, "pools": [{**A100, "cuda_version": "12.8"}]}
+        )
     )
-    driver = helm_values(plan)["driver"]
+    driver = plan.values["driver"]
     assert (driver["enabled"], driver["version"]) == (True, "570.124.06")
 
 
@@ -57,8 +60,8 @@ def test_the_chart_default_driver_is_what_gets_checked() -> None:
     assert [
         p for p, _ in refused({"cloud": "aks", "version": "v25.3.0", "cuda_version": "13.0", "pools": [A100]})
     ] == ["cuda_version"]
-    plan = plan_gpu_operator({"cloud": "aks", "cuda_version": "13.2", "pools": [A100]})
-    assert helm_values(plan)["driver"]["version"] == "595.91.07"
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "aks", "cuda_version": "13.2", "pools": [A100]}))
+    assert plan.values["driver"]["version"] == "595.91.07"
 
 
 def test_unknown_cuda_release_names_the_key_and_the_valid_ones() -> None:
@@ -71,11 +74,15 @@ def test_unknown_cuda_release_names_the_key_and_the_valid_ones() -> None:
 
 
 def test_eks_image_driver_floor_runs_cuda_13() -> None:
-    plan = plan_gpu_operator(
-        {
-            "cloud": "eks",
-            "pools": [{"name": "l4", "machine_type": "g6.xlarge", "max_nodes": 1, "cuda_version": "13.0"}],
-        }
+    plan = gpu_operator_plan(
+        resolve_gpu_operator(
+            {
+                "cloud": "eks",
+                "pools": [
+                    {"name": "l4", "machine_type": "g6.xlarge", "max_nodes": 1, "cuda_version": "13.0"}
+                ],
+            }
+        )
     )
     assert plan.driver.driver == "cloud"
 
@@ -117,13 +124,15 @@ def test_gke_google_installer_default_vs_declared_version() -> None:
     l4 = {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1, "cuda_version": "12.8"}
     assert refused({"cloud": "gke", "pools": [l4]})[0][0] == "pools[0].cuda_version"
     # hostVersion is only the input of the CUDA check: it installs nothing, the COS default stays.
-    plan = plan_gpu_operator({"cloud": "gke", "driver": {"host_version": "570.172.08"}, "pools": [l4]})
+    plan = gpu_operator_plan(
+        resolve_gpu_operator({"cloud": "gke", "driver": {"host_version": "570.172.08"}, "pools": [l4]})
+    )
     assert plan.gke_installer_version is None
     script = gke_driver_installer(plan.gke_installer_version)["spec"]["template"]["spec"]["initContainers"][0]
     assert "/cos-gpu-installer install ||" in script["command"][-1]
     # An explicit installer version is its own key, and pins what Google's installer installs.
     pinned = {"host_version": "570.172.08", "installer_version": "570.172.08"}
-    plan = plan_gpu_operator({"cloud": "gke", "driver": pinned, "pools": [l4]})
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "driver": pinned, "pools": [l4]}))
     script = gke_driver_installer(plan.gke_installer_version)["spec"]["template"]["spec"]["initContainers"][0]
     assert "/cos-gpu-installer install --version=570.172.08 ||" in script["command"][-1]
 
@@ -179,6 +188,6 @@ def test_stack_and_component_agree(cuda_at: str, cuda: str, driver: str, ok: boo
     else:
         args["cuda_version"] = cuda
     if ok:
-        plan_gpu_operator(args)  # type: ignore[arg-type]
+        gpu_operator_plan(resolve_gpu_operator(args))  # type: ignore[arg-type]
     else:
         assert refused(args)[0][0] == ("pools[0].cuda_version" if cuda_at == "pool" else "cuda_version")

@@ -20,14 +20,13 @@ from gpu_platform.operators.dra import DraDriver
 from gpu_platform.plans import dra as d
 from gpu_platform.plans.gpu_operator import (
     device_plugin_config_data,
+    gpu_operator_plan,
     mig_parted_config_data,
-    plan_gpu_operator,
 )
-from gpu_platform.plans.gpu_operator import (
-    helm_values as operator_values,
-)
+from gpu_platform.resolve.cloud_pools import resolve_pools
 from gpu_platform.resolve.dra import kubernetes_version_problem
-from gpu_platform.resolve.pools import resolve_pools
+from gpu_platform.resolve.dra_driver import resolve_dra_driver
+from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.sharing import advertised_resources
 from tests.conftest import UPSTREAM, upstream
@@ -66,7 +65,7 @@ def aks_args(**extra: Any) -> dict[str, Any]:
 
 def problems(args: dict[str, Any]) -> dict[str, str]:
     with pytest.raises(ArgumentsError) as err:
-        d.plan_dra_driver(args)  # type: ignore[arg-type]
+        d.dra_plan(resolve_dra_driver(args))  # type: ignore[arg-type]
     return dict(err.value.problems)
 
 
@@ -96,19 +95,21 @@ def test_gke_dra_pool_also_keeps_gkes_device_plugin_off() -> None:
 
 
 def test_operator_sharing_config_never_covers_a_dra_pool() -> None:
-    mixed = plan_gpu_operator({"cloud": "eks", "pools": [L4_DRA_EKS, L4_PLUGIN_EKS]})
+    mixed = gpu_operator_plan(resolve_gpu_operator({"cloud": "eks", "pools": [L4_DRA_EKS, L4_PLUGIN_EKS]}))
     assert list(device_plugin_config_data(mixed)) == ["l4-shared-time-slicing-4"]
-    values = operator_values(mixed)
+    values = mixed.values
     assert values["devicePlugin"]["enabled"] is True  # the device-plugin pool still needs it
     assert "manager" not in values["driver"]  # AL2023 ships the driver: no driver manager to tell
-    only_dra = plan_gpu_operator({"cloud": "eks", "pools": [L4_DRA_EKS]})
-    assert operator_values(only_dra)["devicePlugin"]["enabled"] is False
+    only_dra = gpu_operator_plan(resolve_gpu_operator({"cloud": "eks", "pools": [L4_DRA_EKS]}))
+    assert only_dra.values["devicePlugin"]["enabled"] is False
     assert device_plugin_config_data(only_dra) == {}
 
 
 def test_operator_driver_manager_evicts_the_dra_plugin() -> None:
-    plan = plan_gpu_operator({"cloud": "aks", "pools": [{**A100_MIG_DRA, "sharing": {"mode": "none"}}]})
-    values = operator_values(plan)
+    plan = gpu_operator_plan(
+        resolve_gpu_operator({"cloud": "aks", "pools": [{**A100_MIG_DRA, "sharing": {"mode": "none"}}]})
+    )
+    values = plan.values
     assert plan.driver.driver == "operator"
     assert values["driver"]["manager"]["env"] == [
         {"name": "NODE_LABEL_FOR_GPU_POD_EVICTION", "value": "nvidia.com/dra-kubelet-plugin"}
@@ -223,8 +224,8 @@ def test_settings_problems_are_each_named() -> None:
 
 
 def test_values_follow_nvidia_for_each_driver_owner() -> None:
-    aks = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
-    values = d.helm_values(aks)
+    aks = d.dra_plan(resolve_dra_driver(aks_args()))  # type: ignore[arg-type]
+    values = aks.values
     assert values["gpuResourcesEnabledOverride"] is True
     assert values["resources"] == {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}}
     assert values["nvidiaDriverRoot"] == "/"  # AKS installs the driver on the host
@@ -234,12 +235,15 @@ def test_values_follow_nvidia_for_each_driver_owner() -> None:
     assert values["kubeletPlugin"]["tolerations"] == [
         {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
     ]
-    operator = d.plan_dra_driver(
-        aks_args(
-            driver={"owner": "operator"}, pools=[{**A100_MIG_DRA, "sharing": {"mode": "none"}, "spot": True}]
+    operator = d.dra_plan(
+        resolve_dra_driver(
+            aks_args(
+                driver={"owner": "operator"},
+                pools=[{**A100_MIG_DRA, "sharing": {"mode": "none"}, "spot": True}],
+            )
         )
     )  # type: ignore[arg-type]
-    values = d.helm_values(operator)
+    values = operator.values
     assert values["nvidiaDriverRoot"] == "/run/nvidia/driver"
     assert {
         "key": "kubernetes.azure.com/scalesetpriority",
@@ -247,28 +251,32 @@ def test_values_follow_nvidia_for_each_driver_owner() -> None:
         "value": "spot",
         "effect": "NoSchedule",
     } in values["kubeletPlugin"]["tolerations"]
-    gke = d.plan_dra_driver(  # type: ignore[arg-type]
-        {
-            "cloud": "gke",
-            "kubernetes_version": "1.34",
-            "driver": {"host_version": "580.95.05"},
-            "pools": [{"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1, "allocation": "dra"}],
-        }
+    gke = d.dra_plan(
+        resolve_dra_driver(  # type: ignore[arg-type]
+            {
+                "cloud": "gke",
+                "kubernetes_version": "1.34",
+                "driver": {"host_version": "580.95.05"},
+                "pools": [
+                    {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1, "allocation": "dra"}
+                ],
+            }
+        )
     )
-    values = d.helm_values(gke)
+    values = gke.values
     assert values["nvidiaDriverRoot"] == "/home/kubernetes/bin/nvidia"
     assert values["kubeletPlugin"]["priorityClassName"] == ""
     assert values["controller"] == {"priorityClassName": "", "affinity": None}
 
 
 def test_typed_values_win_over_the_escape_hatch() -> None:
-    plan = d.plan_dra_driver(aks_args(values={"nvidiaDriverRoot": "/x", "logVerbosity": "6"}))  # type: ignore[arg-type]
-    values = d.helm_values(plan)
+    plan = d.dra_plan(resolve_dra_driver(aks_args(values={"nvidiaDriverRoot": "/x", "logVerbosity": "6"})))  # type: ignore[arg-type]
+    values = plan.values
     assert values["nvidiaDriverRoot"] == "/" and values["logVerbosity"] == "6"
 
 
 def test_device_classes_and_templates_per_profile() -> None:
-    plan = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
+    plan = d.dra_plan(resolve_dra_driver(aks_args()))  # type: ignore[arg-type]
     (cls,) = d.device_classes(plan)
     assert cls["metadata"]["name"] == "mig-1g-5gb.gpu.nvidia.com"
     assert cls["spec"] == {
@@ -295,8 +303,10 @@ def test_device_classes_and_templates_per_profile() -> None:
 
 
 def test_whole_gpu_templates_ask_the_charts_class() -> None:
-    plan = d.plan_dra_driver(
-        {"cloud": "eks", "kubernetes_version": "1.35", "pools": [L4_DRA_EKS, L4_PLUGIN_EKS]}
+    plan = d.dra_plan(
+        resolve_dra_driver(
+            {"cloud": "eks", "kubernetes_version": "1.35", "pools": [L4_DRA_EKS, L4_PLUGIN_EKS]}
+        )
     )  # type: ignore[arg-type]
     assert d.device_classes(plan) == []
     specs = d.claim_template_specs(plan.pools)
@@ -326,7 +336,7 @@ def test_objects_validate_against_kubernetes_134(scenario: str) -> None:
         if scenario == "aks-mig"
         else {"cloud": "eks", "kubernetes_version": "1.34", "pools": [L4_DRA_EKS]}
     )
-    plan = d.plan_dra_driver(args)  # type: ignore[arg-type]
+    plan = d.dra_plan(resolve_dra_driver(args))  # type: ignore[arg-type]
     objects = [*d.device_classes(plan), *d.claim_templates(plan)]
     assert objects
     for obj in objects:
@@ -357,8 +367,8 @@ def render(values: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_chart_renders_with_the_plans_values() -> None:
-    plan = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
-    objects = render(d.helm_values(plan))
+    plan = d.dra_plan(resolve_dra_driver(aks_args()))  # type: ignore[arg-type]
+    objects = render(plan.values)
     kinds = {(o["kind"], o["metadata"]["name"]) for o in objects}
     assert ("DeviceClass", "gpu.nvidia.com") in kinds and ("DeviceClass", "mig.nvidia.com") in kinds
     # ComputeDomains off: no controller Deployment, no compute-domain classes.
@@ -405,7 +415,7 @@ _QUALIFIED = re.compile(
 
 
 def test_kueue_mappings_keep_the_pools_quota_names() -> None:
-    plan = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
+    plan = d.dra_plan(resolve_dra_driver(aks_args()))  # type: ignore[arg-type]
     mappings = d.kueue_device_class_mappings(plan.pools)
     (dra,) = plan.dra_pools
     assert [m["name"] for m in mappings] == list(advertised_resources(dra))  # same names the quotas use
@@ -422,7 +432,7 @@ def test_kueue_mappings_keep_the_pools_quota_names() -> None:
 
 def test_templates_fit_kueues_resource_claim_template_path() -> None:
     """Kueue 0.19 charges only ``exactly`` requests in ExactCount mode, without constraints or config."""
-    plan = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
+    plan = d.dra_plan(resolve_dra_driver(aks_args()))  # type: ignore[arg-type]
     mapped = {c for m in d.kueue_device_class_mappings(plan.pools) for c in m["deviceClassNames"]}
     for t in d.claim_templates(plan):
         devices = t["spec"]["spec"]["devices"]
@@ -433,7 +443,7 @@ def test_templates_fit_kueues_resource_claim_template_path() -> None:
 
 
 def test_kserve_predictor_fragment_fits_the_v020_crd() -> None:
-    plan = d.plan_dra_driver(aks_args())  # type: ignore[arg-type]
+    plan = d.dra_plan(resolve_dra_driver(aks_args()))  # type: ignore[arg-type]
     (pool,) = plan.dra_pools
     predictor = d.predictor_claims(pool, "mig-1g-5gb")
     predictor["model"].update(
@@ -462,7 +472,7 @@ def test_component_registers_release_classes_and_templates(run_component: Any) -
     assert release.inputs["chart"] == "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
     assert release.inputs["version"] == "0.4.1"
     assert release.inputs["namespace"] == "dra-driver-nvidia-gpu"
-    assert release.inputs["values"] == d.helm_values(d.plan_dra_driver(aks_args()))  # type: ignore[arg-type]
+    assert release.inputs["values"] == d.dra_plan(resolve_dra_driver(aks_args())).values  # type: ignore[arg-type]
     ns = plan.one("kubernetes:core/v1:Namespace")
     assert ns.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
     assert ns.options.get("retainOnDelete") is True
@@ -495,8 +505,8 @@ def test_kueue_takes_the_dra_plugin_off_each_dra_node() -> None:
 
     from gpu_platform.plans.kueue import node_units
     from gpu_platform.plans.node_daemonsets import DRA_KUBELET_PLUGIN_REQUESTS
+    from gpu_platform.resolve.cloud_pools import resolve_pools
     from gpu_platform.resolve.kueue import CapacityBasis
-    from gpu_platform.resolve.pools import resolve_pools
 
     (pool,) = resolve_pools("aks", [{"name": "a100", "machine_type": "Standard_ND96asr_v4", "max_nodes": 2}])
     dra_pool = dataclasses.replace(pool, allocation="dra")

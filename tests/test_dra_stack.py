@@ -54,7 +54,7 @@ def config_problems(raw: dict[str, Any]) -> dict[str, str]:
 
 def test_dra_section_resolves() -> None:
     spec = load_platform(existing())
-    assert spec.dra is not None and spec.dra["claim_namespaces"] == ["ml"]
+    assert spec.dra is not None and spec.dra.claim_namespaces == ("ml",)
     assert [p.name for p in spec.pools if p.dra] == ["h100"]
 
 

@@ -289,7 +289,8 @@ def test_the_node_pool_components_refuse_what_the_stack_refuses() -> None:
 
 
 def test_components_that_only_describe_pools_do_not_care_about_min_nodes() -> None:
-    from gpu_platform.plans.gpu_operator import plan_gpu_operator
+    from gpu_platform.plans.gpu_operator import gpu_operator_plan
+    from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 
     pool = {
         "name": "gpu",
@@ -297,7 +298,7 @@ def test_components_that_only_describe_pools_do_not_care_about_min_nodes() -> No
         "max_nodes": 2,
         "sharing": {"mode": "mig", "mig": {"layout": "all-3g.20gb"}},
     }
-    assert plan_gpu_operator({"cloud": "aks", "pools": [pool]}).pools[0].min_nodes == 0
+    assert gpu_operator_plan(resolve_gpu_operator({"cloud": "aks", "pools": [pool]})).pools[0].min_nodes == 0
 
 
 # --- components on their own ---------------------------------------------------------------------------

@@ -26,12 +26,12 @@ from gpu_platform.plans.gpu_operator import (
     device_plugin_config_data,
     gke_driver_installer,
     gke_resource_quota_spec,
-    helm_values,
+    gpu_operator_plan,
     mig_parted_config_data,
-    plan_gpu_operator,
 )
 from gpu_platform.plans.node_daemonsets import GPU_NODE_DAEMONSET_REQUESTS
 from gpu_platform.pools import GPU_TAINT
+from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.stack import addons, load_platform
 from gpu_platform.versions import (
     GKE_COS_DRIVER_INSTALLER_IMAGE,
@@ -84,7 +84,7 @@ def without_requests(values: Mapping[str, Any]) -> dict[str, Any]:
 
 def values_of(**args: Any) -> dict[str, Any]:
     """The chart values less the operands' requests (exact-value tests below)."""
-    return without_requests(helm_values(plan_gpu_operator(args)))  # type: ignore[arg-type]
+    return without_requests(gpu_operator_plan(resolve_gpu_operator(args)).values)  # type: ignore[arg-type]
 
 
 def digest_env(data: Mapping[str, str]) -> dict[str, str]:
@@ -105,9 +105,9 @@ def common(tolerations: list[dict[str, str]]) -> dict[str, Any]:
 
 def test_gke_cos_time_slicing_follows_nvidia_path_a() -> None:
     args = {"cloud": "gke", "pools": [L4_TS]}
-    plan = plan_gpu_operator(args)  # type: ignore[arg-type]
+    plan = gpu_operator_plan(resolve_gpu_operator(args))  # type: ignore[arg-type]
     dp = device_plugin_config_data(plan)
-    assert without_requests(helm_values(plan)) == {
+    assert without_requests(plan.values) == {
         **common([GPU_TOL]),
         "driver": {"enabled": False},
         "toolkit": {
@@ -129,8 +129,8 @@ def test_gke_cos_time_slicing_follows_nvidia_path_a() -> None:
 
 
 def test_gke_mig_pool_gets_with_reboot_and_custom_config() -> None:
-    plan = plan_gpu_operator({"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE]})
-    values = without_requests(helm_values(plan))
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE]}))
+    values = without_requests(plan.values)
     assert values["mig"] == {"strategy": "mixed"}
     assert values["migManager"] == {
         "enabled": True,
@@ -162,7 +162,7 @@ def test_gke_ubuntu_auto_uses_the_operator_driver_manager() -> None:
 def test_gke_unsupported_driver_paths_are_refused(image: str, owner: str) -> None:
     pool = {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1, "image": image}
     with pytest.raises(ArgumentsError) as err:
-        plan_gpu_operator({"cloud": "gke", "pools": [pool], "driver": {"owner": owner}})
+        gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "pools": [pool], "driver": {"owner": owner}}))
     assert [p for p, _ in err.value.problems] == ["driver.owner"]
     assert image in err.value.problems[0][1]
 
@@ -182,8 +182,8 @@ def test_eks_al2023_driver_and_toolkit_on_the_image() -> None:
             "sharing": {"mode": "mig", "mig": {"layout": "all-3g.40gb", "strategy": "single"}},
         },
     ]
-    plan = plan_gpu_operator({"cloud": "eks", "pools": pools})
-    assert without_requests(helm_values(plan)) == {
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "eks", "pools": pools}))
+    assert without_requests(plan.values) == {
         **common([GPU_TOL]),
         "driver": {"enabled": False},
         "toolkit": {"enabled": False},
@@ -222,7 +222,7 @@ def test_eks_bottlerocket_cannot_take_operator_time_slicing() -> None:
         "sharing": {"mode": "time-slicing", "replicas": 4},
     }
     with pytest.raises(ArgumentsError) as err:
-        plan_gpu_operator({"cloud": "eks", "pools": [pool]})
+        gpu_operator_plan(resolve_gpu_operator({"cloud": "eks", "pools": [pool]}))
     assert [p for p, _ in err.value.problems] == ["pools[0].sharing.mode"]
 
 
@@ -232,7 +232,7 @@ def test_eks_mixed_images_are_refused() -> None:
         {"name": "b", "machine_type": "g6.xlarge", "max_nodes": 1, "image": "BOTTLEROCKET_x86_64_NVIDIA"},
     ]
     with pytest.raises(ArgumentsError) as err:
-        plan_gpu_operator({"cloud": "eks", "pools": pools})
+        gpu_operator_plan(resolve_gpu_operator({"cloud": "eks", "pools": pools}))
     assert [p for p, _ in err.value.problems] == ["pools"]
 
 
@@ -281,14 +281,16 @@ EXISTING_A100 = {
 
 
 def test_existing_cluster_operator_owned_without_csp_reboot() -> None:
-    plan = plan_gpu_operator(
-        {
-            "cloud": "existing",
-            "pools": [EXISTING_A100],
-            "driver": {"owner": "operator", "version": "580.105.08"},
-        }
+    plan = gpu_operator_plan(
+        resolve_gpu_operator(
+            {
+                "cloud": "existing",
+                "pools": [EXISTING_A100],
+                "driver": {"owner": "operator", "version": "580.105.08"},
+            }
+        )
     )
-    values = without_requests(helm_values(plan))
+    values = without_requests(plan.values)
     assert values["driver"] == {"enabled": True, "version": "580.105.08"}
     assert values["toolkit"] == {"enabled": True}
     assert values["mig"] == {"strategy": "mixed"}
@@ -310,7 +312,7 @@ def test_existing_cluster_preinstalled_driver() -> None:
 
 def test_existing_cluster_must_declare_the_owner() -> None:
     with pytest.raises(ArgumentsError) as err:
-        plan_gpu_operator({"cloud": "existing", "pools": [EXISTING_A100]})
+        gpu_operator_plan(resolve_gpu_operator({"cloud": "existing", "pools": [EXISTING_A100]}))
     assert [p for p, _ in err.value.problems] == ["driver.owner"]
     assert "existing cluster" in err.value.problems[0][1]
 
@@ -358,7 +360,9 @@ def test_one_mig_strategy_for_the_operator_device_plugin() -> None:
         },
     ]
     with pytest.raises(ArgumentsError) as err:
-        plan_gpu_operator({"cloud": "aks", "pools": pools, "driver": {"owner": "cloud"}})
+        gpu_operator_plan(
+            resolve_gpu_operator({"cloud": "aks", "pools": pools, "driver": {"owner": "cloud"}})
+        )
     # all-balanced needs 'mixed', so the cluster's strategy is mixed and the 'single' pool is the conflict.
     assert [p for p, _ in err.value.problems] == ["pools[0].sharing.mig.strategy"]
     assert "'single' conflicts with 'mixed'" in err.value.problems[0][1]
@@ -372,7 +376,7 @@ def test_aks_cloud_mig_needs_the_aks_installed_driver() -> None:
         "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
     }
     with pytest.raises(ArgumentsError) as err:
-        plan_gpu_operator({"cloud": "aks", "pools": [pool]})
+        gpu_operator_plan(resolve_gpu_operator({"cloud": "aks", "pools": [pool]}))
     assert [p for p, _ in err.value.problems] == ["driver.owner"]
     assert "gpu_instance_profile" in err.value.problems[0][1] and "'cloud'" in err.value.problems[0][1]
 
@@ -395,8 +399,14 @@ def test_service_monitor_only_when_asked() -> None:
     off = values_of(cloud="aks", pools=[pool], dcgm_exporter={"enabled": False})
     assert off["dcgmExporter"] == {"enabled": False, "serviceMonitor": {"enabled": False}}
     with pytest.raises(ArgumentsError) as err:
-        plan_gpu_operator(
-            {"cloud": "aks", "pools": [pool], "dcgm_exporter": {"enabled": False, "service_monitor": True}}
+        gpu_operator_plan(
+            resolve_gpu_operator(
+                {
+                    "cloud": "aks",
+                    "pools": [pool],
+                    "dcgm_exporter": {"enabled": False, "service_monitor": True},
+                }
+            )
         )
     assert [p for p, _ in err.value.problems] == ["dcgm_exporter.service_monitor"]
 
@@ -416,7 +426,7 @@ def test_service_monitor_only_when_asked() -> None:
 def test_bad_args_name_the_argument(args: dict[str, Any], path: str) -> None:
     base = {"cloud": "aks", "pools": [{"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 1}]}
     with pytest.raises(ArgumentsError) as err:
-        plan_gpu_operator({**base, **args})  # type: ignore[typeddict-item]
+        gpu_operator_plan(resolve_gpu_operator({**base, **args}))  # type: ignore[typeddict-item]
     assert [p for p, _ in err.value.problems] == [path]
 
 
@@ -538,7 +548,7 @@ def test_key_path_walker_catches_a_wrong_key(chart_values: dict[str, Any]) -> No
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_every_gpu_node_operand_requests_the_table(scenario: str) -> None:
     # Kueue subtracts exactly these per GPU node (plans.node_daemonsets): the operator must get them too.
-    values = helm_values(plan_gpu_operator(SCENARIOS[scenario]))  # type: ignore[arg-type]
+    values = gpu_operator_plan(resolve_gpu_operator(SCENARIOS[scenario])).values  # type: ignore[arg-type]
     requests = {key: values[key]["resources"] for key in GPU_NODE_DAEMONSET_REQUESTS}
     assert requests == {
         "driver": {"requests": {"cpu": "200m", "memory": "512Mi"}},
@@ -553,7 +563,7 @@ def test_every_gpu_node_operand_requests_the_table(scenario: str) -> None:
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_every_values_key_exists_in_the_chart(scenario: str, chart_values: dict[str, Any]) -> None:
-    values = helm_values(plan_gpu_operator(SCENARIOS[scenario]))  # type: ignore[arg-type]
+    values = gpu_operator_plan(resolve_gpu_operator(SCENARIOS[scenario])).values  # type: ignore[arg-type]
     assert missing_upstream(values, chart_values) == []
 
 
@@ -583,7 +593,7 @@ def cluster_policy_spec() -> dict[str, Any]:
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_values_fit_the_cluster_policy_schema(scenario: str, cluster_policy_spec: dict[str, Any]) -> None:
-    values = helm_values(plan_gpu_operator(SCENARIOS[scenario]))  # type: ignore[arg-type]
+    values = gpu_operator_plan(resolve_gpu_operator(SCENARIOS[scenario])).values  # type: ignore[arg-type]
     checked = 0
     for section in CLUSTER_POLICY_SECTIONS:
         if section not in values:
@@ -640,7 +650,10 @@ def test_release_is_pinned_and_waits_for_its_prerequisites(run_component: Any) -
     }
     # The values that registered are the pure function's values, and name the registered ConfigMaps.
     values = release.inputs["values"]
-    assert values == helm_values(plan_gpu_operator({"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE]}))
+    assert (
+        values
+        == gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "pools": [L4_TS, H100_MIG_GKE]})).values
+    )
     cms = {r.inputs["metadata"]["name"]: r for r in plan.by_type("kubernetes:core/v1:ConfigMap")}
     assert values["devicePlugin"]["config"]["name"] in cms
     assert values["migManager"]["config"]["name"] in cms
@@ -729,7 +742,7 @@ def test_gke_google_installer_daemonset(run_component: Any) -> None:
 
 def test_gke_installer_version_is_its_own_key() -> None:
     driver = {"host_version": "570.172.08", "installer_version": "570.172.08"}
-    plan = plan_gpu_operator({"cloud": "gke", "pools": [L4_TS], "driver": driver})
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "pools": [L4_TS], "driver": driver}))
     installer = gke_driver_installer(plan.gke_installer_version)["spec"]["template"]["spec"][
         "initContainers"
     ][0]
@@ -737,18 +750,22 @@ def test_gke_installer_version_is_its_own_key() -> None:
     assert "/cos-gpu-installer install --version=570.172.08 || exit 1" in installer["command"][-1]
     assert str(plan.driver.driver_version) == "570.172.08"
     # hostVersion alone feeds the CUDA check and installs nothing.
-    plan = plan_gpu_operator({"cloud": "gke", "pools": [L4_TS], "driver": {"host_version": "570.172.08"}})
+    plan = gpu_operator_plan(
+        resolve_gpu_operator({"cloud": "gke", "pools": [L4_TS], "driver": {"host_version": "570.172.08"}})
+    )
     assert plan.gke_installer_version is None
 
 
 def test_installer_version_is_refused_where_google_does_not_install() -> None:
     with pytest.raises(ArgumentsError) as err:
-        plan_gpu_operator(
-            {
-                "cloud": "aks",
-                "pools": [{"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 2}],
-                "driver": {"installer_version": "570.172.08"},
-            }
+        gpu_operator_plan(
+            resolve_gpu_operator(
+                {
+                    "cloud": "aks",
+                    "pools": [{"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 2}],
+                    "driver": {"installer_version": "570.172.08"},
+                }
+            )
         )
     assert [p for p, _ in err.value.problems] == ["driver.installer_version"]
 
@@ -767,7 +784,7 @@ def test_packaged_gke_installer_is_the_pinned_upstream_manifest() -> None:
 
 
 def test_gke_quota_counts_max_nodes() -> None:
-    plan = plan_gpu_operator({"cloud": "gke", "pools": [{**L4_TS, "max_nodes": 20}]})
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "pools": [{**L4_TS, "max_nodes": 20}]}))
     assert gke_resource_quota_spec(plan.pools)["hard"] == {"pods": "300"}
 
 
@@ -800,7 +817,7 @@ def test_stack_config_and_component_args_give_the_same_operator(run_component: A
     )
     plan = built["op"].plan
     assert plan.pools[0].cuda_version == "12.8"  # the stack's cudaVersion reaches the pool's CUDA check
-    values = helm_values(plan)
+    values = plan.values
     assert registered.one(RELEASE).inputs["values"] == values
     assert without_requests(values)["driver"] == {"enabled": True, "version": "580.105.08"}
     assert values["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
@@ -809,25 +826,27 @@ def test_stack_config_and_component_args_give_the_same_operator(run_component: A
     mig = yaml.safe_load(mig_parted_config_data(plan)["config.yaml"])
     assert mig["mig-configs"]["custom-h100"][0]["mig-devices"] == {"2g.20gb": 2, "3g.40gb": 1}
     # The same settings given to the component as arguments make the same chart values and ConfigMaps.
-    component = plan_gpu_operator(
-        {
-            "cloud": "aks",
-            "cuda_version": "12.8",
-            "pools": [
-                {
-                    "name": "h100",
-                    "machine_type": "Standard_ND96isr_H100_v5",
-                    "min_nodes": 1,
-                    "max_nodes": 2,
-                    "spot": True,
-                    "sharing": {"mode": "mig", "mig": {"profiles": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
-                }
-            ],
-            "driver": {"version": "580.105.08"},
-            "dcgm_exporter": {"service_monitor": True},
-            "values": {"gfd": {"enabled": False}},
-        }
+    component = gpu_operator_plan(
+        resolve_gpu_operator(
+            {
+                "cloud": "aks",
+                "cuda_version": "12.8",
+                "pools": [
+                    {
+                        "name": "h100",
+                        "machine_type": "Standard_ND96isr_H100_v5",
+                        "min_nodes": 1,
+                        "max_nodes": 2,
+                        "spot": True,
+                        "sharing": {"mode": "mig", "mig": {"profiles": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
+                    }
+                ],
+                "driver": {"version": "580.105.08"},
+                "dcgm_exporter": {"service_monitor": True},
+                "values": {"gfd": {"enabled": False}},
+            }
+        )
     )
-    assert helm_values(component) == values
+    assert component.values == values
     assert mig_parted_config_data(component) == mig_parted_config_data(plan)
     assert component.pools == plan.pools and component.driver == plan.driver

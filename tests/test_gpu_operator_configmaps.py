@@ -19,10 +19,10 @@ from gpu_platform.plans.gpu_operator import (
     MIG_PARTED_KEY,
     OperatorPlan,
     device_plugin_config_data,
-    helm_values,
+    gpu_operator_plan,
     mig_parted_config_data,
-    plan_gpu_operator,
 )
+from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.scheduling import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, pool_labels
 from gpu_platform.sharing import advertised_resources
 from tests.conftest import upstream
@@ -43,7 +43,7 @@ H100_MIG = {
 
 
 def mixed_cluster() -> OperatorPlan:
-    return plan_gpu_operator({"cloud": "gke", "pools": [L4_TS, H100_MIG]})
+    return gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "pools": [L4_TS, H100_MIG]}))
 
 
 # --- upstream formats ------------------------------------------------------------------------------
@@ -115,7 +115,7 @@ def test_readme_skeleton_has_the_sharing_formats() -> None:
 )
 def test_device_plugin_configs_match_the_upstream_v1_format(sharing: dict[str, Any]) -> None:
     pool = {"name": "l4", "machine_type": "g6.xlarge", "max_nodes": 2, "sharing": sharing}
-    plan = plan_gpu_operator({"cloud": "eks", "pools": [pool]})
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "eks", "pools": [pool]}))
     data = device_plugin_config_data(plan)
     assert len(data) == 1
     (doc,) = (yaml.safe_load(text) for text in data.values())
@@ -139,24 +139,26 @@ def _upstream_mig_configs() -> dict[str, list[dict[str, Any]]]:
 
 
 def test_mig_parted_config_matches_the_upstream_format() -> None:
-    plan = plan_gpu_operator(
-        {
-            "cloud": "eks",
-            "pools": [
-                {
-                    "name": "h100",
-                    "machine_type": "p5.48xlarge",
-                    "max_nodes": 1,
-                    "sharing": {"mode": "mig", "mig": {"layout": "all-balanced"}},
-                },
-                {
-                    "name": "h100-custom",
-                    "machine_type": "p5.48xlarge",
-                    "max_nodes": 1,
-                    "sharing": {"mode": "mig", "mig": {"profiles": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
-                },
-            ],
-        }
+    plan = gpu_operator_plan(
+        resolve_gpu_operator(
+            {
+                "cloud": "eks",
+                "pools": [
+                    {
+                        "name": "h100",
+                        "machine_type": "p5.48xlarge",
+                        "max_nodes": 1,
+                        "sharing": {"mode": "mig", "mig": {"layout": "all-balanced"}},
+                    },
+                    {
+                        "name": "h100-custom",
+                        "machine_type": "p5.48xlarge",
+                        "max_nodes": 1,
+                        "sharing": {"mode": "mig", "mig": {"profiles": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
+                    },
+                ],
+            }
+        )
     )
     data = mig_parted_config_data(plan)
     assert list(data) == [MIG_PARTED_KEY]
@@ -183,7 +185,7 @@ def test_mig_parted_config_matches_the_upstream_format() -> None:
 
 
 def test_named_layout_agrees_with_upstream_for_the_same_gpu() -> None:
-    plan = plan_gpu_operator({"cloud": "gke", "pools": [H100_MIG]})
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "pools": [H100_MIG]}))
     doc = yaml.safe_load(mig_parted_config_data(plan)[MIG_PARTED_KEY])
     (ours,) = doc["mig-configs"]["all-1g.10gb"]
     up = next(e for e in _upstream_mig_configs()["all-1g.10gb"] if "0x233010DE" in e.get("device-filter", []))
@@ -215,7 +217,7 @@ def test_mixed_cluster_time_sliced_l4_and_mig_h100() -> None:
         "failRequestsGreaterThanOne": True,
         "resources": [{"name": "nvidia.com/gpu", "replicas": 4}],
     }
-    values = helm_values(plan)
+    values = plan.values
     assert values["mig"]["strategy"] == "mixed"  # MIG resources as nvidia.com/mig-<profile>
     assert advertised_resources(l4) == {"nvidia.com/gpu": 4}
     assert advertised_resources(h100) == {"nvidia.com/mig-1g.10gb": 56}
@@ -278,7 +280,7 @@ def test_mixed_cluster_time_sliced_l4_and_mig_h100() -> None:
 )
 def test_every_pool_label_names_an_existing_key(cloud_pools: tuple[str, list[dict[str, Any]]]) -> None:
     cloud, pools = cloud_pools
-    plan = plan_gpu_operator({"cloud": cloud, "pools": pools})
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": cloud, "pools": pools}))
     dp = device_plugin_config_data(plan)
     mig = yaml.safe_load(mig_parted_config_data(plan)[MIG_PARTED_KEY])["mig-configs"]
     for pool in plan.pools:
@@ -289,25 +291,27 @@ def test_every_pool_label_names_an_existing_key(cloud_pools: tuple[str, list[dic
             layout = mig[labels[MIG_CONFIG_LABEL]]
             # The layout holds an entry for this pool's GPU (mig-parted picks it by device ID).
             assert any(set(pool.gpu.pci_device_ids) == set(e.get("device-filter", [])) for e in layout)
-    values = helm_values(plan)
+    values = plan.values
     assert values["devicePlugin"]["config"]["name"]
     assert "default" not in values["devicePlugin"]["config"]  # pools select their key by label
 
 
 def test_one_named_layout_on_two_gpus_gets_one_entry_per_gpu() -> None:
-    plan = plan_gpu_operator(
-        {
-            "cloud": "gke",
-            "pools": [
-                H100_MIG,
-                {
-                    "name": "a100",
-                    "machine_type": "a2-ultragpu-1g",
-                    "max_nodes": 1,
-                    "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
-                },
-            ],
-        }
+    plan = gpu_operator_plan(
+        resolve_gpu_operator(
+            {
+                "cloud": "gke",
+                "pools": [
+                    H100_MIG,
+                    {
+                        "name": "a100",
+                        "machine_type": "a2-ultragpu-1g",
+                        "max_nodes": 1,
+                        "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
+                    },
+                ],
+            }
+        )
     )
     entries = yaml.safe_load(mig_parted_config_data(plan)[MIG_PARTED_KEY])["mig-configs"]["all-1g.10gb"]
     assert [set(e["device-filter"]) for e in entries] == [
@@ -317,9 +321,11 @@ def test_one_named_layout_on_two_gpus_gets_one_entry_per_gpu() -> None:
 
 
 def test_no_configmaps_without_sharing() -> None:
-    plan = plan_gpu_operator(
-        {"cloud": "gke", "pools": [{"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1}]}
+    plan = gpu_operator_plan(
+        resolve_gpu_operator(
+            {"cloud": "gke", "pools": [{"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1}]}
+        )
     )
     assert device_plugin_config_data(plan) == {} and mig_parted_config_data(plan) == {}
-    values = helm_values(plan)
+    values = plan.values
     assert "config" not in values["devicePlugin"] and "config" not in values["migManager"]

@@ -8,6 +8,7 @@ that name it into false errors.
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -136,8 +137,9 @@ def test_no_function_in_the_library_is_longer_than_a_screen() -> None:
 
 
 def test_component_constructors_only_plan_and_create() -> None:
-    """``__init__`` of every component is one call: ``self._start(name, <a plan>, opts)``, where the plan is
-    ``plan_x(args)`` or ``x_plan(*checks(args))``."""
+    """``__init__`` of every component is one call: ``self._start(name, plan_x(args), opts)``, or
+    ``self._start(name, x_plan(resolve_x(args)), opts)`` / ``x_plan(*checks(args))`` where the argument
+    checks are a resolve step."""
     from gpu_platform import _COMPONENTS
 
     checked = 0
@@ -154,7 +156,10 @@ def test_component_constructors_only_plan_and_create() -> None:
                 assert len(body) == 1, node.name
                 call = body[0].value  # type: ignore[attr-defined]
                 assert isinstance(call, ast.Call) and ast.unparse(call.func) == "self._start", node.name
-                text = ast.unparse(call.args[1])
-                assert text.startswith("plan_") or ".plan_" in text or "_plan(" in text, node.name
+                planned = ast.unparse(call.args[1])
+                resolved = re.fullmatch(
+                    r"[\w.]*_plan\((name, )?\*?(\w+\.)?(resolve_\w+|\w+_args)\(args\)\)", planned
+                )
+                assert planned.startswith("plan_") or ".plan_" in planned or resolved, node.name
                 checked += 1
     assert checked == len(_COMPONENTS)

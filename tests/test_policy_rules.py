@@ -821,7 +821,9 @@ def test_dra_driver_without_node_selector_next_to_device_plugin_pools() -> None:
 
 def test_the_librarys_dra_plan_passes_the_rule() -> None:
     from gpu_platform.plans import dra as d
-    from gpu_platform.plans.gpu_operator import helm_values, plan_gpu_operator
+    from gpu_platform.plans.gpu_operator import gpu_operator_plan
+    from gpu_platform.resolve.dra_driver import resolve_dra_driver
+    from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 
     pools = [
         {"name": "l4", "machine_type": "g6.12xlarge", "max_nodes": 2, "allocation": "dra"},
@@ -832,9 +834,9 @@ def test_the_librarys_dra_plan_passes_the_rule() -> None:
             "sharing": {"mode": "time-slicing", "replicas": 2},
         },
     ]
-    plan = d.plan_dra_driver({"cloud": "eks", "kubernetes_version": "1.34", "pools": pools})
+    plan = d.dra_plan(resolve_dra_driver({"cloud": "eks", "kubernetes_version": "1.34", "pools": pools}))
     from gpu_platform.scheduling import pool_labels
 
     groups = [eks_group(name=p.name, labels=pool_labels(p, plan.driver)) for p in plan.pools]
-    op = operator(helm_values(plan_gpu_operator({"cloud": "eks", "pools": pools})))
-    assert R.dra_without_device_plugin([*groups, op, dra_release(d.helm_values(plan))]) == []
+    op = operator(gpu_operator_plan(resolve_gpu_operator({"cloud": "eks", "pools": pools})).values)
+    assert R.dra_without_device_plugin([*groups, op, dra_release(plan.values)]) == []

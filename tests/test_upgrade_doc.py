@@ -14,9 +14,9 @@ import pytest
 
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.offline import run_program
-from gpu_platform.plans.gpu_operator import plan_gpu_operator
 from gpu_platform.plans.inference import plan_gpu_inference_service
 from gpu_platform.plans.kueue import plan_kueue
+from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO
 from tests.support.plans import plan_eks_node_pool, plan_gke_node_pool
@@ -45,7 +45,7 @@ ARGUMENTS: list[tuple[str, str, Callable[[Any], Any], dict[str, Any], dict[str, 
     (
         'driver_version="570.124.06"',
         'driver={"version": "570.124.06"}',
-        plan_gpu_operator,
+        resolve_gpu_operator,
         {"cloud": "gke", "pools": [L4_UBUNTU], "driver_version": "570.124.06"},
         {"cloud": "gke", "pools": [L4_UBUNTU], "driver": {"owner": "operator", "version": "570.124.06"}},
         "driver_version: unknown key 'driver_version'",
@@ -69,7 +69,7 @@ ARGUMENTS: list[tuple[str, str, Callable[[Any], Any], dict[str, Any], dict[str, 
     (
         "dcgm_exporter=True, dcgm_service_monitor=True",
         'dcgm_exporter={"enabled": True, "service_monitor": True}',
-        plan_gpu_operator,
+        resolve_gpu_operator,
         {"cloud": "gke", "pools": [L4], "dcgm_exporter": True, "dcgm_service_monitor": True},
         {"cloud": "gke", "pools": [L4], "dcgm_exporter": {"enabled": True, "service_monitor": True}},
         "dcgm_exporter: true (a boolean) is not a mapping",

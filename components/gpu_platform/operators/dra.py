@@ -14,6 +14,7 @@ import pulumi_kubernetes as k8s
 from gpu_platform.args.dra import DraDriverArgs
 from gpu_platform.component import PlannedComponent
 from gpu_platform.plans import dra as d
+from gpu_platform.resolve.dra_driver import resolve_dra_driver
 from gpu_platform.versions import DRA_DRIVER
 
 
@@ -30,7 +31,7 @@ class DraDriver(PlannedComponent[d.DraPlan]):
     """``<namespace>/<name>`` of every ResourceClaimTemplate created."""
 
     def __init__(self, name: str, args: DraDriverArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self._start(name, d.plan_dra_driver(args), opts)
+        self._start(name, d.dra_plan(resolve_dra_driver(args)), opts)
 
     def _create(self, name: str, plan: d.DraPlan) -> dict[str, Any]:
         ns = k8s.core.v1.Namespace(
@@ -46,7 +47,7 @@ class DraDriver(PlannedComponent[d.DraPlan]):
                 version=plan.version,
                 namespace=ns.metadata.name,
                 create_namespace=False,
-                values=d.helm_values(plan),
+                values=plan.values,
             ),
             opts=self.child_opts(depends_on=[ns, *self._dependencies]),
         )

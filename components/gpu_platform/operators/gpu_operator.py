@@ -16,6 +16,7 @@ from gpu_platform.args.operators import GpuOperatorArgs
 from gpu_platform.clouds import profile_of
 from gpu_platform.component import PlannedComponent
 from gpu_platform.plans import gpu_operator as g
+from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.versions import GPU_OPERATOR
 
 RELEASE_NAME = "gpu-operator"
@@ -32,7 +33,7 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
     """Namespace the operator and its operands run in."""
 
     def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self._start(name, g.plan_gpu_operator(args), opts)
+        self._start(name, g.gpu_operator_plan(resolve_gpu_operator(args)), opts)
 
     def _prerequisites(self, name: str, plan: g.OperatorPlan, ns: Any) -> list[pulumi.Resource]:
         """What must exist before the chart: quota and driver installer on GKE, the sharing ConfigMaps."""
@@ -82,9 +83,7 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
                 repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=GPU_OPERATOR.repo),
                 namespace=ns.metadata.name,
                 create_namespace=False,
-                values=pulumi.Output.secret(g.helm_values(plan))
-                if plan.secret_values
-                else g.helm_values(plan),
+                values=pulumi.Output.secret(plan.values) if plan.secret_values else plan.values,
             ),
             opts=self.child_opts(depends_on=self._prerequisites(name, plan, ns)),
         )

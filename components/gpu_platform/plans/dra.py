@@ -28,28 +28,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gpu_platform import scheduling, versions
-from gpu_platform.args.dra import DEFAULT_CLAIM_NAMESPACES, DraDriverArgs
-from gpu_platform.args.validate import check_arguments
+from gpu_platform import scheduling
 from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
-from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import DRA_KUBELET_PLUGIN_REQUESTS
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
-from gpu_platform.resolve.dra import (
-    declares_dra,
-    dra_driver_problems,
-    dra_pools,
-    kubernetes_version_problem,
-)
-from gpu_platform.resolve.driver import DriverLocations, resolve_driver
-from gpu_platform.resolve.kubernetes import namespace_problem
-from gpu_platform.resolve.pools import check_cuda_default
+from gpu_platform.resolve.dra import ResolvedDra, dra_pools
 from gpu_platform.sharing import DRA_QUOTA_PREFIX
 
 RESOURCE_API_VERSION = "resource.k8s.io/v1"
@@ -66,7 +54,6 @@ OPERATOR_DRIVER_ROOT = "/run/nvidia/driver"
 HOST_DRIVER_ROOT = "/"
 EVICTION_ENV = "NODE_LABEL_FOR_GPU_POD_EVICTION"
 """GPU Operator driver manager: also evict pods on nodes with this label when the driver is upgraded."""
-CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 RELEASE_NAME = "dra-driver-nvidia-gpu"
 PSA_PRIVILEGED_LABELS = {
     "pod-security.kubernetes.io/enforce": "privileged",
@@ -109,11 +96,12 @@ class DraPlan:
     """Every pool of the cluster; the driver serves the DRA ones."""
     driver: DriverPlan
     kubernetes_version: str
-    version: str = versions.DRA_DRIVER.version
-    namespace: str = versions.DRA_DRIVER.namespace
-    compute_domains: bool = False
-    claim_namespaces: tuple[str, ...] = DEFAULT_CLAIM_NAMESPACES
-    user_values: Mapping[str, Any] = field(default_factory=dict)
+    version: str
+    namespace: str
+    compute_domains: bool
+    claim_namespaces: tuple[str, ...]
+    values: Mapping[str, Any] = field(default_factory=dict)
+    """The final chart values: the user's escape-hatch values under the library's typed values."""
 
     @property
     def dra_pools(self) -> list[GpuPool]:
@@ -150,8 +138,8 @@ def kubelet_plugin_tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]
     return out
 
 
-def helm_values(plan: DraPlan) -> dict[str, Any]:
-    """Chart values: the user's escape hatch under the library's typed values."""
+def library_values(plan: DraPlan) -> dict[str, Any]:
+    """The library's typed chart values, which win over the user's (``plan.values`` holds both)."""
     values: dict[str, Any] = {
         # The chart refuses resources.gpus.enabled without it (templates/validation.yaml): the library keeps
         # the device plugin off these nodes (nvidia.com/gpu.deploy.device-plugin=false), which is the
@@ -171,7 +159,7 @@ def helm_values(plan: DraPlan) -> dict[str, Any]:
         },
     }
     profile_of(plan.cloud).dra_values(values)
-    return deep_merge(plan.user_values, values)
+    return values
 
 
 def device_classes(plan: DraPlan) -> list[dict[str, Any]]:
@@ -243,7 +231,7 @@ def claim_templates(plan: DraPlan) -> list[dict[str, Any]]:
 
 
 def operator_values(pools: Sequence[GpuPool], driver: DriverPlan) -> dict[str, Any]:
-    """GPU Operator values a cluster with DRA pools needs (merged by ``plans.gpu_operator.helm_values``).
+    """GPU Operator values a cluster with DRA pools needs (merged by ``plans.gpu_operator.library_values``).
 
     - every pool DRA: ``devicePlugin.enabled=false`` (NVIDIA's standalone procedure); mixed clusters keep
       it and the DRA pools carry ``nvidia.com/gpu.deploy.device-plugin=false``;
@@ -295,92 +283,20 @@ def predictor_claims(pool: GpuPool, template: str) -> dict[str, Any]:
     }
 
 
-# --- checks and resolution --------------------------------------------------------------------------
+# --- the plan from resolved inputs -------------------------------------------------------------
 
 
-def check_dra_settings(settings: Mapping[str, Any], p: Problems) -> None:
-    """The driver's own settings (shared by the stack file's ``dra`` and ``DraDriverArgs``)."""
-    version = settings.get("version", versions.DRA_DRIVER.version)
-    if not CHART_VERSION.match(version):
-        p.add(("version",), f"{version!r} is not a chart version like {versions.DRA_DRIVER.version} (no 'v')")
-    namespaces = list(settings.get("claim_namespaces", DEFAULT_CLAIM_NAMESPACES))
-    for i, ns in enumerate(namespaces):
-        if reason := namespace_problem(ns):
-            p.add(("claim_namespaces", i), reason)
-        elif ns in namespaces[:i]:
-            p.add(("claim_namespaces", i), f"'{ns}' is listed twice")
-    if "namespace" in settings.get("values", {}):
-        p.add(
-            ("values", "namespace"),
-            "the chart refuses a 'namespace' value (templates/validation.yaml); the release namespace is set by "
-            "the library",
-        )
-    if settings.get("values", {}).get("resources", {}).get("gpus", {}).get("enabled") is False:
-        p.add(
-            ("values", "resources"), "the GPU kubelet plugin is what serves the DRA pools; it stays enabled"
-        )
-
-
-def dra_plan(
-    cloud: str,
-    pools: Sequence[GpuPool],
-    driver: DriverPlan,
-    kubernetes_version: str,
-    settings: Mapping[str, Any],
-    namespace: str,
-) -> DraPlan:
-    """The plan from resolved pools and driver (the stack layer's path; checks have run)."""
-    return DraPlan(
-        cloud=cloud,
-        pools=tuple(pools),
-        driver=driver,
-        kubernetes_version=kubernetes_version,
-        version=settings.get("version", versions.DRA_DRIVER.version),
-        namespace=namespace,
-        compute_domains=settings.get("compute_domains", False),
-        claim_namespaces=tuple(settings.get("claim_namespaces", DEFAULT_CLAIM_NAMESPACES)),
-        user_values=dict(settings.get("values", {})),
+def dra_plan(target: ResolvedDra) -> DraPlan:
+    """The plan, final chart values included, from checked settings and resolved pools and driver."""
+    settings = target.settings
+    plan = DraPlan(
+        cloud=target.cloud,
+        pools=tuple(target.pools),
+        driver=target.driver,
+        kubernetes_version=target.kubernetes_version,
+        version=settings.version,
+        namespace=target.namespace,
+        compute_domains=settings.compute_domains,
+        claim_namespaces=settings.claim_namespaces,
     )
-
-
-def plan_dra_driver(args: DraDriverArgs) -> DraPlan:
-    """``DraDriver``'s arguments checked and resolved like the stack file; ``ArgumentsError`` lists every
-    problem with its argument path."""
-    p = Problems()
-    checked = check_arguments(DraDriverArgs, args, p)
-    if checked is None:
-        p.raise_for_arguments()
-    assert checked is not None
-    check_dra_settings(checked, p)
-    check_cuda_default(checked.get("cuda_version"), p.at("cuda_version"))
-    if reason := kubernetes_version_problem(checked["kubernetes_version"]):
-        p.add(("kubernetes_version",), reason)
-    namespace = checked.get("namespace", versions.DRA_DRIVER.namespace)
-    if reason := namespace_problem(namespace):
-        p.add(("namespace",), reason)
-    elif namespace == "default":
-        p.add(("namespace",), "the chart refuses the 'default' namespace (templates/validation.yaml)")
-    cloud = checked["cloud"]
-    at = lambda i: p.at("pools", i)  # noqa: E731
-    resolved = resolve_cluster_pools(cloud, checked["pools"], checked.get("cuda_version"), at)
-    if not checked["pools"]:
-        p.add(("pools",), "at least one GPU pool is required")
-    if checked["pools"] and not declares_dra(checked["pools"]):
-        p.add(("pools",), "no pool has allocation 'dra': the DRA driver would own no GPUs")
-    driver = None
-    if not p and len(resolved.pools) == len(checked["pools"]):
-        where = DriverLocations(p.at("driver"), at, p.at("pools"), p.at("cuda_version"))
-        driver = resolve_driver(
-            cloud,
-            resolved.pools,
-            checked.get("driver", {}),
-            checked.get("operator_version", versions.GPU_OPERATOR.version),
-            where,
-        )
-        if driver is not None:
-            dra_driver_problems(
-                resolved.pools, driver, checked.get("compute_domains", False), at, p.at("driver")
-            )
-    p.raise_for_arguments()
-    assert driver is not None
-    return dra_plan(cloud, resolved.pools, driver, checked["kubernetes_version"], checked, namespace)
+    return replace(plan, values=deep_merge(settings.values, library_values(plan)))

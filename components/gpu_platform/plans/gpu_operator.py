@@ -10,28 +10,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
 import yaml
 
 from gpu_platform import scheduling, versions
-from gpu_platform.args.operators import GpuOperatorArgs
-from gpu_platform.args.validate import check_arguments
-from gpu_platform.catalog.drivers import GPU_OPERATOR_DEFAULT_DRIVER
 from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
-from gpu_platform.errors import Problems
 from gpu_platform.plans.dra import operator_values as dra_operator_values
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import resources_values
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
-from gpu_platform.resolve.driver import DriverLocations, resolve_driver
-from gpu_platform.resolve.pools import check_cuda_default
+from gpu_platform.resolve.gpu_operator import ResolvedGpuOperator
+from gpu_platform.resolve.gpu_operator import (  # re-exported: plans.kueue imports it from here
+    check_operator_settings as check_operator_settings,
+)
 from gpu_platform.scheduling import pool_tolerations
 from gpu_platform.sharing import (
     cluster_mig_strategy,
@@ -39,7 +35,6 @@ from gpu_platform.sharing import (
     device_plugin_config_key,
     mig_parted_config,
 )
-from gpu_platform.versions import GPU_OPERATOR
 
 DEVICE_PLUGIN_CONFIG_MAP = "gpu-platform-device-plugin-config"
 """ConfigMap with one named device-plugin config per shared pool (``devicePlugin.config.name``)."""
@@ -90,11 +85,12 @@ class OperatorPlan:
     driver: DriverPlan
     version: str
     namespace: str
-    dcgm_exporter: bool = True
-    service_monitor: bool = False
+    dcgm_exporter: bool
+    service_monitor: bool
     gke_installer_version: str | None = None
     """Declared cloud driver; on GKE it is the version Google's COS installer installs."""
-    user_values: Mapping[str, Any] = field(default_factory=dict)
+    values: Mapping[str, Any] = field(default_factory=dict)
+    """The final chart values: the user's escape-hatch values with the library's typed values on top."""
     secret_values: bool = False
     """The user's values hold a secret: the whole values input is stored encrypted."""
 
@@ -153,8 +149,8 @@ def _env(name: str, value: str) -> dict[str, str]:
     return {"name": name, "value": value}
 
 
-def helm_values(plan: OperatorPlan) -> dict[str, Any]:
-    """The chart values: the user's escape-hatch values with the library's typed values on top."""
+def library_values(plan: OperatorPlan) -> dict[str, Any]:
+    """The library's typed chart values, which win over the user's (``plan.values`` holds both)."""
     driver = plan.driver
     tolerations = operand_tolerations(plan.pools)
     values: dict[str, Any] = {
@@ -201,8 +197,7 @@ def helm_values(plan: OperatorPlan) -> dict[str, Any]:
             values["migManager"]["env"] = env
 
     profile_of(plan.cloud).gpu_operator_values(values, driver)
-    values = deep_merge(values, dra_operator_values(plan.pools, driver))  # DRA pools
-    return deep_merge(plan.user_values, values)
+    return deep_merge(values, dra_operator_values(plan.pools, driver))  # DRA pools
 
 
 def gke_resource_quota_spec(pools: Sequence[GpuPool]) -> dict[str, Any]:
@@ -250,77 +245,18 @@ def gke_driver_installer(installer_version: str | None = None) -> dict[str, Any]
 
 # --- Plan -----------------------------------------------------------------------------------------
 
-CHART_VERSION = re.compile(r"^v\d+\.\d+\.\d+$")
 
-
-def check_operator_settings(settings: Mapping[str, Any], p: Problems) -> None:
-    """The operator's own settings (shared by the stack file's ``gpuOperator`` and ``GpuOperatorArgs``)."""
-    version = settings.get("version", GPU_OPERATOR.version)
-    if not CHART_VERSION.match(version):
-        p.add(("version",), f"{version!r} is not a chart version like {GPU_OPERATOR.version}")
-    elif version not in GPU_OPERATOR_DEFAULT_DRIVER and not settings.get("driver", {}).get("version"):
-        known = ", ".join(GPU_OPERATOR_DEFAULT_DRIVER)
-        p.add(
-            ("version",),
-            f"the default driver of GPU Operator {version} is not in the catalog; set driver.version (known: {known})",
-        )
-    dcgm = settings.get("dcgm_exporter", {})
-    if dcgm.get("service_monitor") and dcgm.get("enabled") is False:
-        p.add(
-            ("dcgm_exporter", "service_monitor"),
-            "needs {{dcgm_exporter.enabled}} (the ServiceMonitor scrapes it)",
-        )
-
-
-def gpu_operator_plan(
-    cloud: str, pools: Sequence[GpuPool], driver: DriverPlan, settings: Mapping[str, Any], namespace: str
-) -> OperatorPlan:
-    """The plan from resolved pools and driver (the stack layer's path; checks have run)."""
-    dcgm = settings.get("dcgm_exporter", {})
-    return OperatorPlan(
-        cloud=cloud,
-        pools=tuple(pools),
-        driver=driver,
-        version=settings.get("version", GPU_OPERATOR.version),
-        namespace=namespace,
-        dcgm_exporter=dcgm.get("enabled", True),
-        service_monitor=dcgm.get("service_monitor", False),
-        gke_installer_version=settings.get("driver", {}).get("installer_version"),
-        user_values=dict(settings.get("values", {})),
-        secret_values=bool(settings.get("secret_values", False)),
+def gpu_operator_plan(target: ResolvedGpuOperator) -> OperatorPlan:
+    """The plan, final chart values included, from checked settings and resolved pools and driver."""
+    settings = target.settings
+    plan = OperatorPlan(
+        cloud=target.cloud,
+        pools=tuple(target.pools),
+        driver=target.driver,
+        version=settings.version,
+        namespace=target.namespace,
+        dcgm_exporter=settings.dcgm_exporter,
+        service_monitor=settings.service_monitor,
+        gke_installer_version=settings.installer_version,
     )
-
-
-def plan_gpu_operator(args: GpuOperatorArgs) -> OperatorPlan:
-    """``GpuOperator``'s arguments checked and resolved like the stack file; ``ArgumentsError`` lists every
-    problem with its argument path."""
-    p = Problems()
-    checked = check_arguments(GpuOperatorArgs, args, p)
-    if checked is None:
-        p.raise_for_arguments()
-    assert checked is not None
-    check_operator_settings(checked, p)
-    check_cuda_default(checked.get("cuda_version"), p.at("cuda_version"))
-    if not checked["pools"]:
-        p.add(("pools",), "at least one GPU pool is required")
-    cloud = checked["cloud"]
-    resolved = resolve_cluster_pools(
-        cloud, checked["pools"], checked.get("cuda_version"), lambda i: p.at("pools", i)
-    )
-    driver = None
-    if not p and len(resolved.pools) == len(checked["pools"]):
-        where = DriverLocations(
-            p.at("driver"), lambda i: p.at("pools", i), p.at("pools"), p.at("cuda_version")
-        )
-        driver = resolve_driver(
-            cloud,
-            resolved.pools,
-            checked.get("driver", {}),
-            checked.get("version", GPU_OPERATOR.version),
-            where,
-        )
-    p.raise_for_arguments()
-    assert driver is not None
-    return gpu_operator_plan(
-        cloud, resolved.pools, driver, checked, checked.get("namespace", GPU_OPERATOR.namespace)
-    )
+    return replace(plan, values=deep_merge(settings.values, library_values(plan)))

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from gpu_platform.cloud import PoolProblems
 from gpu_platform.clouds import profile_of
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.dra import dra_pool_problems
-from gpu_platform.resolve.pools import ResolvedPools, resolve_pool_list
+from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default, resolve_pool_list
 
 
 def scale_from_zero_problem(pool: GpuPool) -> str | None:
@@ -64,3 +65,15 @@ def resolve_cluster_pools(
             resolved.pools.remove(pool)
             resolved.broken.add(pool.name)
     return resolved
+
+
+def resolve_pools(
+    cloud: str, pools: Sequence[Any], path: str = "pools", cuda_version: str | None = None
+) -> list[GpuPool]:
+    """Pools given as plain dicts (snake_case or camelCase keys) resolved for one cloud, with the cloud's
+    own limits; raises ``ArgumentsError`` naming ``<path>[i].<field>`` for every problem."""
+    p = Problems()
+    check_cuda_default(cuda_version, p.at("cuda_version"))
+    resolved = resolve_cluster_pools(cloud, pools, cuda_version, lambda i: p.at(path, i))
+    p.raise_for_arguments()
+    return resolved.pools

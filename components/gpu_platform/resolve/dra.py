@@ -24,14 +24,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from gpu_platform import versions
+from gpu_platform.args.dra import DEFAULT_CLAIM_NAMESPACES
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.cloud import PoolProblems
 from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.kubernetes import namespace_problem
 
 MIN_KUBERNETES = (1, 34, 2)
 """DRA driver v0.4.1 docs/prerequisites.md: "v1.34.2 or later"; ``resource.k8s.io/v1`` is GA in 1.34."""
@@ -41,6 +45,65 @@ MIN_DRIVER_COMPUTE_DOMAINS = DriverVersion.parse("570.158.01")
 """Same document: ComputeDomains (IMEX daemons with DNS names, on by default) need 570.158.01."""
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+].*)?$")
+CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+
+
+@dataclass(frozen=True)
+class DraSpec:
+    """The DRA driver's settings with every default applied: the only place those defaults are written."""
+
+    enabled: bool = False
+    version: str = versions.DRA_DRIVER.version
+    compute_domains: bool = False
+    claim_namespaces: tuple[str, ...] = DEFAULT_CLAIM_NAMESPACES
+    values: Mapping[str, Any] = field(default_factory=dict)
+    """The user's escape-hatch chart values."""
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> DraSpec:
+        """From the stack file's ``dra`` section or the component's checked arguments."""
+        return cls(
+            enabled=settings.get("enabled", cls.enabled),
+            version=settings.get("version", cls.version),
+            compute_domains=settings.get("compute_domains", cls.compute_domains),
+            claim_namespaces=tuple(settings.get("claim_namespaces", cls.claim_namespaces)),
+            values=dict(settings.get("values", {})),
+        )
+
+
+@dataclass(frozen=True)
+class ResolvedDra:
+    """What the DRA plan is made from: checked settings, resolved pools, the driver plan and the cluster version."""
+
+    cloud: str
+    pools: tuple[GpuPool, ...]
+    driver: DriverPlan
+    kubernetes_version: str
+    settings: DraSpec
+    namespace: str
+
+
+def check_dra_settings(settings: DraSpec, p: Problems) -> None:
+    """The driver's own settings (shared by the stack file's ``dra`` and ``DraDriverArgs``)."""
+    version = settings.version
+    if not CHART_VERSION.match(version):
+        p.add(("version",), f"{version!r} is not a chart version like {versions.DRA_DRIVER.version} (no 'v')")
+    namespaces = list(settings.claim_namespaces)
+    for i, ns in enumerate(namespaces):
+        if reason := namespace_problem(ns):
+            p.add(("claim_namespaces", i), reason)
+        elif ns in namespaces[:i]:
+            p.add(("claim_namespaces", i), f"'{ns}' is listed twice")
+    if "namespace" in settings.values:
+        p.add(
+            ("values", "namespace"),
+            "the chart refuses a 'namespace' value (templates/validation.yaml); the release namespace is set by "
+            "the library",
+        )
+    if settings.values.get("resources", {}).get("gpus", {}).get("enabled") is False:
+        p.add(
+            ("values", "resources"), "the GPU kubelet plugin is what serves the DRA pools; it stays enabled"
+        )
 
 
 @dataclass(frozen=True)

@@ -414,17 +414,3 @@ def resolve_pool_list(
             idx = [pl.index for pl in out.pools if pl.name == name][1]
             at(idx).add(("name",), f"'{name}' is used by more than one pool")
     return out
-
-
-def resolve_pools(
-    cloud: str, pools: Sequence[Any], path: str = "pools", cuda_version: str | None = None
-) -> list[GpuPool]:
-    """Pools given as plain dicts (snake_case or camelCase keys) resolved for one cloud, with the cloud's
-    own limits; raises ``ArgumentsError`` naming ``<path>[i].<field>`` for every problem."""
-    from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
-
-    p = Problems()
-    check_cuda_default(cuda_version, p.at("cuda_version"))
-    resolved = resolve_cluster_pools(cloud, pools, cuda_version, lambda i: p.at(path, i))
-    p.raise_for_arguments()
-    return resolved.pools

@@ -11,6 +11,7 @@ from gpu_platform.plans.gpu_operator import gpu_operator_plan
 from gpu_platform.plans.inference import inference_service_plan
 from gpu_platform.plans.kserve import CertManagerPlan, cert_manager_values, kserve_plan
 from gpu_platform.plans.kueue import kueue_plan
+from gpu_platform.resolve.gpu_operator import ResolvedGpuOperator
 
 if TYPE_CHECKING:
     from gpu_platform.stack.spec import PlatformSpec
@@ -20,9 +21,10 @@ def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
     from gpu_platform.operators.gpu_operator import GpuOperator
 
     assert spec.gpu_operator is not None
-    plan = gpu_operator_plan(
+    target = ResolvedGpuOperator(
         spec.cloud, spec.pools, spec.driver, spec.gpu_operator, versions.GPU_OPERATOR.namespace
     )
+    plan = gpu_operator_plan(target)
     return GpuOperator.from_plan("gpu-operator", plan, opts)
 
 
@@ -44,15 +46,18 @@ def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any])
     team namespaces its claim templates may go into)."""
     from gpu_platform.operators.dra import DraDriver
     from gpu_platform.plans.dra import dra_plan
+    from gpu_platform.resolve.dra import ResolvedDra
 
     assert spec.dra is not None and spec.cluster.kubernetes_version is not None
     plan = dra_plan(
-        spec.cloud,
-        spec.pools,
-        spec.driver,
-        spec.cluster.kubernetes_version,
-        spec.dra,
-        versions.DRA_DRIVER.namespace,
+        ResolvedDra(
+            spec.cloud,
+            spec.pools,
+            spec.driver,
+            spec.cluster.kubernetes_version,
+            spec.dra,
+            versions.DRA_DRIVER.namespace,
+        )
     )
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=depends_on))
     return DraDriver.from_plan("dra-driver", plan, merged)

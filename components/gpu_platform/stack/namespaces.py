@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from gpu_platform.args.dra import DEFAULT_CLAIM_NAMESPACES
 from gpu_platform.plans.kueue import CLUSTER_QUEUE_NAMESPACE_LABEL
 from gpu_platform.plans.volcano import TEAM_LABEL as VOLCANO_TEAM_LABEL
 from gpu_platform.resolve.kubernetes import RESERVED_NAMESPACES
@@ -48,7 +47,7 @@ def namespace_plans(spec: PlatformSpec) -> list[NamespacePlan]:
     for _, request in spec.kserve.services if spec.kserve else ():
         if request.namespace not in out and request.namespace not in RESERVED_NAMESPACES:
             out[request.namespace] = NamespacePlan(request.namespace)
-    for name in spec.dra.get("claim_namespaces", DEFAULT_CLAIM_NAMESPACES) if spec.dra else ():  # DRA
+    for name in spec.dra.claim_namespaces if spec.dra else ():  # DRA
         if name not in out and name not in RESERVED_NAMESPACES:
             out[name] = NamespacePlan(name)
     return sorted(out.values(), key=lambda n: n.name)

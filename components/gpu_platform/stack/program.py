@@ -42,7 +42,7 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
     # Workload layer: Volcano and the controllers behind Kueue's integrations.
     outputs.update(deploy_workloads(spec, k8s_opts, namespaces))
     if spec.dra is not None:  # DRA: after the operator, Kueue and the claim templates' namespaces
-        claims = [namespaces[n] for n in spec.dra.get("claim_namespaces", ()) if n in namespaces]
+        claims = [namespaces[n] for n in spec.dra.claim_namespaces if n in namespaces]
         dra = addons.dra(spec, k8s_opts, [*(r for r in (operator, kueue) if r is not None), *claims])
         outputs["draDeviceClasses"] = dra.device_classes
         outputs["draClaimTemplates"] = dra.claim_templates

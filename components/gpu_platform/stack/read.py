@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
@@ -10,7 +9,7 @@ import pulumi
 
 from gpu_platform.args.stack import StackConfigArgs
 from gpu_platform.args.validate import hints
-from gpu_platform.errors import NAMESPACE, Problems
+from gpu_platform.errors import NAMESPACE
 
 
 def _camel(key: str) -> str:
@@ -55,18 +54,3 @@ def read_stack_config() -> dict[str, Any]:
             value = text
         raw[key] = value if isinstance(value, (dict, list)) else text
     return raw
-
-
-def misspelled_namespace_problems(keys: list[str], p: Problems) -> None:
-    """``gpu-platfrom:kserve`` would be silently ignored by Pulumi: refuse a namespace that is one typo
-    away from ``gpu-platform``."""
-    for key in keys:
-        namespace, _, rest = key.partition(":")
-        if namespace == NAMESPACE or not rest:
-            continue
-        if difflib.SequenceMatcher(None, namespace, NAMESPACE).ratio() >= 0.8:
-            p.add(
-                (rest,),
-                f"set as '{key}': '{namespace}' is not the '{NAMESPACE}' namespace, so this setting would be "
-                f"ignored; write it as '{NAMESPACE}:{rest}'",
-            )
