@@ -29,6 +29,7 @@ from typing import Any
 import yaml
 
 from gpu_platform import versions
+from gpu_platform.addons import addon
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.args.workloads import (
     DEFAULT_GANG_SCHEDULER,
@@ -73,20 +74,6 @@ escape hatch or a cluster's own taints would let them."""
 VOLCANO_SCHEDULER_NAME = "volcano"
 """The scheduler name of the Volcano chart (``custom.scheduler_name`` unset)."""
 
-RELEASE_NAMES = {
-    Controller.JOBSET.value: "jobset",
-    Controller.LEADER_WORKER_SET.value: "lws",
-    Controller.TRAINER.value: "kubeflow-trainer",
-    Controller.KUBERAY.value: "kuberay-operator",
-}
-"""Fixed release names: the charts name their webhook services and configs after them (LWS's CRD expects
-``lws-webhook-service``; Trainer's JobSet subchart is ``jobset``)."""
-PINS: dict[str, ChartPin] = {
-    Controller.JOBSET.value: versions.JOBSET,
-    Controller.LEADER_WORKER_SET.value: versions.LEADER_WORKER_SET,
-    Controller.TRAINER.value: versions.KUBEFLOW_TRAINER,
-    Controller.KUBERAY.value: versions.KUBERAY_OPERATOR,
-}
 TRAINER_RUNTIME_FILES = {
     "torch": versions.TRAINER_TORCH_RUNTIME,
     "deepspeed": versions.TRAINER_DEEPSPEED_RUNTIME,
@@ -260,7 +247,7 @@ class ControllerPlan:
     def crds_in_release(self) -> bool:
         """The chart renders its CRDs as templates with no keep policy (Trainer): uninstalling it would delete
         every TrainJob, so the release itself is kept when the component goes (``retain_on_delete``)."""
-        return self.controller == Controller.TRAINER.value
+        return addon(self.controller).release_holds_crds
 
 
 def controller_plan(
@@ -284,9 +271,8 @@ def controller_plan(
         objects = tuple(trainer_runtime(r, gang_scheduler) for r in runtimes)
     else:
         raise ValueError(f"the library does not install {controller!r}")
-    return ControllerPlan(
-        controller, PINS[controller], RELEASE_NAMES[controller], chart_values, objects, gang_scheduler
-    )
+    entry = addon(controller)
+    return ControllerPlan(controller, entry.pin, entry.release_name, chart_values, objects, gang_scheduler)
 
 
 def workload_plans(cloud: str, workloads: WorkloadsSpec, secret: bool = False) -> list[ControllerPlan]:

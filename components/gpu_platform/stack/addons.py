@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from gpu_platform import versions
+from gpu_platform import addons
 from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.plans.autoscaling import ClusterAutoscalerPlan, autoscaler_image_tag, efa_device_plugin_plan
 from gpu_platform.plans.gpu_operator import gpu_operator_plan
@@ -43,12 +43,12 @@ def eks_networking_and_autoscaling(
         # After the GPU node groups: their Auto Scaling groups are tagged before it first looks.
         after = pulumi.ResourceOptions(depends_on=list(infra.node_pools.values()))
         autoscaler = ClusterAutoscaler.from_plan(
-            "cluster-autoscaler", plan, pulumi.ResourceOptions.merge(opts, after)
+            addons.CLUSTER_AUTOSCALER.component_name, plan, pulumi.ResourceOptions.merge(opts, after)
         )
         outputs["clusterAutoscalerStatus"] = autoscaler.status
     efa = efa_device_plugin_plan(spec.pools)
     if efa.pools:
-        plugin = EfaDevicePlugin.from_plan("efa-device-plugin", efa, opts)
+        plugin = EfaDevicePlugin.from_plan(addons.AWS_EFA_DEVICE_PLUGIN.component_name, efa, opts)
         outputs["efaDevicePluginStatus"] = plugin.status
     return outputs
 
@@ -65,9 +65,9 @@ def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
 
     assert spec.gpu_operator is not None
     plan = gpu_operator_plan(
-        spec.cloud, spec.pools, spec.driver, spec.gpu_operator, versions.GPU_OPERATOR.namespace
+        spec.cloud, spec.pools, spec.driver, spec.gpu_operator, addons.GPU_OPERATOR.namespace
     )
-    return GpuOperator.from_plan("gpu-operator", plan, opts)
+    return GpuOperator.from_plan(addons.GPU_OPERATOR.component_name, plan, opts)
 
 
 def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str, Any]) -> Any:
@@ -76,11 +76,9 @@ def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str
 
     assert spec.kueue is not None
     secret = "kueue" in spec.secret_sections
-    plan = kueue_plan(
-        spec.pools, spec.kueue, versions.KUEUE.namespace, manage_namespaces=False, secret=secret
-    )
+    plan = kueue_plan(spec.pools, spec.kueue, addons.KUEUE.namespace, manage_namespaces=False, secret=secret)
     after = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=list(namespaces.values())))
-    return Kueue.from_plan("kueue", plan, after)
+    return Kueue.from_plan(addons.KUEUE.component_name, plan, after)
 
 
 def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any]) -> Any:
@@ -96,10 +94,10 @@ def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any])
         spec.driver,
         spec.cluster.kubernetes_version,
         spec.dra,
-        versions.DRA_DRIVER.namespace,
+        addons.DRA_DRIVER.namespace,
     )
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=depends_on))
-    return DraDriver.from_plan("dra-driver", plan, merged)
+    return DraDriver.from_plan(addons.DRA_DRIVER.component_name, plan, merged)
 
 
 def kserve(
@@ -121,11 +119,11 @@ def kserve(
     assert ks is not None
     before = []
     if ks.install_cert_manager:
-        certs = CertManagerPlan(versions.CERT_MANAGER.namespace, cert_manager_values())
-        before = [CertManager.from_plan("cert-manager", certs, opts)]
+        certs = CertManagerPlan(addons.CERT_MANAGER.namespace, cert_manager_values())
+        before = [CertManager.from_plan(addons.CERT_MANAGER.component_name, certs, opts)]
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=before))
     plan = kserve_plan({**ks.settings, "secret_values": "kserve" in spec.secret_sections})
-    server = KServe.from_plan("kserve", plan, merged)
+    server = KServe.from_plan(addons.KSERVE_RESOURCES.component_name, plan, merged)
     namespaces = namespaces or {}
     services: dict[str, Any] = {}
     mode = ks.settings.get("deployment_mode", "Standard")
