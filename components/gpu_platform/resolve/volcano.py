@@ -11,24 +11,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_platform import versions
-from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE
+from gpu_platform.addons import scheduling_namespaces
 from gpu_platform.args.workloads import DEFAULT_VOLCANO_BORROWING
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES
-from gpu_platform.resolve.kueue import CapacityBasis
+from gpu_platform.resolve.kueue import CapacityBasis, given_cluster_queues, pool_owners
 from gpu_platform.resolve.pools import PoolProblems, ResolvedPools
 
 RESERVED_QUEUES = frozenset({"default", "root"})
 """Queues Volcano creates and owns itself."""
-CONTROLLER_NAMESPACES: dict[str, str] = {
-    versions.JOBSET.namespace: "JobSet's namespace",
-    versions.LEADER_WORKER_SET.namespace: "LeaderWorkerSet's namespace",
-    versions.KUBEFLOW_TRAINER.namespace: "Kubeflow Trainer's namespace",
-    versions.KUBERAY_OPERATOR.namespace: "KubeRay's namespace",
-    versions.VOLCANO.namespace: "Volcano's own namespace (its webhooks skip it)",
-}
+CONTROLLER_NAMESPACES: dict[str, str] = scheduling_namespaces()
+"""The workload controllers' and Volcano's namespaces: no Volcano team's (Kueue's refuse only
+``RESERVED_NAMESPACES`` for now; ``addons.scheduling_namespaces``)."""
 
 
 @dataclass(frozen=True)
@@ -63,12 +58,8 @@ class VolcanoSpec:
 def kueue_owned_pools(kueue: Mapping[str, Any], pools: Sequence[GpuPool]) -> dict[str, str]:
     """Pool -> the Kueue ClusterQueue whose quota it is (from the raw ``kueue`` section, so it works even when
     that section has problems of its own)."""
-    queues = kueue.get("cluster_queues") or [{"name": DEFAULT_CLUSTER_QUEUE}]
-    out: dict[str, str] = {}
-    for q in queues:
-        for name in q.get("pools") or [p.name for p in pools]:
-            out.setdefault(name, q["name"])
-    return out
+    queues = given_cluster_queues(kueue)
+    return {pool: queues[i].name for pool, i in pool_owners(queues, [p.name for p in pools]).items()}
 
 
 def kueue_namespaces(kueue: Mapping[str, Any]) -> dict[str, int]:
