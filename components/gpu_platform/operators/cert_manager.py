@@ -13,7 +13,8 @@ from gpu_platform.addons import CERT_MANAGER
 from gpu_platform.args.operators import CertManagerArgs
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_namespace, helm_release
-from gpu_platform.plans.kserve import CertManagerPlan, plan_cert_manager
+from gpu_platform.plans.kserve import CertManagerPlan, cert_manager_plan
+from gpu_platform.resolve.kserve import resolve_cert_manager_args
 
 _DEFAULTS: CertManagerArgs = {}
 """No arguments: every default."""
@@ -30,7 +31,7 @@ class CertManager(PlannedComponent[CertManagerPlan]):
     def __init__(
         self, name: str, args: CertManagerArgs = _DEFAULTS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_cert_manager(args), opts)
+        self._start(name, cert_manager_plan(*resolve_cert_manager_args(args)), opts)
 
     def _create(self, name: str, plan: CertManagerPlan) -> dict[str, Any]:
         deps = self._dependencies

@@ -15,7 +15,8 @@ from gpu_platform.addons import KSERVE_CRD, KSERVE_RESOURCES, KSERVE_RUNTIME_CON
 from gpu_platform.args.operators import KServeArgs
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_namespace, helm_release
-from gpu_platform.plans.kserve import KSERVE_NAMESPACE_LABELS, KServePlan, plan_kserve
+from gpu_platform.plans.kserve import KSERVE_NAMESPACE_LABELS, KServePlan, kserve_plan
+from gpu_platform.resolve.kserve import resolve_kserve_args
 
 _DEFAULTS: KServeArgs = {}
 """No arguments: every default."""
@@ -34,7 +35,7 @@ class KServe(PlannedComponent[KServePlan]):
     def __init__(
         self, name: str, args: KServeArgs = _DEFAULTS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_kserve(args), opts)
+        self._start(name, kserve_plan(resolve_kserve_args(args)), opts)
 
     def _create(self, name: str, plan: KServePlan) -> dict[str, Any]:
         ns = helm_namespace(self, f"{name}-namespace", plan.namespace, labels=dict(KSERVE_NAMESPACE_LABELS))

@@ -18,7 +18,9 @@ from gpu_platform.addons import VOLCANO
 from gpu_platform.args.workloads import VolcanoArgs
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_namespace, helm_release
-from gpu_platform.plans.volcano import VolcanoPlan, plan_volcano
+from gpu_platform.plans.volcano import VolcanoPlan, volcano_plan
+from gpu_platform.plans.workloads import Placement
+from gpu_platform.resolve.volcano import resolve_volcano_args
 
 
 class Volcano(PlannedComponent[VolcanoPlan]):
@@ -34,7 +36,8 @@ class Volcano(PlannedComponent[VolcanoPlan]):
     """The Helm release status."""
 
     def __init__(self, name: str, args: VolcanoArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self._start(name, plan_volcano(args), opts)
+        spec, node_selector = resolve_volcano_args(args)
+        self._start(name, volcano_plan(spec, Placement(dict(node_selector))), opts)
 
     def _create(self, name: str, plan: VolcanoPlan) -> dict[str, Any]:
         deps = self._dependencies

@@ -26,13 +26,8 @@ from gpu_platform.addons import Addon
 from gpu_platform.args.workloads import JobSetArgs, KubeflowTrainerArgs, KubeRayArgs, LeaderWorkerSetArgs
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_namespace, helm_release
-from gpu_platform.plans.workloads import (
-    ControllerPlan,
-    plan_jobset,
-    plan_kubeflow_trainer,
-    plan_kuberay,
-    plan_leader_worker_set,
-)
+from gpu_platform.plans.workloads import ControllerPlan, settings_plan
+from gpu_platform.resolve.workloads import resolve_controller_args
 
 
 def controller_release(
@@ -58,6 +53,11 @@ class _Controller(PlannedComponent[ControllerPlan]):
     """The registry entry of the controller it installs."""
     status: pulumi.Output[Any]
     """The Helm release status."""
+
+    def _start_args(self, name: str, args_type: Any, args: Any, opts: pulumi.ResourceOptions | None) -> None:
+        """Resolve the arguments (every check), then plan, then create."""
+        settings = resolve_controller_args(self._addon.key, args_type, args)
+        self._start(name, settings_plan(settings), opts)
 
     def _create(self, name: str, plan: ControllerPlan) -> dict[str, Any]:
         release = controller_release(self, name, plan, self._dependencies)
@@ -87,7 +87,7 @@ class JobSet(_Controller):
     def __init__(
         self, name: str, args: JobSetArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_jobset(args), opts)
+        self._start_args(name, JobSetArgs, args, opts)
 
 
 class LeaderWorkerSet(_Controller):
@@ -100,7 +100,7 @@ class LeaderWorkerSet(_Controller):
     def __init__(
         self, name: str, args: LeaderWorkerSetArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_leader_worker_set(args), opts)
+        self._start_args(name, LeaderWorkerSetArgs, args, opts)
 
 
 class KubeRay(_Controller):
@@ -112,7 +112,7 @@ class KubeRay(_Controller):
     def __init__(
         self, name: str, args: KubeRayArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_kuberay(args), opts)
+        self._start_args(name, KubeRayArgs, args, opts)
 
 
 class KubeflowTrainer(_Controller):
@@ -128,7 +128,7 @@ class KubeflowTrainer(_Controller):
     def __init__(
         self, name: str, args: KubeflowTrainerArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_kubeflow_trainer(args), opts)
+        self._start_args(name, KubeflowTrainerArgs, args, opts)
 
     def _create(self, name: str, plan: ControllerPlan) -> dict[str, Any]:
         outputs = super()._create(name, plan)

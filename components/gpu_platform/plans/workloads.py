@@ -30,7 +30,6 @@ import yaml
 
 from gpu_platform import versions
 from gpu_platform.addons import addon
-from gpu_platform.args.validate import check_arguments
 from gpu_platform.args.workloads import (
     DEFAULT_GANG_SCHEDULER,
     DEFAULT_TRAINING_RUNTIMES,
@@ -47,9 +46,9 @@ from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.workloads import (
     BUILTIN_FRAMEWORKS,
     CONTROLLER_FRAMEWORKS,
+    ControllerSettings,
     WorkloadsSpec,
-    node_selector_problems,
-    values_toleration_problems,
+    resolve_controller_args,
 )
 from gpu_platform.scheduling import POOL_LABEL, pool_tolerations, selector_labels
 from gpu_platform.versions import ChartPin
@@ -293,55 +292,32 @@ def workload_plans(cloud: str, workloads: WorkloadsSpec, secret: bool = False) -
     return [replace(plan, secret_values=secret) for plan in plans]
 
 
-def _checked(tp: Any, args: Any, controller: str) -> tuple[dict[str, Any], Placement]:
-    p = Problems()
-    checked = check_arguments(tp, args, p)
-    if checked is not None:
-        if "node_selector" in checked:
-            node_selector_problems(checked["node_selector"], p.at("node_selector"))
-        values_toleration_problems(controller, checked.get("values"), p.at("values"))
-        runtimes = checked.get("runtimes", ())
-        for i, runtime in enumerate(runtimes):
-            if runtime in runtimes[:i]:
-                p.add(("runtimes", i), f"'{runtime}' is listed twice")
-    p.raise_for_arguments()
-    assert checked is not None
-    return checked, Placement(dict(checked.get("node_selector", {})))
+def settings_plan(settings: ControllerSettings) -> ControllerPlan:
+    """``controller_plan`` for a component's checked arguments (``resolve.workloads.resolve_controller_args``)."""
+    return controller_plan(
+        settings.controller,
+        Placement(dict(settings.node_selector)),
+        settings.values,
+        settings.gang_scheduler,
+        settings.runtimes,
+        settings.install_jobset,
+    )
 
 
 def plan_jobset(args: JobSetArgs) -> ControllerPlan:
-    """``JobSet``'s arguments checked; ``ArgumentsError`` lists every problem with its argument path."""
-    checked, placement = _checked(JobSetArgs, args, Controller.JOBSET.value)
-    return controller_plan(Controller.JOBSET.value, placement, checked.get("values"))
+    """Resolve then plan, as the ``JobSet`` component does (kept for callers of the old name)."""
+    return settings_plan(resolve_controller_args(Controller.JOBSET.value, JobSetArgs, args))
 
 
 def plan_leader_worker_set(args: LeaderWorkerSetArgs) -> ControllerPlan:
-    checked, placement = _checked(LeaderWorkerSetArgs, args, Controller.LEADER_WORKER_SET.value)
-    return controller_plan(
-        Controller.LEADER_WORKER_SET.value,
-        placement,
-        checked.get("values"),
-        checked.get("gang_scheduler", DEFAULT_GANG_SCHEDULER),
+    return settings_plan(
+        resolve_controller_args(Controller.LEADER_WORKER_SET.value, LeaderWorkerSetArgs, args)
     )
 
 
 def plan_kuberay(args: KubeRayArgs) -> ControllerPlan:
-    checked, placement = _checked(KubeRayArgs, args, Controller.KUBERAY.value)
-    return controller_plan(
-        Controller.KUBERAY.value,
-        placement,
-        checked.get("values"),
-        checked.get("gang_scheduler", DEFAULT_GANG_SCHEDULER),
-    )
+    return settings_plan(resolve_controller_args(Controller.KUBERAY.value, KubeRayArgs, args))
 
 
 def plan_kubeflow_trainer(args: KubeflowTrainerArgs) -> ControllerPlan:
-    checked, placement = _checked(KubeflowTrainerArgs, args, Controller.TRAINER.value)
-    return controller_plan(
-        Controller.TRAINER.value,
-        placement,
-        checked.get("values"),
-        checked.get("gang_scheduler", DEFAULT_GANG_SCHEDULER),
-        tuple(checked.get("runtimes", DEFAULT_TRAINING_RUNTIMES)),
-        checked.get("install_jobset", False),
-    )
+    return settings_plan(resolve_controller_args(Controller.TRAINER.value, KubeflowTrainerArgs, args))

@@ -11,13 +11,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_platform.addons import scheduling_namespaces
-from gpu_platform.args.workloads import DEFAULT_VOLCANO_BORROWING
+from gpu_platform.addons import VOLCANO, scheduling_namespaces
+from gpu_platform.args.validate import check_arguments
+from gpu_platform.args.workloads import DEFAULT_VOLCANO_BORROWING, VolcanoArgs
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES
 from gpu_platform.resolve.kueue import CapacityBasis, given_cluster_queues, pool_owners
-from gpu_platform.resolve.pools import PoolProblems, ResolvedPools
+from gpu_platform.resolve.pools import PoolProblems, ResolvedPools, check_cuda_default
+from gpu_platform.resolve.workloads import node_selector_problems, values_toleration_problems
 
 RESERVED_QUEUES = frozenset({"default", "root"})
 """Queues Volcano creates and owns itself."""
@@ -205,3 +208,23 @@ def resolve_volcano(
     return VolcanoSpec(
         pools=tuple(mine), teams=tuple(teams), values=dict(raw.get("values", {})), capacity_basis=basis
     )
+
+
+def resolve_volcano_args(args: VolcanoArgs) -> tuple[VolcanoSpec, Mapping[str, str]]:
+    """``Volcano``'s arguments checked and resolved like the stack file's ``volcano``: the spec and where
+    Volcano's own pods run; ``ArgumentsError`` lists every problem with its argument path."""
+    p = Problems()
+    checked = check_arguments(VolcanoArgs, args, p)
+    if checked is None:
+        p.raise_for_arguments()
+    assert checked is not None
+    check_cuda_default(checked.get("cuda_version"), p.at("cuda_version"))
+    if "node_selector" in checked:
+        node_selector_problems(checked["node_selector"], p.at("node_selector"))
+    values_toleration_problems(VOLCANO.key, checked.get("values"), p.at("values"))
+    at = lambda i: p.at("pools", i)  # noqa: E731
+    resolved = resolve_cluster_pools(checked["cloud"], checked["pools"], checked.get("cuda_version"), at)
+    spec = resolve_volcano(checked, resolved, at, p)
+    p.raise_for_arguments()
+    assert spec is not None
+    return spec, dict(checked.get("node_selector", {}))

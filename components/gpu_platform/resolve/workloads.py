@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpu_platform.addons import ADDONS, WORKLOAD_CONTROLLERS
+from gpu_platform.args.validate import check_arguments
 from gpu_platform.args.workloads import (
     DEFAULT_GANG_SCHEDULER,
     DEFAULT_TRAINING_RUNTIMES,
@@ -225,3 +226,40 @@ def with_workload_integrations(
         integration_problems(raw["integrations"], workloads, p)
         return kueue
     return None if kueue is None else replace(kueue, integrations=kueue_frameworks(workloads))
+
+
+@dataclass(frozen=True)
+class ControllerSettings:
+    """A workload controller component's arguments, checked (``resolve_controller_args``)."""
+
+    controller: str
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, Any] | None = None
+    gang_scheduler: str = DEFAULT_GANG_SCHEDULER
+    runtimes: tuple[str, ...] = DEFAULT_TRAINING_RUNTIMES
+    install_jobset: bool = False
+
+
+def resolve_controller_args(controller: str, args_type: Any, args: Any) -> ControllerSettings:
+    """A controller component's arguments (``args_type``: its ``*Args``) checked like the stack file's
+    ``workloads.<controller>``; ``ArgumentsError`` lists every problem with its argument path."""
+    p = Problems()
+    checked = check_arguments(args_type, args, p)
+    if checked is not None:
+        if "node_selector" in checked:
+            node_selector_problems(checked["node_selector"], p.at("node_selector"))
+        values_toleration_problems(controller, checked.get("values"), p.at("values"))
+        runtimes = checked.get("runtimes", ())
+        for i, runtime in enumerate(runtimes):
+            if runtime in runtimes[:i]:
+                p.add(("runtimes", i), f"'{runtime}' is listed twice")
+    p.raise_for_arguments()
+    assert checked is not None
+    return ControllerSettings(
+        controller,
+        dict(checked.get("node_selector", {})),
+        checked.get("values"),
+        checked.get("gang_scheduler", DEFAULT_GANG_SCHEDULER),
+        tuple(checked.get("runtimes", DEFAULT_TRAINING_RUNTIMES)),
+        checked.get("install_jobset", False),
+    )

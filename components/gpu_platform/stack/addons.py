@@ -11,7 +11,7 @@ from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.plans.autoscaling import ClusterAutoscalerPlan, autoscaler_image_tag, efa_device_plugin_plan
 from gpu_platform.plans.gpu_operator import gpu_operator_plan
 from gpu_platform.plans.inference import inference_service_plan
-from gpu_platform.plans.kserve import CertManagerPlan, cert_manager_values, kserve_plan
+from gpu_platform.plans.kserve import cert_manager_plan, kserve_plan
 from gpu_platform.plans.kueue import kueue_plan
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def kserve(
     assert ks is not None
     before = []
     if ks.install_cert_manager:
-        certs = CertManagerPlan(addons.CERT_MANAGER.namespace, cert_manager_values())
+        certs = cert_manager_plan(addons.CERT_MANAGER.namespace)
         before = [CertManager.from_plan(addons.CERT_MANAGER.component_name, certs, opts)]
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=before))
     plan = kserve_plan({**ks.settings, "secret_values": "kserve" in spec.secret_sections})
