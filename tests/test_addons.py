@@ -67,3 +67,9 @@ def test_reserved_namespaces_are_the_ones_refused_before_the_registry() -> None:
 
 def test_gang_schedulers() -> None:
     assert [a.key for a in addons.ADDONS if a.gang_scheduler] == ["kueue", "volcano"]
+
+
+def test_every_framework_an_addon_serves_is_a_kueue_integration() -> None:
+    from gpu_platform.resolve.kueue import KNOWN_FRAMEWORKS
+
+    assert {fw for a in addons.ADDONS for fw in a.kueue_frameworks} <= set(KNOWN_FRAMEWORKS)

@@ -39,16 +39,15 @@ from gpu_platform.args.workloads import (
     KubeRayArgs,
     LeaderWorkerSetArgs,
 )
-from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.workloads import (
     BUILTIN_FRAMEWORKS,
     CONTROLLER_FRAMEWORKS,
     ControllerSettings,
     WorkloadsSpec,
     resolve_controller_args,
+    resolve_pool_args,
 )
 from gpu_platform.scheduling import POOL_LABEL, pool_tolerations, selector_labels
 from gpu_platform.versions import ChartPin
@@ -115,10 +114,7 @@ def pool_placements(
 ) -> dict[str, dict[str, Any]]:
     """Pool name -> ``pool_placement`` for pools given like the node pools' (``GpuPoolArgs``); raises
     ``ArgumentsError`` (``pools[i]...``) when a pool does not resolve."""
-    p = Problems()
-    resolved = resolve_cluster_pools(cloud, list(pools), cuda_version, lambda i: p.at("pools", i))
-    p.raise_for_arguments()
-    return {pool.name: pool_placement(pool) for pool in resolved.pools}
+    return {pool.name: pool_placement(pool) for pool in resolve_pool_args(cloud, pools, cuda_version)}
 
 
 def kueue_integrations(controllers: Sequence[str]) -> list[str]:

@@ -20,6 +20,8 @@ from gpu_platform.args.workloads import (
     GangScheduler,
 )
 from gpu_platform.errors import Key, Problems
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.kubernetes import label_problems
 from gpu_platform.resolve.kueue import KueueSpec
 from gpu_platform.sharing import GPU_RESOURCE
@@ -263,3 +265,14 @@ def resolve_controller_args(controller: str, args_type: Any, args: Any) -> Contr
         tuple(checked.get("runtimes", DEFAULT_TRAINING_RUNTIMES)),
         checked.get("install_jobset", False),
     )
+
+
+def resolve_pool_args(
+    cloud: str, pools: Sequence[Mapping[str, Any]], cuda_version: str | None = None
+) -> tuple[GpuPool, ...]:
+    """Pools given like the node pools' (``GpuPoolArgs``), resolved; ``ArgumentsError`` (``pools[i]...``)
+    when one does not resolve."""
+    p = Problems()
+    resolved = resolve_cluster_pools(cloud, list(pools), cuda_version, lambda i: p.at("pools", i))
+    p.raise_for_arguments()
+    return tuple(resolved.pools)
