@@ -47,6 +47,8 @@ class Addon:
     """Can be gang-scheduled by Volcano (a cluster-wide setting of the controller)."""
     toleration_paths: tuple[tuple[str, ...], ...] = ()
     """Where its chart takes its controller pods' tolerations (refused if they tolerate GPU nodes)."""
+    runs_on: tuple[str, ...] = ()
+    """Add-ons whose CRDs and webhooks it needs (Trainer runs each TrainJob as a JobSet): created first."""
 
     @property
     def namespace(self) -> str:
@@ -162,6 +164,7 @@ TRAINER = Addon(
     section_key="trainer",
     volcano_gang=True,
     toleration_paths=(("manager", "tolerations"),),
+    runs_on=(Controller.JOBSET.value,),
 )
 KUBERAY = Addon(
     Controller.KUBERAY.value,

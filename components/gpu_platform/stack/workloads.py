@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 from gpu_platform.addons import VOLCANO, addon
-from gpu_platform.args.workloads import Controller
 from gpu_platform.plans.volcano import volcano_plan
 from gpu_platform.plans.workloads import controller_placement, pool_placement, workload_plans
 
@@ -42,8 +41,7 @@ def deploy_workloads(
     created: dict[str, Any] = {}
     for controller in workload_plans(spec.cloud, spec.workloads, secret="workloads" in spec.secret_sections):
         deps = [volcano] if volcano is not None and controller.gang_scheduler == "volcano" else []
-        if controller.controller == Controller.TRAINER.value and Controller.JOBSET.value in created:
-            deps.append(created[Controller.JOBSET.value])
+        deps += [created[c] for c in addon(controller.controller).runs_on if c in created]
         merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=deps))
         cls = controller_component(controller.controller)
         created[controller.controller] = cls.from_plan(
