@@ -73,3 +73,14 @@ def test_every_framework_an_addon_serves_is_a_kueue_integration() -> None:
     from gpu_platform.resolve.kueue import KNOWN_FRAMEWORKS
 
     assert {fw for a in addons.ADDONS for fw in a.kueue_frameworks} <= set(KNOWN_FRAMEWORKS)
+
+
+def test_pool_owners_first_queue_wins_and_a_queue_without_pools_takes_the_rest() -> None:
+    from gpu_platform.resolve.kueue import ClusterQueue, given_cluster_queues, pool_owners
+
+    queues = [ClusterQueue("a", ("p2", "x")), ClusterQueue("b"), ClusterQueue("c", ("p1",))]
+    assert pool_owners(queues, ["p1", "p2", "p3"]) == {"p2": 0, "p1": 1, "p3": 1}
+    assert given_cluster_queues({}) == [ClusterQueue("gpu")]
+    assert given_cluster_queues({"cluster_queues": [{"name": "q", "pools": ["p1"]}]}) == [
+        ClusterQueue("q", ("p1",))
+    ]

@@ -34,7 +34,7 @@ def helm_namespace(
     depends_on: Sequence[Any] | None = None,
 ) -> Any:
     """The release's namespace, kept when the component goes (with everything in it)."""
-    metadata: dict[str, Any] = {"name": namespace}
+    metadata: Any = {"name": namespace}
     if labels is not None:
         metadata["labels"] = labels
     return k8s.core.v1.Namespace(resource_name, metadata=metadata, opts=_opts(owner, depends_on, True))
