@@ -136,7 +136,8 @@ def test_no_function_in_the_library_is_longer_than_a_screen() -> None:
 
 
 def test_component_constructors_only_plan_and_create() -> None:
-    """``__init__`` of every component is one call: ``self._start(name, plan_x(args), opts)``."""
+    """``__init__`` of every component is one call: ``self._start(name, x_plan(resolve_x_args(args)), opts)``
+    (or ``plan_x(args)``)."""
     from gpu_platform import _COMPONENTS
 
     checked = 0
@@ -153,8 +154,13 @@ def test_component_constructors_only_plan_and_create() -> None:
                 assert len(body) == 1, node.name
                 call = body[0].value  # type: ignore[attr-defined]
                 assert isinstance(call, ast.Call) and ast.unparse(call.func) == "self._start", node.name
-                assert ast.unparse(call.args[1]).startswith("plan_") or ".plan_" in ast.unparse(
-                    call.args[1]
+                planned = ast.unparse(call.args[1])
+                # The plan function, called on what a ``resolve_*`` function made of the arguments.
+                resolved = isinstance(call.args[1], ast.Call) and ast.unparse(call.args[1].func).endswith(
+                    "_plan"
+                )
+                assert (
+                    planned.startswith("plan_") or ".plan_" in planned or (resolved and "resolve_" in planned)
                 ), node.name
                 checked += 1
     assert checked == len(_COMPONENTS)

@@ -19,7 +19,6 @@ from gpu_platform.args.workloads import VolcanoArgs
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_namespace, helm_release
 from gpu_platform.plans.volcano import VolcanoPlan, volcano_plan
-from gpu_platform.plans.workloads import Placement
 from gpu_platform.resolve.volcano import resolve_volcano_args
 
 
@@ -36,8 +35,7 @@ class Volcano(PlannedComponent[VolcanoPlan]):
     """The Helm release status."""
 
     def __init__(self, name: str, args: VolcanoArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        spec, node_selector = resolve_volcano_args(args)
-        self._start(name, volcano_plan(spec, Placement(dict(node_selector))), opts)
+        self._start(name, volcano_plan(resolve_volcano_args(args)), opts)
 
     def _create(self, name: str, plan: VolcanoPlan) -> dict[str, Any]:
         deps = self._dependencies

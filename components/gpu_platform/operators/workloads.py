@@ -54,11 +54,6 @@ class _Controller(PlannedComponent[ControllerPlan]):
     status: pulumi.Output[Any]
     """The Helm release status."""
 
-    def _start_args(self, name: str, args_type: Any, args: Any, opts: pulumi.ResourceOptions | None) -> None:
-        """Resolve the arguments (every check), then plan, then create."""
-        settings = resolve_controller_args(self._addon.key, args_type, args)
-        self._start(name, settings_plan(settings), opts)
-
     def _create(self, name: str, plan: ControllerPlan) -> dict[str, Any]:
         release = controller_release(self, name, plan, self._dependencies)
         for obj in plan.objects:
@@ -87,7 +82,7 @@ class JobSet(_Controller):
     def __init__(
         self, name: str, args: JobSetArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start_args(name, JobSetArgs, args, opts)
+        self._start(name, settings_plan(resolve_controller_args(self._addon.key, JobSetArgs, args)), opts)
 
 
 class LeaderWorkerSet(_Controller):
@@ -100,7 +95,9 @@ class LeaderWorkerSet(_Controller):
     def __init__(
         self, name: str, args: LeaderWorkerSetArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start_args(name, LeaderWorkerSetArgs, args, opts)
+        self._start(
+            name, settings_plan(resolve_controller_args(self._addon.key, LeaderWorkerSetArgs, args)), opts
+        )
 
 
 class KubeRay(_Controller):
@@ -112,7 +109,7 @@ class KubeRay(_Controller):
     def __init__(
         self, name: str, args: KubeRayArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start_args(name, KubeRayArgs, args, opts)
+        self._start(name, settings_plan(resolve_controller_args(self._addon.key, KubeRayArgs, args)), opts)
 
 
 class KubeflowTrainer(_Controller):
@@ -128,7 +125,9 @@ class KubeflowTrainer(_Controller):
     def __init__(
         self, name: str, args: KubeflowTrainerArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start_args(name, KubeflowTrainerArgs, args, opts)
+        self._start(
+            name, settings_plan(resolve_controller_args(self._addon.key, KubeflowTrainerArgs, args)), opts
+        )
 
     def _create(self, name: str, plan: ControllerPlan) -> dict[str, Any]:
         outputs = super()._create(name, plan)

@@ -160,9 +160,14 @@ class VolcanoPlan:
 
 
 def volcano_plan(
-    spec: VolcanoSpec, placement: Placement, manage_namespaces: bool = True, secret: bool = False
+    spec: VolcanoSpec,
+    placement: Placement | None = None,
+    manage_namespaces: bool = True,
+    secret: bool = False,
 ) -> VolcanoPlan:
-    """The plan from a resolved spec (the stack layer's path; checks have run)."""
+    """The plan from a resolved spec (checks have run); ``placement`` defaults to the spec's node selector."""
+    if placement is None:
+        placement = Placement(dict(spec.node_selector or {}))
     return VolcanoPlan(
         spec=spec,
         values=helm_values(placement, spec.values),
@@ -176,8 +181,7 @@ def volcano_plan(
 
 def plan_volcano(args: VolcanoArgs) -> VolcanoPlan:
     """Resolve then plan, as the ``Volcano`` component does (kept for callers of the old name)."""
-    spec, node_selector = resolve_volcano_args(args)
-    return volcano_plan(spec, Placement(dict(node_selector)))
+    return volcano_plan(resolve_volcano_args(args))
 
 
 def queue_names(plan: VolcanoPlan) -> Sequence[str]:

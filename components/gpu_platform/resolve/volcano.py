@@ -8,7 +8,7 @@ Volcano, never both, so the two schedulers never manage the same workloads or pr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpu_platform.addons import VOLCANO, scheduling_namespaces
@@ -48,6 +48,9 @@ class VolcanoSpec:
     values: Mapping[str, Any] = field(default_factory=dict)
     capacity_basis: CapacityBasis = field(default_factory=CapacityBasis)
     """How a node's cpu and memory are counted, as for Kueue's quotas."""
+    node_selector: Mapping[str, str] | None = None
+    """Where Volcano's own pods run when the component is given ``node_selector``; the stack places them with
+    the other controllers instead (``workloads.node_selector``)."""
 
     def team_pools(self, team: VolcanoTeam) -> list[GpuPool]:
         by_name = {p.name: p for p in self.pools}
@@ -210,9 +213,9 @@ def resolve_volcano(
     )
 
 
-def resolve_volcano_args(args: VolcanoArgs) -> tuple[VolcanoSpec, Mapping[str, str]]:
-    """``Volcano``'s arguments checked and resolved like the stack file's ``volcano``: the spec and where
-    Volcano's own pods run; ``ArgumentsError`` lists every problem with its argument path."""
+def resolve_volcano_args(args: VolcanoArgs) -> VolcanoSpec:
+    """``Volcano``'s arguments checked and resolved like the stack file's ``volcano``, with where Volcano's own
+    pods run; ``ArgumentsError`` lists every problem with its argument path."""
     p = Problems()
     checked = check_arguments(VolcanoArgs, args, p)
     if checked is None:
@@ -227,4 +230,4 @@ def resolve_volcano_args(args: VolcanoArgs) -> tuple[VolcanoSpec, Mapping[str, s
     spec = resolve_volcano(checked, resolved, at, p)
     p.raise_for_arguments()
     assert spec is not None
-    return spec, dict(checked.get("node_selector", {}))
+    return replace(spec, node_selector=dict(checked.get("node_selector", {})))
