@@ -11,7 +11,8 @@ import pulumi_kubernetes as k8s
 
 from gpu_platform.args.inference import GpuInferenceServiceArgs
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.inference import API_VERSION, InferenceServicePlan, plan_gpu_inference_service
+from gpu_platform.plans.inference import API_VERSION, InferenceServicePlan, inference_service_plan
+from gpu_platform.resolve.inference import resolve_service_args
 
 
 class GpuInferenceService(PlannedComponent[InferenceServicePlan]):
@@ -29,7 +30,7 @@ class GpuInferenceService(PlannedComponent[InferenceServicePlan]):
     def __init__(
         self, name: str, args: GpuInferenceServiceArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_gpu_inference_service(name, args), opts)
+        self._start(name, inference_service_plan(*resolve_service_args(name, args)), opts)
 
     def _create(self, name: str, plan: InferenceServicePlan) -> dict[str, Any]:
         if plan.standard_at_zero:

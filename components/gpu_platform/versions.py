@@ -51,8 +51,6 @@ KSERVE_RESOURCES = ChartPin(
     namespace="kserve",
 )
 
-ALL_CHARTS: tuple[ChartPin, ...] = (GPU_OPERATOR, KUEUE, CERT_MANAGER, KSERVE_CRD, KSERVE_RESOURCES)
-
 # Kueue's own image at the chart's release: the chart's values.yaml at the tag still points at
 # the staging image (see shared/upstream/SOURCES.md), so the library pins the release image.
 KUEUE_IMAGE_REPOSITORY = "registry.k8s.io/kueue/kueue"
@@ -98,7 +96,6 @@ KSERVE_RUNTIME_CONFIGS = ChartPin(
     repo=None,
     namespace="kserve",
 )
-ALL_CHARTS = (*ALL_CHARTS, KSERVE_RUNTIME_CONFIGS)
 
 # Kubernetes Cluster Autoscaler (EKS managed node groups): the chart from the project's own repository,
 # and the image whose minor matches the cluster's (the chart README: mismatched minors misbehave in subtle
@@ -138,7 +135,6 @@ AWS_EFA_DEVICE_PLUGIN_IMAGE_REPOSITORY = (
 AWS_EFA_DEVICE_PLUGIN_IMAGE_TAG = "v0.5.20"
 EKS_POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
 """EKS add-on that serves Pod Identity credentials; its version is left to EKS (the cluster's default)."""
-ALL_CHARTS = (*ALL_CHARTS, CLUSTER_AUTOSCALER, AWS_EFA_DEVICE_PLUGIN)
 
 # --- Workload layer: the controllers the queues promise, and Volcano ------------------------
 # Versions, repositories and namespaces: tests/upstream/NEW_COMPONENTS_NOTES.md sections 0-5 (each chart is
@@ -174,7 +170,6 @@ VOLCANO = ChartPin(
     repo="https://volcano-sh.github.io/helm-charts",
     namespace="volcano-system",
 )
-ALL_CHARTS = (*ALL_CHARTS, JOBSET, LEADER_WORKER_SET, KUBEFLOW_TRAINER, KUBERAY_OPERATOR, VOLCANO)
 
 # The JobSet and LWS charts in their repositories carry a development image (``main``, pull policy Always);
 # their release scripts stamp the release image into the published chart. The library pins the release
@@ -234,5 +229,23 @@ KARPENTER_CRD = ChartPin(
 )
 KARPENTER_IMAGE_TAG = "1.14.1"
 KARPENTER_IMAGE_DIGEST = "sha256:723130949e4cab989461ff07d1be4cd781d63515432494641b33c235f300ae23"
-ALL_CHARTS = (*ALL_CHARTS, DRA_DRIVER, KARPENTER, KARPENTER_CRD)
-# --- end DRA and node auto-provisioning -----------------------------------------------------------------
+
+ALL_CHARTS: tuple[ChartPin, ...] = (
+    GPU_OPERATOR,
+    KUEUE,
+    CERT_MANAGER,
+    KSERVE_CRD,
+    KSERVE_RESOURCES,
+    KSERVE_RUNTIME_CONFIGS,
+    CLUSTER_AUTOSCALER,
+    AWS_EFA_DEVICE_PLUGIN,
+    JOBSET,
+    LEADER_WORKER_SET,
+    KUBEFLOW_TRAINER,
+    KUBERAY_OPERATOR,
+    VOLCANO,
+    DRA_DRIVER,
+    KARPENTER,
+    KARPENTER_CRD,
+)
+"""Every chart the library installs, once (``gpu_platform.addons`` gives each its release and namespace)."""

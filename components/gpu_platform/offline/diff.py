@@ -19,6 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpu_platform.addons import chart_name as addon_chart_name
+from gpu_platform.addons import crd_charts
 from gpu_platform.clouds import PROFILES
 from gpu_platform.offline.errors import PlanInputError
 
@@ -85,13 +87,14 @@ STATEFUL_TYPES = frozenset(
     }
 )
 NODE_POOL_TYPES = frozenset(t for p in PROFILES.values() for t in p.resource_types.node_pools)
-CRD_CHARTS = frozenset({"kueue", "cert-manager", "kubeflow-trainer", "volcano"})
-"""Charts whose releases hold CRDs (as templates, or cert-manager's): removing the release removes the data."""
+CRD_CHARTS = crd_charts()
+"""Charts whose releases hold CRDs (as templates, or cert-manager's): removing the release removes the data
+(``addons``: each add-on's ``release_holds_crds``)."""
 
 
 def chart_name(inputs: dict[str, Any]) -> str:
     chart = inputs.get("chart")
-    return chart.rstrip("/").rsplit("/", 1)[-1] if isinstance(chart, str) else ""
+    return addon_chart_name(chart) if isinstance(chart, str) else ""
 
 
 def is_stateful(res: dict[str, Any]) -> bool:

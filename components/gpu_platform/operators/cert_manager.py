@@ -8,12 +8,13 @@ is ever removed). KServe's quick-install scripts install it the same way, first.
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 
-from gpu_platform import versions
+from gpu_platform.addons import CERT_MANAGER
 from gpu_platform.args.operators import CertManagerArgs
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.kserve import CertManagerPlan, plan_cert_manager
+from gpu_platform.operators.helm import helm_namespace, helm_release
+from gpu_platform.plans.kserve import CertManagerPlan, cert_manager_plan
+from gpu_platform.resolve.kserve import resolve_cert_manager_args
 
 _DEFAULTS: CertManagerArgs = {}
 """No arguments: every default."""
@@ -30,26 +31,20 @@ class CertManager(PlannedComponent[CertManagerPlan]):
     def __init__(
         self, name: str, args: CertManagerArgs = _DEFAULTS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_cert_manager(args), opts)
+        self._start(name, cert_manager_plan(*resolve_cert_manager_args(args)), opts)
 
     def _create(self, name: str, plan: CertManagerPlan) -> dict[str, Any]:
         deps = self._dependencies
-        ns = k8s.core.v1.Namespace(
-            f"{name}-namespace",
-            metadata={"name": plan.namespace},
-            opts=self.child_opts(depends_on=deps, retain_on_delete=True),
-        )
-        pin = versions.CERT_MANAGER
-        release = k8s.helm.v3.Release(
+        ns = helm_namespace(self, f"{name}-namespace", plan.namespace, depends_on=deps)
+        release = helm_release(
+            self,
             f"{name}-helm",
-            name="cert-manager",
-            chart=pin.chart,
-            version=pin.version,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=pin.repo),
-            namespace=plan.namespace,
-            create_namespace=False,
+            CERT_MANAGER.pin,
+            CERT_MANAGER.release_name,
+            plan.namespace,
             values=plan.values,
-            opts=self.child_opts(depends_on=[ns, *deps]),
+            # crds.keep: the chart keeps its CRDs when the release goes, so the release itself is not kept.
+            depends_on=[ns, *deps],
         )
         self.status = release.status
         return {"status": self.status}

@@ -11,11 +11,12 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpu_platform.addons import DRA_DRIVER
 from gpu_platform.args.dra import DraDriverArgs
 from gpu_platform.component import PlannedComponent
+from gpu_platform.operators.helm import helm_namespace, helm_release
 from gpu_platform.plans import dra as d
 from gpu_platform.resolve.dra_driver import resolve_dra_driver
-from gpu_platform.versions import DRA_DRIVER
 
 
 class DraDriver(PlannedComponent[d.DraPlan]):
@@ -34,22 +35,16 @@ class DraDriver(PlannedComponent[d.DraPlan]):
         self._start(name, d.dra_plan(resolve_dra_driver(args)), opts)
 
     def _create(self, name: str, plan: d.DraPlan) -> dict[str, Any]:
-        ns = k8s.core.v1.Namespace(
-            f"{name}-ns",
-            metadata={"name": plan.namespace, "labels": d.PSA_PRIVILEGED_LABELS},
-            opts=self.child_opts(retain_on_delete=True),
-        )
-        release = k8s.helm.v3.Release(
+        ns = helm_namespace(self, f"{name}-ns", plan.namespace, labels=d.PSA_PRIVILEGED_LABELS)
+        release = helm_release(
+            self,
             f"{name}-helm",
-            k8s.helm.v3.ReleaseArgs(
-                name=d.RELEASE_NAME,
-                chart=DRA_DRIVER.chart,
-                version=plan.version,
-                namespace=ns.metadata.name,
-                create_namespace=False,
-                values=plan.values,
-            ),
-            opts=self.child_opts(depends_on=[ns, *self._dependencies]),
+            DRA_DRIVER.pin,
+            DRA_DRIVER.release_name,
+            ns.metadata.name,
+            values=plan.values,
+            version=plan.version,
+            depends_on=[ns, *self._dependencies],
         )
         after = self.child_opts(depends_on=[release])
         classes = [

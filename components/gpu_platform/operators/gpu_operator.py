@@ -12,14 +12,15 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpu_platform.addons import GPU_OPERATOR
 from gpu_platform.args.operators import GpuOperatorArgs
 from gpu_platform.clouds import profile_of
 from gpu_platform.component import PlannedComponent
+from gpu_platform.operators.helm import helm_namespace, helm_release
 from gpu_platform.plans import gpu_operator as g
 from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
-from gpu_platform.versions import GPU_OPERATOR
 
-RELEASE_NAME = "gpu-operator"
+RELEASE_NAME = GPU_OPERATOR.release_name
 
 
 class GpuOperator(PlannedComponent[g.OperatorPlan]):
@@ -69,23 +70,17 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
         return out
 
     def _create(self, name: str, plan: g.OperatorPlan) -> dict[str, Any]:
-        ns = k8s.core.v1.Namespace(
-            f"{name}-ns",
-            metadata={"name": plan.namespace, "labels": g.PSA_PRIVILEGED_LABELS},
-            opts=self.child_opts(retain_on_delete=True),
-        )
-        release = k8s.helm.v3.Release(
+        ns = helm_namespace(self, f"{name}-ns", plan.namespace, labels=g.PSA_PRIVILEGED_LABELS)
+        release = helm_release(
+            self,
             f"{name}-helm",
-            k8s.helm.v3.ReleaseArgs(
-                name=RELEASE_NAME,
-                chart=GPU_OPERATOR.chart,
-                version=plan.version,
-                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=GPU_OPERATOR.repo),
-                namespace=ns.metadata.name,
-                create_namespace=False,
-                values=pulumi.Output.secret(plan.values) if plan.secret_values else plan.values,
-            ),
-            opts=self.child_opts(depends_on=self._prerequisites(name, plan, ns)),
+            GPU_OPERATOR.pin,
+            GPU_OPERATOR.release_name,
+            ns.metadata.name,
+            values=plan.values,
+            secret=plan.secret_values,
+            version=plan.version,
+            depends_on=self._prerequisites(name, plan, ns),
         )
         self.status = release.status
         self.namespace = ns.metadata.name

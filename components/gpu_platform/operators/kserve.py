@@ -10,12 +10,13 @@ cert-manager, so the resources release waits for whatever the component was told
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 
-from gpu_platform import versions
+from gpu_platform.addons import KSERVE_CRD, KSERVE_RESOURCES, KSERVE_RUNTIME_CONFIGS
 from gpu_platform.args.operators import KServeArgs
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.kserve import KSERVE_NAMESPACE_LABELS, KServePlan, plan_kserve
+from gpu_platform.operators.helm import helm_namespace, helm_release
+from gpu_platform.plans.kserve import KSERVE_NAMESPACE_LABELS, KServePlan, kserve_plan
+from gpu_platform.resolve.kserve import resolve_kserve_args
 
 _DEFAULTS: KServeArgs = {}
 """No arguments: every default."""
@@ -34,47 +35,41 @@ class KServe(PlannedComponent[KServePlan]):
     def __init__(
         self, name: str, args: KServeArgs = _DEFAULTS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_kserve(args), opts)
+        self._start(name, kserve_plan(resolve_kserve_args(args)), opts)
 
     def _create(self, name: str, plan: KServePlan) -> dict[str, Any]:
-        ns = k8s.core.v1.Namespace(
-            f"{name}-namespace",
-            metadata={"name": plan.namespace, "labels": dict(KSERVE_NAMESPACE_LABELS)},
-            opts=self.child_opts(retain_on_delete=True),
-        )
-        crds = k8s.helm.v3.Release(
+        ns = helm_namespace(self, f"{name}-namespace", plan.namespace, labels=dict(KSERVE_NAMESPACE_LABELS))
+        crds = helm_release(
+            self,
             f"{name}-crd",
-            name="kserve-crd",
-            chart=versions.KSERVE_CRD.chart,
-            version=versions.KSERVE_CRD.version,
-            namespace=plan.namespace,
-            create_namespace=False,
+            KSERVE_CRD.pin,
+            KSERVE_CRD.release_name,
+            plan.namespace,
+            depends_on=[ns],
             # The chart is only the CRDs, as templates without a keep policy: uninstalling it would delete
             # every InferenceService in the cluster. Removing KServe leaves it (docs/day2.md).
-            opts=self.child_opts(depends_on=[ns], retain_on_delete=True),
+            retain_on_delete=KSERVE_CRD.release_holds_crds,
         )
-        resources = k8s.helm.v3.Release(
+        resources = helm_release(
+            self,
             f"{name}-helm",
-            name="kserve-resources",
-            chart=versions.KSERVE_RESOURCES.chart,
-            version=versions.KSERVE_RESOURCES.version,
-            namespace=plan.namespace,
-            create_namespace=False,
-            values=pulumi.Output.secret(plan.values) if plan.secret_values else plan.values,
-            opts=self.child_opts(depends_on=[ns, crds, *self._dependencies]),
+            KSERVE_RESOURCES.pin,
+            KSERVE_RESOURCES.release_name,
+            plan.namespace,
+            values=plan.values,
+            secret=plan.secret_values,
+            depends_on=[ns, crds, *self._dependencies],
         )
         if plan.runtime_values is not None:
-            pin = versions.KSERVE_RUNTIME_CONFIGS
-            k8s.helm.v3.Release(
+            helm_release(
+                self,
                 f"{name}-runtimes",
-                name="kserve-runtime-configs",
-                chart=pin.chart,
-                version=pin.version,
-                namespace=plan.namespace,
-                create_namespace=False,
+                KSERVE_RUNTIME_CONFIGS.pin,
+                KSERVE_RUNTIME_CONFIGS.release_name,
+                plan.namespace,
                 values=plan.runtime_values,
                 # The ClusterServingRuntime webhook lives in the resources release.
-                opts=self.child_opts(depends_on=[crds, resources]),
+                depends_on=[crds, resources],
             )
         self.status = resources.status
         self.deployment_mode = pulumi.Output.from_input(plan.deployment_mode)

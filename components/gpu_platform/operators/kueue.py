@@ -15,10 +15,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform import versions
+from gpu_platform.addons import KUEUE
 from gpu_platform.args.kueue import KueueArgs
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.kueue import HELM_RELEASE_NAME, KueuePlan, plan_kueue
+from gpu_platform.operators.helm import helm_release
+from gpu_platform.plans.kueue import KueuePlan, plan_kueue
 
 
 class TopLevelCustomResource(pulumi.CustomResource):
@@ -91,21 +92,19 @@ class Kueue(PlannedComponent[KueuePlan]):
         }
 
     def _create(self, name: str, plan: KueuePlan) -> dict[str, Any]:
-        values: Any = pulumi.Output.secret(plan.values) if plan.secret_values else plan.values
-        release = k8s.helm.v3.Release(
+        release = helm_release(
+            self,
             f"{name}-helm",
-            k8s.helm.v3.ReleaseArgs(
-                name=HELM_RELEASE_NAME,
-                chart=versions.KUEUE.chart,
-                version=versions.KUEUE.version,
-                namespace=plan.namespace,
-                create_namespace=True,
-                values=values,
-            ),
+            KUEUE.pin,
+            KUEUE.release_name,
+            plan.namespace,
+            values=plan.values,
+            secret=plan.secret_values,
+            create_namespace=True,
             # The chart's CRDs are templates without a keep policy: uninstalling it would delete every
             # Workload, queue and flavor in the cluster. Removing Kueue from the stack leaves the release
             # installed; uninstall it on purpose (docs/day2.md).
-            opts=self.child_opts(retain_on_delete=True),
+            retain_on_delete=KUEUE.release_holds_crds,
         )
         queues = self._queues(name, plan, release)
         namespaces = self._namespaces(name, plan)

@@ -14,10 +14,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform import versions
+from gpu_platform.addons import VOLCANO
 from gpu_platform.args.workloads import VolcanoArgs
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.volcano import HELM_RELEASE_NAME, VolcanoPlan, plan_volcano
+from gpu_platform.operators.helm import helm_namespace, helm_release
+from gpu_platform.plans.volcano import VolcanoPlan, volcano_plan
+from gpu_platform.resolve.volcano import resolve_volcano_args
 
 
 class Volcano(PlannedComponent[VolcanoPlan]):
@@ -33,28 +35,21 @@ class Volcano(PlannedComponent[VolcanoPlan]):
     """The Helm release status."""
 
     def __init__(self, name: str, args: VolcanoArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self._start(name, plan_volcano(args), opts)
+        self._start(name, volcano_plan(resolve_volcano_args(args)), opts)
 
     def _create(self, name: str, plan: VolcanoPlan) -> dict[str, Any]:
         deps = self._dependencies
-        ns = k8s.core.v1.Namespace(
-            f"{name}-namespace",
-            metadata={"name": plan.namespace},
-            opts=self.child_opts(depends_on=deps, retain_on_delete=True),
-        )
-        pin = versions.VOLCANO
-        release = k8s.helm.v3.Release(
+        ns = helm_namespace(self, f"{name}-namespace", plan.namespace, depends_on=deps)
+        release = helm_release(
+            self,
             f"{name}-helm",
-            k8s.helm.v3.ReleaseArgs(
-                name=HELM_RELEASE_NAME,
-                chart=pin.chart,
-                version=pin.version,
-                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=pin.repo),
-                namespace=plan.namespace,
-                create_namespace=False,
-                values=pulumi.Output.secret(plan.values) if plan.secret_values else plan.values,
-            ),
-            opts=self.child_opts(depends_on=[ns, *deps], retain_on_delete=True),
+            VOLCANO.pin,
+            VOLCANO.release_name,
+            plan.namespace,
+            values=plan.values,
+            secret=plan.secret_values,
+            depends_on=[ns, *deps],
+            retain_on_delete=VOLCANO.release_holds_crds,
         )
         for obj in plan.namespaces if plan.manage_namespaces else ():
             k8s.core.v1.Namespace(

@@ -16,52 +16,46 @@ What outlives the component (docs/workloads.md has the table):
 - Trainer's ClusterTrainingRuntimes are created here, after the release whose webhook validates them.
 """
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pulumi
-import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
+from gpu_platform import addons
+from gpu_platform.addons import Addon
 from gpu_platform.args.workloads import JobSetArgs, KubeflowTrainerArgs, KubeRayArgs, LeaderWorkerSetArgs
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.workloads import (
-    ControllerPlan,
-    plan_jobset,
-    plan_kubeflow_trainer,
-    plan_kuberay,
-    plan_leader_worker_set,
-)
+from gpu_platform.operators.helm import helm_namespace, helm_release
+from gpu_platform.plans.workloads import ControllerPlan, settings_plan
+from gpu_platform.resolve.workloads import resolve_controller_args
 
 
-def helm_release(owner: PlannedComponent[Any], name: str, plan: ControllerPlan, depends_on: list[Any]) -> Any:
+def controller_release(
+    owner: PlannedComponent[Any], name: str, plan: ControllerPlan, depends_on: list[Any]
+) -> Any:
     """The controller's namespace (kept when the component goes) and its pinned release."""
-    ns = k8s.core.v1.Namespace(
-        f"{name}-namespace",
-        metadata={"name": plan.namespace},
-        opts=owner.child_opts(depends_on=depends_on, retain_on_delete=True),
-    )
-    pin = plan.pin
-    return k8s.helm.v3.Release(
+    ns = helm_namespace(owner, f"{name}-namespace", plan.namespace, depends_on=depends_on)
+    return helm_release(
+        owner,
         f"{name}-helm",
-        k8s.helm.v3.ReleaseArgs(
-            name=plan.release_name,
-            chart=pin.chart,
-            version=pin.version,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=pin.repo) if pin.repo else None,
-            namespace=plan.namespace,
-            create_namespace=False,
-            values=pulumi.Output.secret(plan.values) if plan.secret_values else plan.values,
-        ),
-        opts=owner.child_opts(depends_on=[ns, *depends_on], retain_on_delete=plan.crds_in_release),
+        plan.pin,
+        plan.release_name,
+        plan.namespace,
+        values=plan.values,
+        secret=plan.secret_values,
+        depends_on=[ns, *depends_on],
+        retain_on_delete=plan.crds_in_release,
     )
 
 
 class _Controller(PlannedComponent[ControllerPlan]):
+    _addon: ClassVar[Addon]
+    """The registry entry of the controller it installs."""
     status: pulumi.Output[Any]
     """The Helm release status."""
 
     def _create(self, name: str, plan: ControllerPlan) -> dict[str, Any]:
-        release = helm_release(self, name, plan, self._dependencies)
+        release = controller_release(self, name, plan, self._dependencies)
         for obj in plan.objects:
             CustomResource(
                 f"{name}-{obj['kind'].lower()}-{obj['metadata']['name']}",
@@ -83,11 +77,12 @@ class JobSet(_Controller):
     (``jobset.x-k8s.io/jobset``) and Kubeflow Trainer runs on it."""
 
     _type_token = "gpu-platform:index:JobSet"
+    _addon = addons.JOBSET
 
     def __init__(
         self, name: str, args: JobSetArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_jobset(args), opts)
+        self._start(name, settings_plan(resolve_controller_args(self._addon.key, JobSetArgs, args)), opts)
 
 
 class LeaderWorkerSet(_Controller):
@@ -95,22 +90,26 @@ class LeaderWorkerSet(_Controller):
     served across several GPU nodes; in ``lws-system``, the namespace its CRD's conversion webhook expects."""
 
     _type_token = "gpu-platform:index:LeaderWorkerSet"
+    _addon = addons.LEADER_WORKER_SET
 
     def __init__(
         self, name: str, args: LeaderWorkerSetArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_leader_worker_set(args), opts)
+        self._start(
+            name, settings_plan(resolve_controller_args(self._addon.key, LeaderWorkerSetArgs, args)), opts
+        )
 
 
 class KubeRay(_Controller):
     """The KubeRay operator (``ray.io/v1`` RayCluster, RayJob, RayService)."""
 
     _type_token = "gpu-platform:index:KubeRay"
+    _addon = addons.KUBERAY
 
     def __init__(
         self, name: str, args: KubeRayArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_kuberay(args), opts)
+        self._start(name, settings_plan(resolve_controller_args(self._addon.key, KubeRayArgs, args)), opts)
 
 
 class KubeflowTrainer(_Controller):
@@ -118,6 +117,7 @@ class KubeflowTrainer(_Controller):
     ClusterTrainingRuntimes. Needs JobSet: give it ``depends_on=[jobset]``."""
 
     _type_token = "gpu-platform:index:KubeflowTrainer"
+    _addon = addons.TRAINER
 
     runtimes: pulumi.Output[list[str]]
     """Names of the ClusterTrainingRuntimes created (what a TrainJob's ``runtimeRef.name`` says)."""
@@ -125,9 +125,19 @@ class KubeflowTrainer(_Controller):
     def __init__(
         self, name: str, args: KubeflowTrainerArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, plan_kubeflow_trainer(args), opts)
+        self._start(
+            name, settings_plan(resolve_controller_args(self._addon.key, KubeflowTrainerArgs, args)), opts
+        )
 
     def _create(self, name: str, plan: ControllerPlan) -> dict[str, Any]:
         outputs = super()._create(name, plan)
         self.runtimes = pulumi.Output.from_input([o["metadata"]["name"] for o in plan.objects])
         return {**outputs, "runtimes": self.runtimes}
+
+
+CONTROLLER_COMPONENTS: tuple[type[_Controller], ...] = (JobSet, LeaderWorkerSet, KubeRay, KubeflowTrainer)
+
+
+def controller_component(key: str) -> type[_Controller]:
+    """The component class that installs the workload controller ``key`` (an ``addons`` key)."""
+    return next(cls for cls in CONTROLLER_COMPONENTS if cls._addon.key == key)

@@ -16,11 +16,8 @@ from typing import Any
 
 from gpu_platform.args.inference import GpuInferenceServiceArgs
 from gpu_platform.args.operators import DEFAULT_DEPLOYMENT_MODE
-from gpu_platform.args.validate import check_arguments
-from gpu_platform.errors import Problems
 from gpu_platform.plans.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
-from gpu_platform.resolve.inference import ServiceRequest, resolve_request
-from gpu_platform.resolve.pools import resolve_pool_list
+from gpu_platform.resolve.inference import ServiceRequest, resolve_service_args
 from gpu_platform.scheduling import pool_tolerations, selector_labels
 
 API_VERSION = "serving.kserve.io/v1beta1"
@@ -84,23 +81,6 @@ def inference_service_plan(
 
 
 def plan_gpu_inference_service(name: str, args: GpuInferenceServiceArgs) -> InferenceServicePlan:
-    """``GpuInferenceService``'s arguments checked; ``ArgumentsError`` lists every problem."""
-    p = Problems()
-    checked = check_arguments(GpuInferenceServiceArgs, args, p)
-    if checked is None:
-        p.raise_for_arguments()
-    assert checked is not None
-    resolved = resolve_pool_list(checked["cloud"], [checked["pool"]], None, lambda _: p.at("pool"))
-    pool = resolved.pools[0] if resolved.pools else None
-    request = resolve_request(checked, checked.get("name", name), pool, p)
-    if checked.get("priority_class") is not None and checked.get("queue") is None:
-        # Kueue reads the priority only of workloads it admits, i.e. those labelled with a LocalQueue; the
-        # component cannot see which LocalQueues the namespace has (the stack file defaults a team's).
-        p.add(
-            ("priority_class",),
-            "needs {{queue}}: without a LocalQueue the predictor bypasses Kueue and the priority means nothing; "
-            "name the namespace's LocalQueue",
-        )
-    p.raise_for_arguments()
-    assert request is not None
-    return inference_service_plan(request, checked, checked.get("deployment_mode", DEFAULT_DEPLOYMENT_MODE))
+    """Resolve then plan, as the ``GpuInferenceService`` component does (kept for callers of the old name)."""
+    request, model, mode = resolve_service_args(name, args)
+    return inference_service_plan(request, model, mode)

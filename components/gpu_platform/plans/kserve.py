@@ -17,17 +17,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpu_platform import versions
-from gpu_platform.args.operators import DEFAULT_DEPLOYMENT_MODE, CertManagerArgs, KServeArgs
-from gpu_platform.args.validate import check_arguments
-from gpu_platform.errors import Problems
+from gpu_platform.addons import KSERVE_RESOURCES
+from gpu_platform.args.operators import DEFAULT_DEPLOYMENT_MODE
 from gpu_platform.plans.helm import deep_merge
-from gpu_platform.resolve.kubernetes import is_dns_subdomain, namespace_problem
+from gpu_platform.resolve.kserve import check_kserve_settings as check_kserve_settings  # its old home
 
 KSERVE_NAMESPACE_LABELS = {"control-plane": "kserve-controller-manager", "controller-tools.k8s.io": "1.0"}
 """KServe's pod-mutating webhook skips namespaces labelled ``control-plane`` (its own, upstream
 ``config/default`` namespace labels), so the controller's pods never wait on the controller."""
-LEGACY_MODES = {"RawDeployment": "Standard", "Serverless": "Knative"}
 
 
 @dataclass(frozen=True)
@@ -42,15 +39,9 @@ def cert_manager_values(extra: Mapping[str, Any] | None = None) -> dict[str, Any
     return deep_merge(dict(extra or {}), {"crds": {"enabled": True, "keep": True}})
 
 
-def plan_cert_manager(args: CertManagerArgs | None) -> CertManagerPlan:
-    p = Problems()
-    checked = check_arguments(CertManagerArgs, args or {}, p)
-    namespace = (checked or {}).get("namespace", versions.CERT_MANAGER.namespace)
-    if reason := namespace_problem(namespace):
-        p.add(("namespace",), reason)
-    p.raise_for_arguments()
-    assert checked is not None
-    return CertManagerPlan(namespace, cert_manager_values(checked.get("values")))
+def cert_manager_plan(namespace: str, values: Mapping[str, Any] | None = None) -> CertManagerPlan:
+    """cert-manager in ``namespace`` with its final chart values."""
+    return CertManagerPlan(namespace, cert_manager_values(values))
 
 
 @dataclass(frozen=True)
@@ -92,56 +83,16 @@ def runtime_values(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     return deep_merge(dict(extra or {}), {"kserve": {"servingruntime": {"enabled": True}}})
 
 
-def check_kserve_settings(settings: Mapping[str, Any], p: Problems) -> None:
-    """Shared by the stack file's ``kserve`` and ``KServeArgs``."""
-    if settings.get("ingress_class_name") and settings.get("deployment_mode") == "Knative":
-        p.add(("ingress_class_name",), "Standard mode only; Knative routes through its own network layer")
-    domain = settings.get("ingress_domain")
-    if domain is not None and not is_dns_subdomain(domain):
-        p.add(
-            ("ingress_domain",),
-            f"'{domain}' is not a domain name like models.example.com (no scheme or path)",
-        )
-
-
 def kserve_plan(settings: Mapping[str, Any]) -> KServePlan:
     """The plan from checked settings (the stack layer's path)."""
     mode = settings.get("deployment_mode", DEFAULT_DEPLOYMENT_MODE)
     runtimes = runtime_values(settings.get("runtime_values")) if settings.get("runtimes", True) else None
     return KServePlan(
         deployment_mode=mode,
-        namespace=settings.get("namespace", versions.KSERVE_RESOURCES.namespace),
+        namespace=settings.get("namespace", KSERVE_RESOURCES.namespace),
         values=kserve_values(
             mode, settings.get("ingress_class_name"), settings.get("ingress_domain"), settings.get("values")
         ),
         runtime_values=runtimes,
         secret_values=bool(settings.get("secret_values", False)),
     )
-
-
-def _legacy_mode(args: Any, p: Problems) -> bool:
-    mode = args.get("deployment_mode") if isinstance(args, Mapping) else None
-    if isinstance(mode, str) and mode in LEGACY_MODES:
-        p.add(
-            ("deployment_mode",),
-            f"'{mode}' is the deprecated name of '{LEGACY_MODES[mode]}'; valid: Standard, Knative",
-        )
-        return True
-    return False
-
-
-def plan_kserve(args: KServeArgs | None) -> KServePlan:
-    """``KServe``'s arguments checked; ``ArgumentsError`` lists every problem with its argument path."""
-    p = Problems()
-    args = args or {}
-    legacy = _legacy_mode(args, p)
-    checked = check_arguments(
-        KServeArgs, {k: v for k, v in args.items() if not (legacy and k == "deployment_mode")}, p
-    )
-    if checked is not None:
-        check_kserve_settings(checked, p)
-        if reason := namespace_problem(checked.get("namespace", versions.KSERVE_RESOURCES.namespace)):
-            p.add(("namespace",), reason)
-    p.raise_for_arguments()
-    assert checked is not None
-    return kserve_plan(checked)

@@ -39,6 +39,7 @@ from typing import Any
 import yaml
 
 from gpu_platform import versions
+from gpu_platform.addons import KUEUE
 from gpu_platform.args.common import DriverOwner
 from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE, SYSTEM_FLAVOR_NAME, KueueArgs
 from gpu_platform.args.validate import check_arguments
@@ -79,7 +80,7 @@ PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 """Jobs select a WorkloadPriorityClass with this label."""
 CLUSTER_QUEUE_NAMESPACE_LABEL = f"{LABEL_PREFIX}/cluster-queue"
 """On team namespaces: a ClusterQueue's ``namespaceSelector`` admits namespaces labelled with its name."""
-HELM_RELEASE_NAME = "kueue"
+HELM_RELEASE_NAME = KUEUE.release_name
 """Fixed Helm release name: the chart's object names (``kueue-webhook-service``, ``kueue-controller-manager``)
 then match the defaults Kueue's internal certificate management expects."""
 DEFAULT_CLUSTER_QUEUE_NAME = DEFAULT_CLUSTER_QUEUE

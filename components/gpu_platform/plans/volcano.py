@@ -21,22 +21,17 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from gpu_platform import versions
-from gpu_platform.args.validate import check_arguments
+from gpu_platform.addons import VOLCANO
 from gpu_platform.args.workloads import VolcanoArgs
-from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.kueue import pool_capacity
 from gpu_platform.plans.workloads import Placement, pool_placement
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
-from gpu_platform.resolve.pools import check_cuda_default
-from gpu_platform.resolve.volcano import VolcanoSpec, VolcanoTeam, resolve_volcano
-from gpu_platform.resolve.workloads import node_selector_problems, values_toleration_problems
+from gpu_platform.resolve.volcano import VolcanoSpec, VolcanoTeam, resolve_volcano_args
 from gpu_platform.scheduling import LABEL_PREFIX
 
 API_VERSION = "scheduling.volcano.sh/v1beta1"
-HELM_RELEASE_NAME = "volcano"
+HELM_RELEASE_NAME = VOLCANO.release_name
 """Fixed: the chart names its scheduler ConfigMap ``<release>-scheduler-configmap`` and its admission service
 after the release; Volcano's docs use ``volcano``."""
 SCHEDULER_NAME = "volcano"
@@ -161,13 +156,18 @@ class VolcanoPlan:
 
     @property
     def namespace(self) -> str:
-        return versions.VOLCANO.namespace
+        return VOLCANO.namespace
 
 
 def volcano_plan(
-    spec: VolcanoSpec, placement: Placement, manage_namespaces: bool = True, secret: bool = False
+    spec: VolcanoSpec,
+    placement: Placement | None = None,
+    manage_namespaces: bool = True,
+    secret: bool = False,
 ) -> VolcanoPlan:
-    """The plan from a resolved spec (the stack layer's path; checks have run)."""
+    """The plan from a resolved spec (checks have run); ``placement`` defaults to the spec's node selector."""
+    if placement is None:
+        placement = Placement(dict(spec.node_selector or {}))
     return VolcanoPlan(
         spec=spec,
         values=helm_values(placement, spec.values),
@@ -180,23 +180,8 @@ def volcano_plan(
 
 
 def plan_volcano(args: VolcanoArgs) -> VolcanoPlan:
-    """``Volcano``'s arguments checked and resolved like the stack file's ``volcano``; ``ArgumentsError`` lists
-    every problem with its argument path."""
-    p = Problems()
-    checked = check_arguments(VolcanoArgs, args, p)
-    if checked is None:
-        p.raise_for_arguments()
-    assert checked is not None
-    check_cuda_default(checked.get("cuda_version"), p.at("cuda_version"))
-    if "node_selector" in checked:
-        node_selector_problems(checked["node_selector"], p.at("node_selector"))
-    values_toleration_problems("volcano", checked.get("values"), p.at("values"))
-    at = lambda i: p.at("pools", i)  # noqa: E731
-    resolved = resolve_cluster_pools(checked["cloud"], checked["pools"], checked.get("cuda_version"), at)
-    spec = resolve_volcano(checked, resolved, at, p)
-    p.raise_for_arguments()
-    assert spec is not None
-    return volcano_plan(spec, Placement(dict(checked.get("node_selector", {}))))
+    """Resolve then plan, as the ``Volcano`` component does (kept for callers of the old name)."""
+    return volcano_plan(resolve_volcano_args(args))
 
 
 def queue_names(plan: VolcanoPlan) -> Sequence[str]:

@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from gpu_platform import versions
-from gpu_platform.args.validate import check_arguments
+from gpu_platform.addons import addon
 from gpu_platform.args.workloads import (
     DEFAULT_GANG_SCHEDULER,
     DEFAULT_TRAINING_RUNTIMES,
@@ -39,16 +39,15 @@ from gpu_platform.args.workloads import (
     KubeRayArgs,
     LeaderWorkerSetArgs,
 )
-from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.workloads import (
     BUILTIN_FRAMEWORKS,
     CONTROLLER_FRAMEWORKS,
+    ControllerSettings,
     WorkloadsSpec,
-    node_selector_problems,
-    values_toleration_problems,
+    resolve_controller_args,
+    resolve_pool_args,
 )
 from gpu_platform.scheduling import POOL_LABEL, pool_tolerations, selector_labels
 from gpu_platform.versions import ChartPin
@@ -73,20 +72,6 @@ escape hatch or a cluster's own taints would let them."""
 VOLCANO_SCHEDULER_NAME = "volcano"
 """The scheduler name of the Volcano chart (``custom.scheduler_name`` unset)."""
 
-RELEASE_NAMES = {
-    Controller.JOBSET.value: "jobset",
-    Controller.LEADER_WORKER_SET.value: "lws",
-    Controller.TRAINER.value: "kubeflow-trainer",
-    Controller.KUBERAY.value: "kuberay-operator",
-}
-"""Fixed release names: the charts name their webhook services and configs after them (LWS's CRD expects
-``lws-webhook-service``; Trainer's JobSet subchart is ``jobset``)."""
-PINS: dict[str, ChartPin] = {
-    Controller.JOBSET.value: versions.JOBSET,
-    Controller.LEADER_WORKER_SET.value: versions.LEADER_WORKER_SET,
-    Controller.TRAINER.value: versions.KUBEFLOW_TRAINER,
-    Controller.KUBERAY.value: versions.KUBERAY_OPERATOR,
-}
 TRAINER_RUNTIME_FILES = {
     "torch": versions.TRAINER_TORCH_RUNTIME,
     "deepspeed": versions.TRAINER_DEEPSPEED_RUNTIME,
@@ -129,10 +114,7 @@ def pool_placements(
 ) -> dict[str, dict[str, Any]]:
     """Pool name -> ``pool_placement`` for pools given like the node pools' (``GpuPoolArgs``); raises
     ``ArgumentsError`` (``pools[i]...``) when a pool does not resolve."""
-    p = Problems()
-    resolved = resolve_cluster_pools(cloud, list(pools), cuda_version, lambda i: p.at("pools", i))
-    p.raise_for_arguments()
-    return {pool.name: pool_placement(pool) for pool in resolved.pools}
+    return {pool.name: pool_placement(pool) for pool in resolve_pool_args(cloud, pools, cuda_version)}
 
 
 def kueue_integrations(controllers: Sequence[str]) -> list[str]:
@@ -260,7 +242,7 @@ class ControllerPlan:
     def crds_in_release(self) -> bool:
         """The chart renders its CRDs as templates with no keep policy (Trainer): uninstalling it would delete
         every TrainJob, so the release itself is kept when the component goes (``retain_on_delete``)."""
-        return self.controller == Controller.TRAINER.value
+        return addon(self.controller).release_holds_crds
 
 
 def controller_plan(
@@ -284,9 +266,8 @@ def controller_plan(
         objects = tuple(trainer_runtime(r, gang_scheduler) for r in runtimes)
     else:
         raise ValueError(f"the library does not install {controller!r}")
-    return ControllerPlan(
-        controller, PINS[controller], RELEASE_NAMES[controller], chart_values, objects, gang_scheduler
-    )
+    entry = addon(controller)
+    return ControllerPlan(controller, entry.pin, entry.release_name, chart_values, objects, gang_scheduler)
 
 
 def workload_plans(cloud: str, workloads: WorkloadsSpec, secret: bool = False) -> list[ControllerPlan]:
@@ -307,55 +288,32 @@ def workload_plans(cloud: str, workloads: WorkloadsSpec, secret: bool = False) -
     return [replace(plan, secret_values=secret) for plan in plans]
 
 
-def _checked(tp: Any, args: Any, controller: str) -> tuple[dict[str, Any], Placement]:
-    p = Problems()
-    checked = check_arguments(tp, args, p)
-    if checked is not None:
-        if "node_selector" in checked:
-            node_selector_problems(checked["node_selector"], p.at("node_selector"))
-        values_toleration_problems(controller, checked.get("values"), p.at("values"))
-        runtimes = checked.get("runtimes", ())
-        for i, runtime in enumerate(runtimes):
-            if runtime in runtimes[:i]:
-                p.add(("runtimes", i), f"'{runtime}' is listed twice")
-    p.raise_for_arguments()
-    assert checked is not None
-    return checked, Placement(dict(checked.get("node_selector", {})))
+def settings_plan(settings: ControllerSettings) -> ControllerPlan:
+    """``controller_plan`` for a component's checked arguments (``resolve.workloads.resolve_controller_args``)."""
+    return controller_plan(
+        settings.controller,
+        Placement(dict(settings.node_selector)),
+        settings.values,
+        settings.gang_scheduler,
+        settings.runtimes,
+        settings.install_jobset,
+    )
 
 
 def plan_jobset(args: JobSetArgs) -> ControllerPlan:
-    """``JobSet``'s arguments checked; ``ArgumentsError`` lists every problem with its argument path."""
-    checked, placement = _checked(JobSetArgs, args, Controller.JOBSET.value)
-    return controller_plan(Controller.JOBSET.value, placement, checked.get("values"))
+    """Resolve then plan, as the ``JobSet`` component does (kept for callers of the old name)."""
+    return settings_plan(resolve_controller_args(Controller.JOBSET.value, JobSetArgs, args))
 
 
 def plan_leader_worker_set(args: LeaderWorkerSetArgs) -> ControllerPlan:
-    checked, placement = _checked(LeaderWorkerSetArgs, args, Controller.LEADER_WORKER_SET.value)
-    return controller_plan(
-        Controller.LEADER_WORKER_SET.value,
-        placement,
-        checked.get("values"),
-        checked.get("gang_scheduler", DEFAULT_GANG_SCHEDULER),
+    return settings_plan(
+        resolve_controller_args(Controller.LEADER_WORKER_SET.value, LeaderWorkerSetArgs, args)
     )
 
 
 def plan_kuberay(args: KubeRayArgs) -> ControllerPlan:
-    checked, placement = _checked(KubeRayArgs, args, Controller.KUBERAY.value)
-    return controller_plan(
-        Controller.KUBERAY.value,
-        placement,
-        checked.get("values"),
-        checked.get("gang_scheduler", DEFAULT_GANG_SCHEDULER),
-    )
+    return settings_plan(resolve_controller_args(Controller.KUBERAY.value, KubeRayArgs, args))
 
 
 def plan_kubeflow_trainer(args: KubeflowTrainerArgs) -> ControllerPlan:
-    checked, placement = _checked(KubeflowTrainerArgs, args, Controller.TRAINER.value)
-    return controller_plan(
-        Controller.TRAINER.value,
-        placement,
-        checked.get("values"),
-        checked.get("gang_scheduler", DEFAULT_GANG_SCHEDULER),
-        tuple(checked.get("runtimes", DEFAULT_TRAINING_RUNTIMES)),
-        checked.get("install_jobset", False),
-    )
+    return settings_plan(resolve_controller_args(Controller.TRAINER.value, KubeflowTrainerArgs, args))

@@ -16,11 +16,15 @@ from gpu_platform.args.inference import (
     DEFAULT_SERVICE_GPUS,
     DEFAULT_SERVICE_MEMORY,
     DEFAULT_SERVICE_NAMESPACE,
+    GpuInferenceServiceArgs,
 )
+from gpu_platform.args.operators import DEFAULT_DEPLOYMENT_MODE
+from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Problems
 from gpu_platform.gpu_requests import gpu_resource, gpu_units_problems, whole_number_problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.kubernetes import DNS_1035_LABEL, QUANTITY, RESERVED_NAMESPACES, namespace_problem
+from gpu_platform.resolve.pools import resolve_pool_list
 
 _FIELD = {"gpus": "gpus", "mig_profile": "mig_profile"}
 
@@ -113,3 +117,27 @@ def resolve_request(
         queue=raw.get("queue"),
         priority_class=raw.get("priority_class"),
     )
+
+
+def resolve_service_args(name: str, args: Any) -> tuple[ServiceRequest, Mapping[str, Any], str]:
+    """``GpuInferenceService``'s arguments checked: the request, the model settings and the deployment mode;
+    ``ArgumentsError`` lists every problem."""
+    p = Problems()
+    checked = check_arguments(GpuInferenceServiceArgs, args, p)
+    if checked is None:
+        p.raise_for_arguments()
+    assert checked is not None
+    resolved = resolve_pool_list(checked["cloud"], [checked["pool"]], None, lambda _: p.at("pool"))
+    pool = resolved.pools[0] if resolved.pools else None
+    request = resolve_request(checked, checked.get("name", name), pool, p)
+    if checked.get("priority_class") is not None and checked.get("queue") is None:
+        # Kueue reads the priority only of workloads it admits, i.e. those labelled with a LocalQueue; the
+        # component cannot see which LocalQueues the namespace has (the stack file defaults a team's).
+        p.add(
+            ("priority_class",),
+            "needs {{queue}}: without a LocalQueue the predictor bypasses Kueue and the priority means nothing; "
+            "name the namespace's LocalQueue",
+        )
+    p.raise_for_arguments()
+    assert request is not None
+    return request, checked, checked.get("deployment_mode", DEFAULT_DEPLOYMENT_MODE)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from gpu_platform.addons import reserved_namespaces
+
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 """Namespaces and most object names (RFC 1123 label, at most 63)."""
 DNS_1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -57,17 +59,14 @@ def label_problems(key: str, value: str) -> list[tuple[str, str]]:
     return out
 
 
-RESERVED_NAMESPACES: dict[str, str] = {
+KUBERNETES_NAMESPACES: dict[str, str] = {
     "default": "the cluster's shared default namespace",
     "kube-system": "Kubernetes' own namespace",
     "kube-public": "Kubernetes' own namespace",
     "kube-node-lease": "Kubernetes' own namespace",
-    "gpu-operator": "the GPU Operator's namespace",
-    "kueue-system": "Kueue's namespace",
-    "kserve": "KServe's namespace",
-    "cert-manager": "cert-manager's namespace",
 }
-"""Namespaces the cluster or the library's operators own: never a team's, never created for a service
+RESERVED_NAMESPACES: dict[str, str] = {**KUBERNETES_NAMESPACES, **reserved_namespaces()}
+"""Namespaces the cluster or the library's operators (``addons.reserved_namespaces``) own: never a team's, never created for a service
 (services may run in ``default``)."""
 
 

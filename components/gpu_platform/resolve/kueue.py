@@ -189,6 +189,26 @@ def queue_pools(queue: ClusterQueue, pools: Sequence[GpuPool]) -> list[GpuPool]:
     return [by_name[name] for name in queue.pools if name in by_name]
 
 
+def pool_owners(queues: Sequence[ClusterQueue], pools: Sequence[str]) -> dict[str, int]:
+    """Pool -> index of the ClusterQueue whose nominal quota it is: the first queue that lists it (a queue
+    that lists none takes every pool). The one place that says which pools Kueue owns; Volcano schedules
+    the others."""
+    known = set(pools)
+    out: dict[str, int] = {}
+    for i, queue in enumerate(queues):
+        for name in queue.pools or pools:
+            if name in known:
+                out.setdefault(name, i)
+    return out
+
+
+def given_cluster_queues(raw: Mapping[str, Any]) -> list[ClusterQueue]:
+    """The ``kueue`` section's queues and the pools they list, unchecked (so Volcano's checks can run even when
+    the section has problems of its own), or the default queue over every pool."""
+    given = [ClusterQueue(q["name"], tuple(q.get("pools") or ())) for q in raw.get("cluster_queues") or ()]
+    return given or [ClusterQueue(a.DEFAULT_CLUSTER_QUEUE)]
+
+
 def cohort_peers(
     queue: ClusterQueue, queues: Sequence[ClusterQueue], pools: Sequence[GpuPool]
 ) -> list[GpuPool]:
@@ -293,7 +313,7 @@ def _queue(raw: Mapping[str, Any], p: Problems) -> ClusterQueue:
 
 def _queue_pools_problems(queues: Sequence[ClusterQueue], pools: ResolvedPools, p: Problems) -> None:
     names = [pl.name for pl in pools.pools]
-    owner: dict[str, int] = {}
+    owner = pool_owners(queues, names)
     for i, q in enumerate(queues):
         if q.name in [other.name for other in queues[:i]]:
             p.add((i, "name"), f"'{q.name}' is used by more than one ClusterQueue")
@@ -305,7 +325,7 @@ def _queue_pools_problems(queues: Sequence[ClusterQueue], pools: ResolvedPools, 
         for j, name in enumerate(q.pools or names):
             if name not in names:
                 continue
-            if name in owner and owner[name] != i:
+            if owner[name] != i:
                 where: tuple[str | int, ...] = (i, "pools", j) if q.pools else (i, "pools")
                 p.add(
                     where,
@@ -313,7 +333,6 @@ def _queue_pools_problems(queues: Sequence[ClusterQueue], pools: ResolvedPools, 
                     "capacity can be nominal quota of one queue only, or Kueue admits more than the nodes hold. "
                     "To share it, put both queues in one cohort: the other queue can then borrow it",
                 )
-            owner.setdefault(name, i)
 
 
 def _limit_problems(

@@ -16,6 +16,7 @@ from gpu_platform.args import stack as schema
 from gpu_platform.args.inference import InferenceServiceConfigArgs
 from gpu_platform.args.kueue import DEFAULT_LOCAL_QUEUE
 from gpu_platform.args.validate import hints, parse, unknown_key_reason
+from gpu_platform.cloud import PoolProblems
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import NAMESPACE, Problems
 from gpu_platform.resolve.cluster import ClusterSpec
@@ -30,7 +31,6 @@ from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, check_operator_settings
 from gpu_platform.resolve.inference import ServiceRequest, resolve_request
 from gpu_platform.resolve.kueue import CapacityBasis, GpuOperatorFacts, KueueSpec
-from gpu_platform.cloud import PoolProblems
 from gpu_platform.resolve.pools import ResolvedPools
 from gpu_platform.resolve.volcano import VolcanoSpec, resolve_volcano
 from gpu_platform.resolve.workloads import WorkloadsSpec, resolve_workloads, with_workload_integrations

@@ -8,28 +8,26 @@ Volcano, never both, so the two schedulers never manage the same workloads or pr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gpu_platform import versions
-from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE
-from gpu_platform.args.workloads import DEFAULT_VOLCANO_BORROWING
+from gpu_platform.addons import VOLCANO, scheduling_namespaces
+from gpu_platform.args.validate import check_arguments
+from gpu_platform.args.workloads import DEFAULT_VOLCANO_BORROWING, VolcanoArgs
 from gpu_platform.cloud import PoolProblems
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES
-from gpu_platform.resolve.kueue import CapacityBasis
-from gpu_platform.resolve.pools import ResolvedPools
+from gpu_platform.resolve.kueue import CapacityBasis, given_cluster_queues, pool_owners
+from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default
+from gpu_platform.resolve.workloads import node_selector_problems, values_toleration_problems
 
 RESERVED_QUEUES = frozenset({"default", "root"})
 """Queues Volcano creates and owns itself."""
-CONTROLLER_NAMESPACES: dict[str, str] = {
-    versions.JOBSET.namespace: "JobSet's namespace",
-    versions.LEADER_WORKER_SET.namespace: "LeaderWorkerSet's namespace",
-    versions.KUBEFLOW_TRAINER.namespace: "Kubeflow Trainer's namespace",
-    versions.KUBERAY_OPERATOR.namespace: "KubeRay's namespace",
-    versions.VOLCANO.namespace: "Volcano's own namespace (its webhooks skip it)",
-}
+CONTROLLER_NAMESPACES: dict[str, str] = scheduling_namespaces()
+"""The workload controllers' and Volcano's namespaces: no Volcano team's (Kueue's refuse only
+``RESERVED_NAMESPACES`` for now; ``addons.scheduling_namespaces``)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +49,9 @@ class VolcanoSpec:
     values: Mapping[str, Any] = field(default_factory=dict)
     capacity_basis: CapacityBasis = field(default_factory=CapacityBasis)
     """How a node's cpu and memory are counted, as for Kueue's quotas."""
+    node_selector: Mapping[str, str] | None = None
+    """Where Volcano's own pods run when the component is given ``node_selector``; the stack places them with
+    the other controllers instead (``workloads.node_selector``)."""
 
     def team_pools(self, team: VolcanoTeam) -> list[GpuPool]:
         by_name = {p.name: p for p in self.pools}
@@ -64,12 +65,8 @@ class VolcanoSpec:
 def kueue_owned_pools(kueue: Mapping[str, Any], pools: Sequence[GpuPool]) -> dict[str, str]:
     """Pool -> the Kueue ClusterQueue whose quota it is (from the raw ``kueue`` section, so it works even when
     that section has problems of its own)."""
-    queues = kueue.get("cluster_queues") or [{"name": DEFAULT_CLUSTER_QUEUE}]
-    out: dict[str, str] = {}
-    for q in queues:
-        for name in q.get("pools") or [p.name for p in pools]:
-            out.setdefault(name, q["name"])
-    return out
+    queues = given_cluster_queues(kueue)
+    return {pool: queues[i].name for pool, i in pool_owners(queues, [p.name for p in pools]).items()}
 
 
 def kueue_namespaces(kueue: Mapping[str, Any]) -> dict[str, int]:
@@ -215,3 +212,23 @@ def resolve_volcano(
     return VolcanoSpec(
         pools=tuple(mine), teams=tuple(teams), values=dict(raw.get("values", {})), capacity_basis=basis
     )
+
+
+def resolve_volcano_args(args: VolcanoArgs) -> VolcanoSpec:
+    """``Volcano``'s arguments checked and resolved like the stack file's ``volcano``, with where Volcano's own
+    pods run; ``ArgumentsError`` lists every problem with its argument path."""
+    p = Problems()
+    checked = check_arguments(VolcanoArgs, args, p)
+    if checked is None:
+        p.raise_for_arguments()
+    assert checked is not None
+    check_cuda_default(checked.get("cuda_version"), p.at("cuda_version"))
+    if "node_selector" in checked:
+        node_selector_problems(checked["node_selector"], p.at("node_selector"))
+    values_toleration_problems(VOLCANO.key, checked.get("values"), p.at("values"))
+    at = lambda i: p.at("pools", i)  # noqa: E731
+    resolved = resolve_cluster_pools(checked["cloud"], checked["pools"], checked.get("cuda_version"), at)
+    spec = resolve_volcano(checked, resolved, at, p)
+    p.raise_for_arguments()
+    assert spec is not None
+    return replace(spec, node_selector=dict(checked.get("node_selector", {})))

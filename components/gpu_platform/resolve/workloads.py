@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gpu_platform.addons import ADDONS, WORKLOAD_CONTROLLERS
+from gpu_platform.args.validate import check_arguments
 from gpu_platform.args.workloads import (
     DEFAULT_GANG_SCHEDULER,
     DEFAULT_TRAINING_RUNTIMES,
@@ -18,33 +20,47 @@ from gpu_platform.args.workloads import (
     GangScheduler,
 )
 from gpu_platform.errors import Key, Problems
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.kubernetes import label_problems
 from gpu_platform.resolve.kueue import KueueSpec
 from gpu_platform.sharing import GPU_RESOURCE
 
-INSTALLABLE: tuple[str, ...] = (
-    Controller.JOBSET.value,
-    Controller.LEADER_WORKER_SET.value,
-    Controller.TRAINER.value,
-    Controller.KUBERAY.value,
-)
+INSTALLABLE: tuple[str, ...] = tuple(a.key for a in WORKLOAD_CONTROLLERS)
 """Controllers the library installs, in the order they are created (JobSet before Trainer)."""
-SECTION_KEY = {
-    Controller.JOBSET.value: "jobset",
-    Controller.LEADER_WORKER_SET.value: "leader_worker_set",
-    Controller.TRAINER.value: "trainer",
-    Controller.KUBERAY.value: "kuberay",
-}
+SECTION_KEY: dict[str, str] = {a.key: a.section_key for a in WORKLOAD_CONTROLLERS if a.section_key}
 """Controller -> its key in the ``workloads`` section (snake_case; camelCase in the stack file)."""
-DISPLAY = {
-    Controller.JOBSET.value: "JobSet",
-    Controller.LEADER_WORKER_SET.value: "LeaderWorkerSet",
-    Controller.TRAINER.value: "Kubeflow Trainer",
-    Controller.KUBERAY.value: "KubeRay",
-    Controller.TRAINING_OPERATOR.value: "the Kubeflow Training Operator (v1)",
-    Controller.MPI_OPERATOR.value: "the MPI Operator",
-    Controller.APPWRAPPER.value: "AppWrapper",
-    Controller.SPARK_OPERATOR.value: "the Spark Operator",
+
+
+@dataclass(frozen=True)
+class ExternalController:
+    """A controller Kueue can queue that the library does not install (``installed_elsewhere``)."""
+
+    display: str
+    kueue_frameworks: tuple[str, ...]
+
+
+EXTERNAL_CONTROLLERS: dict[str, ExternalController] = {
+    Controller.TRAINING_OPERATOR.value: ExternalController(
+        "the Kubeflow Training Operator (v1)",
+        (
+            "kubeflow.org/pytorchjob",
+            "kubeflow.org/tfjob",
+            "kubeflow.org/paddlejob",
+            "kubeflow.org/xgboostjob",
+            "kubeflow.org/jaxjob",
+        ),
+    ),
+    Controller.MPI_OPERATOR.value: ExternalController("the MPI Operator", ("kubeflow.org/mpijob",)),
+    Controller.APPWRAPPER.value: ExternalController("AppWrapper", ("workload.codeflare.dev/appwrapper",)),
+    Controller.SPARK_OPERATOR.value: ExternalController(
+        "the Spark Operator", ("sparkoperator.k8s.io/sparkapplication",)
+    ),
+}
+"""The add-ons of ``addons`` are the installable ones; these are only ever declared."""
+DISPLAY: dict[str, str] = {
+    **{a.key: a.display for a in WORKLOAD_CONTROLLERS},
+    **{c: e.display for c, e in EXTERNAL_CONTROLLERS.items()},
 }
 
 BUILTIN_FRAMEWORKS: tuple[str, ...] = ("batch/job", "pod", "deployment")
@@ -52,42 +68,19 @@ BUILTIN_FRAMEWORKS: tuple[str, ...] = ("batch/job", "pod", "deployment")
 PLAIN_FRAMEWORKS: frozenset[str] = frozenset({*BUILTIN_FRAMEWORKS, "statefulset"})
 """Kubernetes' own kinds: no controller needed."""
 CONTROLLER_FRAMEWORKS: dict[str, tuple[str, ...]] = {
-    Controller.JOBSET.value: ("jobset.x-k8s.io/jobset",),
-    Controller.LEADER_WORKER_SET.value: ("leaderworkerset.x-k8s.io/leaderworkerset",),
-    Controller.TRAINER.value: ("trainer.kubeflow.org/trainjob",),
-    Controller.KUBERAY.value: ("ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice"),
-    Controller.TRAINING_OPERATOR.value: (
-        "kubeflow.org/pytorchjob",
-        "kubeflow.org/tfjob",
-        "kubeflow.org/paddlejob",
-        "kubeflow.org/xgboostjob",
-        "kubeflow.org/jaxjob",
-    ),
-    Controller.MPI_OPERATOR.value: ("kubeflow.org/mpijob",),
-    Controller.APPWRAPPER.value: ("workload.codeflare.dev/appwrapper",),
-    Controller.SPARK_OPERATOR.value: ("sparkoperator.k8s.io/sparkapplication",),
+    **{a.key: a.kueue_frameworks for a in WORKLOAD_CONTROLLERS},
+    **{c: e.kueue_frameworks for c, e in EXTERNAL_CONTROLLERS.items()},
 }
 """Each controller's Kueue integrations (chart 0.19.2 ``integrations.frameworks`` names)."""
 FRAMEWORK_CONTROLLER: dict[str, str] = {fw: c for c, fws in CONTROLLER_FRAMEWORKS.items() for fw in fws}
 
-VOLCANO_CAPABLE: frozenset[str] = frozenset(
-    {Controller.LEADER_WORKER_SET.value, Controller.TRAINER.value, Controller.KUBERAY.value}
-)
+VOLCANO_CAPABLE: frozenset[str] = frozenset(a.key for a in WORKLOAD_CONTROLLERS if a.volcano_gang)
 """Controllers with a Volcano gang-scheduling integration (LWS ``gangSchedulingManagement``, Trainer
 ``podGroupPolicy.volcano``, KubeRay ``batchScheduler``). Each is a cluster-wide setting of the controller."""
 GPU_TAINT_KEY = "nvidia.com/gpu"
 
 TOLERATION_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
-    Controller.JOBSET.value: (("controller", "tolerations"),),
-    Controller.LEADER_WORKER_SET.value: (("tolerations",),),
-    Controller.TRAINER.value: (("manager", "tolerations"),),
-    Controller.KUBERAY.value: (("tolerations",),),
-    "volcano": (
-        ("custom", "default_tolerations"),
-        ("custom", "admission_tolerations"),
-        ("custom", "controller_tolerations"),
-        ("custom", "scheduler_tolerations"),
-    ),
+    a.key: a.toleration_paths for a in ADDONS if a.toleration_paths
 }
 """Where each chart takes its controller pods' tolerations."""
 
@@ -235,3 +228,51 @@ def with_workload_integrations(
         integration_problems(raw["integrations"], workloads, p)
         return kueue
     return None if kueue is None else replace(kueue, integrations=kueue_frameworks(workloads))
+
+
+@dataclass(frozen=True)
+class ControllerSettings:
+    """A workload controller component's arguments, checked (``resolve_controller_args``)."""
+
+    controller: str
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, Any] | None = None
+    gang_scheduler: str = DEFAULT_GANG_SCHEDULER
+    runtimes: tuple[str, ...] = DEFAULT_TRAINING_RUNTIMES
+    install_jobset: bool = False
+
+
+def resolve_controller_args(controller: str, args_type: Any, args: Any) -> ControllerSettings:
+    """A controller component's arguments (``args_type``: its ``*Args``) checked like the stack file's
+    ``workloads.<controller>``; ``ArgumentsError`` lists every problem with its argument path."""
+    p = Problems()
+    checked = check_arguments(args_type, args, p)
+    if checked is not None:
+        if "node_selector" in checked:
+            node_selector_problems(checked["node_selector"], p.at("node_selector"))
+        values_toleration_problems(controller, checked.get("values"), p.at("values"))
+        runtimes = checked.get("runtimes", ())
+        for i, runtime in enumerate(runtimes):
+            if runtime in runtimes[:i]:
+                p.add(("runtimes", i), f"'{runtime}' is listed twice")
+    p.raise_for_arguments()
+    assert checked is not None
+    return ControllerSettings(
+        controller,
+        dict(checked.get("node_selector", {})),
+        checked.get("values"),
+        checked.get("gang_scheduler", DEFAULT_GANG_SCHEDULER),
+        tuple(checked.get("runtimes", DEFAULT_TRAINING_RUNTIMES)),
+        checked.get("install_jobset", False),
+    )
+
+
+def resolve_pool_args(
+    cloud: str, pools: Sequence[Mapping[str, Any]], cuda_version: str | None = None
+) -> tuple[GpuPool, ...]:
+    """Pools given like the node pools' (``GpuPoolArgs``), resolved; ``ArgumentsError`` (``pools[i]...``)
+    when one does not resolve."""
+    p = Problems()
+    resolved = resolve_cluster_pools(cloud, list(pools), cuda_version, lambda i: p.at("pools", i))
+    p.raise_for_arguments()
+    return tuple(resolved.pools)

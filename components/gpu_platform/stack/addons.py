@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from gpu_platform import versions
+from gpu_platform import addons
 from gpu_platform.plans.gpu_operator import gpu_operator_plan
 from gpu_platform.plans.inference import inference_service_plan
-from gpu_platform.plans.kserve import CertManagerPlan, cert_manager_values, kserve_plan
+from gpu_platform.plans.kserve import cert_manager_plan, kserve_plan
 from gpu_platform.plans.kueue import kueue_plan
 from gpu_platform.resolve.gpu_operator import ResolvedGpuOperator
 
@@ -22,10 +22,10 @@ def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
 
     assert spec.gpu_operator is not None
     target = ResolvedGpuOperator(
-        spec.cloud, spec.pools, spec.driver, spec.gpu_operator, versions.GPU_OPERATOR.namespace
+        spec.cloud, spec.pools, spec.driver, spec.gpu_operator, addons.GPU_OPERATOR.namespace
     )
     plan = gpu_operator_plan(target)
-    return GpuOperator.from_plan("gpu-operator", plan, opts)
+    return GpuOperator.from_plan(addons.GPU_OPERATOR.component_name, plan, opts)
 
 
 def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str, Any]) -> Any:
@@ -34,11 +34,9 @@ def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str
 
     assert spec.kueue is not None
     secret = "kueue" in spec.secret_sections
-    plan = kueue_plan(
-        spec.pools, spec.kueue, versions.KUEUE.namespace, manage_namespaces=False, secret=secret
-    )
+    plan = kueue_plan(spec.pools, spec.kueue, addons.KUEUE.namespace, manage_namespaces=False, secret=secret)
     after = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=list(namespaces.values())))
-    return Kueue.from_plan("kueue", plan, after)
+    return Kueue.from_plan(addons.KUEUE.component_name, plan, after)
 
 
 def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any]) -> Any:
@@ -56,11 +54,11 @@ def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any])
             spec.driver,
             spec.cluster.kubernetes_version,
             spec.dra,
-            versions.DRA_DRIVER.namespace,
+            addons.DRA_DRIVER.namespace,
         )
     )
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=depends_on))
-    return DraDriver.from_plan("dra-driver", plan, merged)
+    return DraDriver.from_plan(addons.DRA_DRIVER.component_name, plan, merged)
 
 
 def kserve(
@@ -82,11 +80,11 @@ def kserve(
     assert ks is not None
     before = []
     if ks.install_cert_manager:
-        certs = CertManagerPlan(versions.CERT_MANAGER.namespace, cert_manager_values())
-        before = [CertManager.from_plan("cert-manager", certs, opts)]
+        certs = cert_manager_plan(addons.CERT_MANAGER.namespace)
+        before = [CertManager.from_plan(addons.CERT_MANAGER.component_name, certs, opts)]
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=before))
     plan = kserve_plan({**ks.settings, "secret_values": "kserve" in spec.secret_sections})
-    server = KServe.from_plan("kserve", plan, merged)
+    server = KServe.from_plan(addons.KSERVE_RESOURCES.component_name, plan, merged)
     namespaces = namespaces or {}
     services: dict[str, Any] = {}
     mode = ks.settings.get("deployment_mode", "Standard")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
+from gpu_platform.addons import KUEUE
 from gpu_platform.plans.kueue import CLUSTER_QUEUE_NAMESPACE_LABEL
 from gpu_platform.plans.volcano import TEAM_LABEL as VOLCANO_TEAM_LABEL
 from gpu_platform.resolve.kubernetes import RESERVED_NAMESPACES
@@ -20,7 +21,7 @@ from gpu_platform.resolve.kubernetes import RESERVED_NAMESPACES
 if TYPE_CHECKING:
     from gpu_platform.stack.spec import PlatformSpec
 
-KUEUE_COMPONENT = ("gpu-platform:index:Kueue", "kueue")
+KUEUE_COMPONENT = ("gpu-platform:index:Kueue", KUEUE.component_name)
 """Type and name of the stack's Kueue component (parent of the 0.1.0 team namespaces)."""
 
 

@@ -10,19 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from gpu_platform.args.workloads import Controller
+from gpu_platform.addons import VOLCANO, addon
 from gpu_platform.plans.volcano import volcano_plan
 from gpu_platform.plans.workloads import controller_placement, pool_placement, workload_plans
 
 if TYPE_CHECKING:
     from gpu_platform.stack.spec import PlatformSpec
-
-COMPONENT_NAMES = {
-    Controller.JOBSET.value: "jobset",
-    Controller.LEADER_WORKER_SET.value: "lws",
-    Controller.TRAINER.value: "kubeflow-trainer",
-    Controller.KUBERAY.value: "kuberay",
-}
 
 
 def deploy_workloads(
@@ -31,14 +24,8 @@ def deploy_workloads(
     """Volcano (if enabled) and every controller the stack installs; returns the stack outputs. Team namespaces
     are the stack's (``stack.namespaces``), created before."""
     from gpu_platform.operators.volcano import Volcano
-    from gpu_platform.operators.workloads import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
+    from gpu_platform.operators.workloads import controller_component
 
-    classes: dict[str, Any] = {
-        Controller.JOBSET.value: JobSet,
-        Controller.LEADER_WORKER_SET.value: LeaderWorkerSet,
-        Controller.TRAINER.value: KubeflowTrainer,
-        Controller.KUBERAY.value: KubeRay,
-    }
     outputs: dict[str, Any] = {}
     volcano = None
     placement = controller_placement(spec.cloud, spec.workloads.node_selector)
@@ -49,16 +36,16 @@ def deploy_workloads(
         owned = namespaces or {}
         teams = [owned[t.namespace] for t in spec.volcano.teams if t.namespace in owned]
         after = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=teams))
-        volcano = Volcano.from_plan("volcano", plan, after)
+        volcano = Volcano.from_plan(VOLCANO.component_name, plan, after)
         outputs["volcanoQueues"] = volcano.queue_names
     created: dict[str, Any] = {}
     for controller in workload_plans(spec.cloud, spec.workloads, secret="workloads" in spec.secret_sections):
         deps = [volcano] if volcano is not None and controller.gang_scheduler == "volcano" else []
-        if controller.controller == Controller.TRAINER.value and Controller.JOBSET.value in created:
-            deps.append(created[Controller.JOBSET.value])
+        deps += [created[c] for c in addon(controller.controller).runs_on if c in created]
         merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=deps))
-        created[controller.controller] = classes[controller.controller].from_plan(
-            COMPONENT_NAMES[controller.controller], controller, merged
+        cls = controller_component(controller.controller)
+        created[controller.controller] = cls.from_plan(
+            addon(controller.controller).component_name, controller, merged
         )
     if created:
         outputs["workloadControllers"] = {c: component.status for c, component in created.items()}

@@ -10,9 +10,9 @@ the cluster's minor, on the system pool.
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 
 from gpu_platform import versions
+from gpu_platform.addons import CLUSTER_AUTOSCALER
 from gpu_platform.args.autoscaling import AutoscalerIam, ClusterAutoscalerArgs
 from gpu_platform.clouds.eks.autoscaling_plan import (
     ClusterAutoscalerPlan,
@@ -23,6 +23,7 @@ from gpu_platform.clouds.eks.autoscaling_plan import (
     pod_identity_trust,
 )
 from gpu_platform.component import PlannedComponent
+from gpu_platform.operators.helm import helm_release
 
 
 class ClusterAutoscaler(PlannedComponent[ClusterAutoscalerPlan]):
@@ -93,18 +94,15 @@ class ClusterAutoscaler(PlannedComponent[ClusterAutoscalerPlan]):
         credentials = [policy]
         if plan.iam == AutoscalerIam.POD_IDENTITY.value:
             credentials += self._pod_identity(name, plan, role)
-        pin = versions.CLUSTER_AUTOSCALER
-        release = k8s.helm.v3.Release(
+        release = helm_release(
+            self,
             f"{name}-helm",
-            name="cluster-autoscaler",
-            chart=pin.chart,
-            version=pin.version,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=pin.repo),
-            namespace=plan.namespace,
-            create_namespace=False,
+            CLUSTER_AUTOSCALER.pin,
+            CLUSTER_AUTOSCALER.release_name,
+            plan.namespace,
             values=cluster_autoscaler_values(plan, role.arn),
             # The pod starts with its credentials in place (policy, agent, association).
-            opts=self.child_opts(depends_on=[*credentials, *self._dependencies]),
+            depends_on=[*credentials, *self._dependencies],
         )
         self.role_arn = role.arn
         self.status = release.status

@@ -8,9 +8,8 @@ The EKS accelerated AMIs carry the host side of EFA; pods only see the devices o
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 
-from gpu_platform import versions
+from gpu_platform.addons import AWS_EFA_DEVICE_PLUGIN
 from gpu_platform.args.autoscaling import EfaDevicePluginArgs
 from gpu_platform.clouds.eks.autoscaling_plan import (
     EfaDevicePluginPlan,
@@ -18,6 +17,7 @@ from gpu_platform.clouds.eks.autoscaling_plan import (
     plan_efa_device_plugin,
 )
 from gpu_platform.component import PlannedComponent
+from gpu_platform.operators.helm import helm_release
 
 
 class EfaDevicePlugin(PlannedComponent[EfaDevicePluginPlan]):
@@ -34,17 +34,14 @@ class EfaDevicePlugin(PlannedComponent[EfaDevicePluginPlan]):
         self._start(name, plan_efa_device_plugin(args), opts)
 
     def _create(self, name: str, plan: EfaDevicePluginPlan) -> dict[str, Any]:
-        pin = versions.AWS_EFA_DEVICE_PLUGIN
-        release = k8s.helm.v3.Release(
+        release = helm_release(
+            self,
             f"{name}-helm",
-            name="aws-efa-k8s-device-plugin",
-            chart=pin.chart,
-            version=pin.version,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=pin.repo),
-            namespace=plan.namespace,
-            create_namespace=False,
+            AWS_EFA_DEVICE_PLUGIN.pin,
+            AWS_EFA_DEVICE_PLUGIN.release_name,
+            plan.namespace,
             values=efa_device_plugin_values(plan),
-            opts=self.child_opts(depends_on=self._dependencies),
+            depends_on=self._dependencies,
         )
         self.status = release.status
         return {"status": self.status}

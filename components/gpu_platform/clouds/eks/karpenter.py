@@ -15,12 +15,13 @@ import json
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 
 from gpu_platform import versions
+from gpu_platform.addons import KARPENTER, KARPENTER_CRD
 from gpu_platform.args.autoprovisioning import DISCOVERY_TAG, EksKarpenterArgs
 from gpu_platform.clouds.eks import karpenter_plan as kp
 from gpu_platform.component import PlannedComponent
+from gpu_platform.operators.helm import helm_release
 
 AWS_POLICY = "arn:{partition}:iam::aws:policy/"
 
@@ -212,27 +213,26 @@ class EksKarpenter(PlannedComponent[kp.EksKarpenterPlan]):
         queue = self._queue(name)
         controller_role, controller_deps = self._controller_role(name, ctx, cluster, node_role, queue, plan)
         tags = self._discovery_tags(name, plan, cluster)
-        crds = k8s.helm.v3.Release(
+        crds = helm_release(
+            self,
             f"{name}-crd",
-            k8s.helm.v3.ReleaseArgs(
-                name=kp.CRD_RELEASE_NAME,
-                chart=versions.KARPENTER_CRD.chart,
-                version=versions.KARPENTER_CRD.version,
-                namespace=plan.namespace,
-            ),
-            opts=self.child_opts(retain_on_delete=True, depends_on=list(self._dependencies)),
+            KARPENTER_CRD.pin,
+            KARPENTER_CRD.release_name,
+            plan.namespace,
+            create_namespace=None,
+            depends_on=list(self._dependencies),
+            retain_on_delete=KARPENTER_CRD.release_holds_crds,
         )
-        release = k8s.helm.v3.Release(
+        release = helm_release(
+            self,
             f"{name}-helm",
-            k8s.helm.v3.ReleaseArgs(
-                name=kp.RELEASE_NAME,
-                chart=versions.KARPENTER.chart,
-                version=versions.KARPENTER.version,
-                namespace=plan.namespace,
-                skip_crds=True,
-                values=kp.controller_values(plan, cluster, queue.name),
-            ),
-            opts=self.child_opts(depends_on=[crds, *node_deps, *controller_deps, *tags, *self._dependencies]),
+            KARPENTER.pin,
+            KARPENTER.release_name,
+            plan.namespace,
+            values=kp.controller_values(plan, cluster, queue.name),
+            create_namespace=None,
+            skip_crds=True,
+            depends_on=[crds, *node_deps, *controller_deps, *tags, *self._dependencies],
         )
         self.node_role_name = node_role.name
         self.node_role_arn = node_role.arn

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
+from gpu_platform import addons
 from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.clouds.eks.autoscaling_plan import (
     ClusterAutoscalerPlan,
@@ -139,12 +140,12 @@ def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.Resourc
         # After the GPU node groups: their Auto Scaling groups are tagged before it first looks.
         after = pulumi.ResourceOptions(depends_on=list(infra.node_pools.values()))
         autoscaler = ClusterAutoscaler.from_plan(
-            "cluster-autoscaler", plan, pulumi.ResourceOptions.merge(opts, after)
+            addons.CLUSTER_AUTOSCALER.component_name, plan, pulumi.ResourceOptions.merge(opts, after)
         )
         outputs["clusterAutoscalerStatus"] = autoscaler.status
     efa = efa_device_plugin_plan(spec.pools)
     if efa.pools:
-        plugin = EfaDevicePlugin.from_plan("efa-device-plugin", efa, opts)
+        plugin = EfaDevicePlugin.from_plan(addons.AWS_EFA_DEVICE_PLUGIN.component_name, efa, opts)
         outputs["efaDevicePluginStatus"] = plugin.status
     return outputs
 
