@@ -55,7 +55,7 @@ HINT = (
 HEADER = """\
 # Provenance of the files in this directory: byte-for-byte copies of `files` (local path -> upstream path)
 # from `repo` at `commit`, except where an entry has a `stamp`. Written by scripts/refresh_upstream.py
-# (--from-git / --from-raw); checked by `scripts/refresh_upstream.py --check` and tests/test_upstream_data.py.
+# (--from-git / --from-raw); checked by `scripts/refresh_upstream.py --check` and tests/project/test_upstream_data.py.
 """
 
 

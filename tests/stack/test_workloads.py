@@ -354,7 +354,7 @@ def test_every_workload_release_of_a_stack_renders_with_its_vendored_chart(
     plan_stack: Callable[..., Plan],
 ) -> None:
     """The stack's own release inputs (chart, version, values, name, namespace) through Helm's engine
-    (helm-python-sdk) with the vendored charts; CRD documents are skipped here (tests/test_workloads.py checks
+    (helm-python-sdk) with the vendored charts; CRD documents are skipped here (tests/operators/test_workloads.py checks
     them), which keeps this fast."""
     from helm_python import Chart
 
@@ -397,7 +397,7 @@ def test_every_workload_release_of_a_stack_renders_with_its_vendored_chart(
 def test_switching_the_workload_layer_off_keeps_crds_namespaces_and_data() -> None:
     """Day 2 (docs/day2.md): prod without Trainer and JobSet; the diff deletes no namespace and no release that
     holds CRDs (Trainer's is retained), exactly as ``gpu-platform diff`` judges it."""
-    from tests.test_day2 import _diff, _gone, assert_safe
+    from tests.offline.test_day2 import _diff, _gone, assert_safe
 
     def edit(cfg: dict[str, Any]) -> None:
         cfg["gpu-platform:workloads"] = {}

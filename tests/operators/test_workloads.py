@@ -32,8 +32,8 @@ from gpu_platform.plans.workloads import (
 )
 from gpu_platform.scheduling import POOL_LABEL
 from tests.conftest import UPSTREAM, upstream
+from tests.operators.test_kserve import missing_keys
 from tests.support.crds import problems_of
-from tests.test_kserve import missing_keys
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 NAMESPACE = "kubernetes:core/v1:Namespace"

@@ -11,7 +11,7 @@ from gpu_platform.cli import main
 from gpu_platform.offline import Plan, run_plan, run_program
 from gpu_platform.policy.offline import check_plan
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "policy-eks-nodegroup"
 Capture = pytest.CaptureFixture[str]
 STACKS = sorted(p.name.split(".")[1] for p in (REPO / "stacks").glob("Pulumi.*.yaml"))

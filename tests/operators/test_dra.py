@@ -30,8 +30,8 @@ from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.sharing import advertised_resources
 from tests.conftest import UPSTREAM, upstream
+from tests.operators.test_gpu_operator import missing_upstream
 from tests.support.crds import problems_of
-from tests.test_gpu_operator import missing_upstream
 
 # AKS partitions the A100s when it provisions the node (gpu_instance_profile), with the driver it installs.
 A100_MIG_DRA = {

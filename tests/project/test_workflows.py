@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = REPO / ".github" / "workflows"
 ACTIONS = REPO / ".github" / "actions"
 ENVIRONMENTS = ["dev", "staging", "prod"]

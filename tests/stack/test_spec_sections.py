@@ -11,7 +11,7 @@ from gpu_platform.resolve.dra import DraSpec, ResolvedDra
 from gpu_platform.resolve.dra_driver import resolve_dra_driver
 from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, ResolvedGpuOperator, resolve_gpu_operator
 from gpu_platform.stack import load_platform
-from tests.test_dra_stack import existing
+from tests.stack.test_dra import existing
 
 
 def test_defaults_of_an_empty_section() -> None:

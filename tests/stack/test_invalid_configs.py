@@ -20,7 +20,7 @@ import pytest
 
 from gpu_platform.cli import main
 
-CORPUS = Path(__file__).resolve().parent / "invalid_configs"
+CORPUS = Path(__file__).resolve().parent.parent / "invalid_configs"
 FILES = sorted(CORPUS.glob("*/*.yaml"))
 SECTIONS = {
     "cloud": "cloud",

@@ -15,7 +15,7 @@ STACKS = sorted(p.name.split(".")[1] for p in (REPO / "stacks").glob("Pulumi.*.y
 EXAMPLES = sorted(
     p.parent
     for p in (REPO / "examples").glob("*/Pulumi.yaml")
-    # Python programs; a YAML program (examples/yaml-gpu-pools) is checked by tests/test_yaml_example.py.
+    # Python programs; a YAML program (examples/yaml-gpu-pools) is checked by tests/examples/test_yaml_gpu_pools.py.
     if (yaml.safe_load(p.read_text())["runtime"] or {}) != "yaml"
 )
 GPU_POOL_TYPES = {

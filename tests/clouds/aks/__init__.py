@@ -1,0 +1,1 @@
+"""Tests of gpu_platform.clouds.aks (tests/ mirrors components/gpu_platform/)."""

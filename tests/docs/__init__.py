@@ -1,0 +1,1 @@
+"""Tests that check docs/ against the code."""

@@ -1,0 +1,1 @@
+"""Tests that plan and check every project in examples/."""

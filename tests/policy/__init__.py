@@ -1,0 +1,1 @@
+"""Tests of gpu_platform.policy (tests/ mirrors components/gpu_platform/)."""

@@ -1,0 +1,1 @@
+"""Tests of gpu_platform.stack (tests/ mirrors components/gpu_platform/)."""
