@@ -26,9 +26,9 @@ from gpu_platform.inference import GpuInferenceService
 from gpu_platform.offline import Plan
 from gpu_platform.offline.recorder import close_mock_runtime, run_under_mocks, start_mock_runtime
 from gpu_platform.offline.stack_file import engine_config
-from gpu_platform.plans import kueue as ko
 from gpu_platform.stack.program import main as stack_main
 from tests.conftest import REPO
+from tests.support.plans import plan_kueue
 
 CQ = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
@@ -263,8 +263,8 @@ def test_existing_cluster_gets_a_system_flavor_only_from_its_labels() -> None:
     base = {"cloud": "existing", "pools": pools, "gpu_operator": {"enabled": False}}
     queues = [{"name": name, "pools": [name]} for name in ("a", "b", "c")]
     # Without labels: no system flavor (CPU-only jobs would take the GPU flavor; documented).
-    assert [f["metadata"]["name"] for f in ko.plan_kueue(base).objects.flavors] == ["a", "b", "c"]  # type: ignore[arg-type]
-    labelled = ko.plan_kueue(
+    assert [f["metadata"]["name"] for f in plan_kueue(base).objects.flavors] == ["a", "b", "c"]  # type: ignore[arg-type]
+    labelled = plan_kueue(
         {
             **base,
             "cluster_queues": queues,
@@ -285,9 +285,9 @@ def test_existing_cluster_gets_a_system_flavor_only_from_its_labels() -> None:
 
 def test_the_system_flavor_can_be_switched_off() -> None:
     args = {"cloud": "gke", "pools": [{"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1}]}
-    with_pool = ko.plan_kueue({**args, "system_pool": {"machine_type": "e2-standard-4"}})  # type: ignore[typeddict-item]
+    with_pool = plan_kueue({**args, "system_pool": {"machine_type": "e2-standard-4"}})  # type: ignore[typeddict-item]
     assert [f["metadata"]["name"] for f in with_pool.objects.flavors] == [SYSTEM, "l4"]
-    off = ko.plan_kueue(
+    off = plan_kueue(
         {**args, "system_pool": {"machine_type": "e2-standard-4"}, "system_flavor": {"enabled": False}}  # type: ignore[typeddict-item]
     )
     assert [f["metadata"]["name"] for f in off.objects.flavors] == ["l4"]

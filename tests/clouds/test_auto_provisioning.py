@@ -17,7 +17,7 @@ from gpu_platform.clouds.gke import compute_class_plan as cc
 from gpu_platform.clouds.gke.compute_class import GkeGpuComputeClass
 from gpu_platform.errors import ArgumentsError
 from tests.support.crds import problems_of
-from tests.support.plans import plan_aks_node_pool, plan_gke_node_pool
+from tests.support.plans import plan_aks_node_pool, plan_gke_compute_class, plan_gke_node_pool
 
 
 def arg_problems(fn: Any, args: dict[str, Any]) -> dict[str, str]:
@@ -96,12 +96,12 @@ A100_GKE = {
 
 @pytest.mark.parametrize("pool", [L4_GKE, A100_GKE], ids=lambda p: p["name"])
 def test_compute_class_validates_against_the_schema(pool: dict[str, Any]) -> None:
-    plan = cc.plan_gke_compute_class({"pool": pool})  # type: ignore[typeddict-item]
+    plan = plan_gke_compute_class({"pool": pool})  # type: ignore[typeddict-item]
     assert problems_of(cc.compute_class(plan)) == []
 
 
 def test_compute_class_content() -> None:
-    plan = cc.plan_gke_compute_class({"pool": A100_GKE, "gpu_driver_version": "latest"})  # type: ignore[typeddict-item]
+    plan = plan_gke_compute_class({"pool": A100_GKE, "gpu_driver_version": "latest"})  # type: ignore[typeddict-item]
     spec = cc.compute_class(plan)["spec"]
     (rule,) = spec["priorities"]
     assert rule["gpu"] == {
@@ -141,15 +141,15 @@ def test_compute_class_refusals() -> None:
         "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
     }
     found = arg_problems(
-        cc.plan_gke_compute_class, {"pool": pool, "driver": {"owner": "operator", "version": "580.95.05"}}
+        plan_gke_compute_class, {"pool": pool, "driver": {"owner": "operator", "version": "580.95.05"}}
     )
     assert set(found) == {"pool.min_nodes", "pool.sharing.managed_by", "driver.owner", "driver.version"}
     dra = arg_problems(
-        cc.plan_gke_compute_class,
+        plan_gke_compute_class,
         {"pool": {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 1, "allocation": "dra"}},
     )
     assert list(dra) == ["pool.allocation"]
-    cuda = arg_problems(cc.plan_gke_compute_class, {"pool": {**L4_GKE, "cuda_version": "13.0"}})
+    cuda = arg_problems(plan_gke_compute_class, {"pool": {**L4_GKE, "cuda_version": "13.0"}})
     assert "needs driver >= 580.65.06" in cuda["pool.cuda_version"]
 
 

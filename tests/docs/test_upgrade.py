@@ -15,11 +15,10 @@ import pytest
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.offline import run_program
 from gpu_platform.plans.inference import plan_gpu_inference_service
-from gpu_platform.plans.kueue import plan_kueue
 from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO
-from tests.support.plans import plan_eks_node_pool, plan_gke_node_pool
+from tests.support.plans import plan_eks_node_pool, plan_gke_node_pool, plan_kueue
 
 UPGRADE = (REPO / "docs" / "UPGRADE.md").read_text()
 CHANGELOG = (REPO / "CHANGELOG.md").read_text()

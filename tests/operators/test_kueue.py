@@ -15,11 +15,12 @@ from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_program
 from gpu_platform.offline.recorder import close_mock_runtime, run_under_mocks, start_mock_runtime
 from gpu_platform.operators.kueue import Kueue
-from gpu_platform.plans.kueue import helm_values, kueue_plan, plan_kueue
+from gpu_platform.plans.kueue import helm_values, kueue_plan
 from gpu_platform.plans.workloads import kueue_integrations
 from gpu_platform.resolve.kueue import KNOWN_FRAMEWORKS
 from gpu_platform.stack import addons, load_platform
 from tests.conftest import REPO, upstream
+from tests.support.plans import plan_kueue
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"

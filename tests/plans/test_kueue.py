@@ -17,6 +17,7 @@ from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.plans import kueue as ko
 from gpu_platform.resolve.kueue import KueueSpec
 from gpu_platform.stack import load_platform
+from tests.support.plans import plan_kueue
 
 H100_NODE = {"gpu": "h100-80gb", "gpus_per_node": 8, "cpus_per_node": 208, "memory_gib_per_node": 1872}
 
@@ -28,7 +29,7 @@ NO_OPERATOR = {"enabled": False}
 def plan(*pools: dict[str, Any], cloud: str = "existing", **kueue: Any) -> ko.KueuePlan:
     """The Kueue plan for these pools and settings; every check runs (an ``ArgumentsError`` fails the test)."""
     kueue.setdefault("gpu_operator", NO_OPERATOR)
-    return ko.plan_kueue({"cloud": cloud, "pools": [dict(p) for p in pools], **kueue})  # type: ignore[typeddict-item]
+    return plan_kueue({"cloud": cloud, "pools": [dict(p) for p in pools], **kueue})  # type: ignore[typeddict-item]
 
 
 def build(*pools: dict[str, Any], cloud: str = "existing", **kueue: Any) -> ko.KueueObjects:

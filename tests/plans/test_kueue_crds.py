@@ -20,10 +20,11 @@ import yaml
 
 from gpu_platform.offline import run_program
 from gpu_platform.operators.kueue import Kueue
-from gpu_platform.plans.kueue import KueueObjects, plan_kueue
+from gpu_platform.plans.kueue import KueueObjects
 from gpu_platform.resolve.kueue import MAX_TOTAL_FLAVORS
 from tests.conftest import upstream
 from tests.support import crds
+from tests.support.plans import plan_kueue
 
 KINDS = ("ResourceFlavor", "ClusterQueue", "LocalQueue", "WorkloadPriorityClass")
 """Every Kueue kind the library writes (each has a vendored CRD in ``tests.support.crds.CRDS``)."""

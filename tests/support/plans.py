@@ -9,7 +9,10 @@ from gpu_platform.clouds.aks.node_pool_plan import AksNodePoolPlan, aks_node_poo
 from gpu_platform.clouds.eks import checks as eks
 from gpu_platform.clouds.eks.node_pool_plan import EksNodePoolPlan, eks_node_pool_plan
 from gpu_platform.clouds.gke import checks as gke
+from gpu_platform.clouds.gke.compute_class_plan import ComputeClassPlan, compute_class_plan
 from gpu_platform.clouds.gke.node_pool_plan import GkeNodePoolPlan, gke_node_pool_plan
+from gpu_platform.plans.kueue import KueuePlan, kueue_plan
+from gpu_platform.resolve.kueue_component import resolve_kueue_args
 
 
 def plan_gke_node_pool(args: Any) -> GkeNodePoolPlan:
@@ -22,3 +25,11 @@ def plan_eks_node_pool(args: Any) -> EksNodePoolPlan:
 
 def plan_aks_node_pool(args: Any) -> AksNodePoolPlan:
     return aks_node_pool_plan(*aks.node_pool_args(args))
+
+
+def plan_kueue(args: Any) -> KueuePlan:
+    return kueue_plan(*resolve_kueue_args(args))
+
+
+def plan_gke_compute_class(args: Any) -> ComputeClassPlan:
+    return compute_class_plan(*gke.compute_class_args(args))

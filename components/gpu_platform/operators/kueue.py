@@ -19,7 +19,8 @@ from gpu_platform.addons import KUEUE
 from gpu_platform.args.kueue import KueueArgs
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_release
-from gpu_platform.plans.kueue import KueuePlan, plan_kueue
+from gpu_platform.plans.kueue import KueuePlan, kueue_plan
+from gpu_platform.resolve.kueue_component import resolve_kueue_args
 
 
 class TopLevelCustomResource(pulumi.CustomResource):
@@ -60,7 +61,7 @@ class Kueue(PlannedComponent[KueuePlan]):
     """The Helm release status."""
 
     def __init__(self, name: str, args: KueueArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self._start(name, plan_kueue(args), opts)
+        self._start(name, kueue_plan(*resolve_kueue_args(args)), opts)
 
     def _queues(self, name: str, plan: KueuePlan, release: Any) -> dict[str, Any]:
         after = self.child_opts(depends_on=[release])

@@ -40,37 +40,25 @@ import yaml
 
 from gpu_platform import versions
 from gpu_platform.addons import KUEUE
-from gpu_platform.args.common import DriverOwner
-from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE, SYSTEM_FLAVOR_NAME, KueueArgs
-from gpu_platform.args.validate import check_arguments
+from gpu_platform.args.kueue import DEFAULT_CLUSTER_QUEUE, SYSTEM_FLAVOR_NAME
 from gpu_platform.catalog.allocatable import MIB_PER_GIB
-from gpu_platform.cloud import PoolProblems
 from gpu_platform.clouds import profile_of
-from gpu_platform.errors import Problems
 from gpu_platform.plans.dra import kueue_device_class_mappings
-from gpu_platform.plans.gpu_operator import check_operator_settings
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import cpu_node_requests, gpu_node_requests
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
-from gpu_platform.resolve.cluster import system_pool_problems
-from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.kueue import (
     CapacityBasis,
     ClusterQueue,
-    GpuOperatorFacts,
     KueueSpec,
     SystemFlavor,
     cohort_peers,
     covered_resources,
     node_allocatable_units,
     queue_pools,
-    resolve_kueue,
 )
-from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.scheduling import LABEL_PREFIX, pool_tolerations, selector_labels
 from gpu_platform.sharing import node_resources
-from gpu_platform.versions import GPU_OPERATOR
 
 API_VERSION = "kueue.x-k8s.io/v1beta2"
 CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
@@ -447,55 +435,3 @@ def kueue_plan(
     return KueuePlan(
         spec, build(pools, spec), helm_values(spec, mappings), namespace, manage_namespaces, secret
     )
-
-
-def _operator_facts(
-    cloud: str, settings: Mapping[str, Any], pools: Sequence[GpuPool], at: PoolProblems, p: Problems
-) -> GpuOperatorFacts | None:
-    """The GPU Operator as ``GpuOperator`` would run it with ``settings`` (``None``: switched off)."""
-    if not settings.get("enabled", True):
-        return None
-    here = p.at("gpu_operator")
-    before = p.count()
-    check_operator_settings(settings, here)
-    if p.count() != before or not pools:
-        return None
-    driver = dict(settings.get("driver", {}))
-    if not profile_of(cloud).creates_nodes:
-        # Unknown nodes: assume the operator's driver containers, the larger set of operands.
-        driver.setdefault("owner", DriverOwner.OPERATOR.value)
-    where = DriverLocations(here.at("driver"), at, p.at("pools"), p.at("cuda_version"))
-    plan = resolve_driver(cloud, pools, driver, settings.get("version", GPU_OPERATOR.version), where)
-    if plan is None:
-        return None
-    return GpuOperatorFacts(plan, settings.get("dcgm_exporter", {}).get("enabled", True))
-
-
-def plan_kueue(args: KueueArgs) -> KueuePlan:
-    """``Kueue``'s arguments checked and resolved like the stack file's ``kueue``; ``ArgumentsError`` lists
-    every problem with its argument path."""
-    p = Problems()
-    checked = check_arguments(KueueArgs, args, p)
-    if checked is None:
-        p.raise_for_arguments()
-    assert checked is not None
-    cloud = checked["cloud"]
-    check_cuda_default(checked.get("cuda_version"), p.at("cuda_version"))
-    at = lambda i: p.at("pools", i)  # noqa: E731
-    resolved = resolve_cluster_pools(cloud, checked["pools"], checked.get("cuda_version"), at)
-    system = None
-    if "system_pool" in checked and not profile_of(cloud).creates_nodes:
-        p.add(
-            ("system_pool",),
-            "an existing cluster has no system pool made by the library: describe its CPU nodes with "
-            "{{system_flavor.node_labels}}, {{system_flavor.cpus}} and {{system_flavor.memory_gib}}",
-        )
-    elif "system_pool" in checked:
-        system = system_pool_problems(cloud, checked["system_pool"], p.at("system_pool"))
-    facts = None
-    if len(resolved.pools) == len(checked["pools"]):
-        facts = _operator_facts(cloud, checked.get("gpu_operator", {}), resolved.pools, at, p)
-    spec = resolve_kueue(cloud, checked, resolved, at, p, system, facts)
-    p.raise_for_arguments()
-    assert spec is not None
-    return kueue_plan(resolved.pools, spec, checked.get("namespace", versions.KUEUE.namespace))

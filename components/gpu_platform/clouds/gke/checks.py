@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpu_platform.args.autoprovisioning import GkeGpuComputeClassArgs
 from gpu_platform.args.cluster import GkeClusterArgs
 from gpu_platform.args.nodepools import GkeGpuNodePoolArgs
+from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.drivers import DriverVersion, min_driver_for_cuda
-from gpu_platform.clouds.gke.profile import HOST_DRIVER_FLOOR
+from gpu_platform.clouds.gke.profile import HOST_DRIVER_FLOOR, PROFILE
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.autoprovisioning import compute_class_pool_problems
 from gpu_platform.resolve.cluster import SystemPool, resolve_cluster_args
 from gpu_platform.resolve.nodepool import resolve_node_pool_args
+from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
 
 
 def cluster_args(args: GkeClusterArgs) -> tuple[SystemPool, dict[str, Any]]:
@@ -55,3 +59,26 @@ def compute_class_driver(pool: GpuPool, driver: Mapping[str, Any], p: Problems) 
 def node_pool_args(args: GkeGpuNodePoolArgs) -> tuple[GpuPool, DriverPlan, Mapping[str, Any]]:
     """The node pool component's arguments checked and resolved; ``ArgumentsError`` lists every problem."""
     return resolve_node_pool_args("gke", GkeGpuNodePoolArgs, args)
+
+
+def compute_class_args(
+    args: GkeGpuComputeClassArgs,
+) -> tuple[GpuPool, Mapping[str, Any], DriverVersion | None]:
+    """``GkeGpuComputeClass``'s arguments checked and resolved: the pool, the settings and the driver the CUDA
+    check runs against; ``ArgumentsError`` lists every problem."""
+    p = Problems()
+    checked = check_arguments(GkeGpuComputeClassArgs, args, p)
+    pool = host = None
+    if checked is not None:
+        check_cuda_default(checked.get("cuda_version"), p.at("cuda_version"))
+        resolved = resolve_pool_list(
+            "gke", [checked["pool"]], checked.get("cuda_version"), lambda _: p.at("pool")
+        )
+        if resolved.pools:
+            pool = resolved.pools[0]
+            PROFILE.pool_problems(pool, p.at("pool"))
+            compute_class_pool_problems(pool, p.at("pool"))
+            host = compute_class_driver(pool, checked.get("driver", {}), p)
+    p.raise_for_arguments()
+    assert checked is not None and pool is not None
+    return pool, checked, host

@@ -12,6 +12,7 @@ from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.args.autoprovisioning import GkeGpuComputeClassArgs
 from gpu_platform.clouds.gke import compute_class_plan as cc
+from gpu_platform.clouds.gke.checks import compute_class_args
 from gpu_platform.component import PlannedComponent
 
 
@@ -32,7 +33,7 @@ class GkeGpuComputeClass(PlannedComponent[cc.ComputeClassPlan]):
     def __init__(
         self, name: str, args: GkeGpuComputeClassArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, cc.plan_gke_compute_class(args), opts)
+        self._start(name, cc.compute_class_plan(*compute_class_args(args)), opts)
 
     def _create(self, name: str, plan: cc.ComputeClassPlan) -> dict[str, Any]:
         obj = cc.compute_class(plan)

@@ -14,20 +14,15 @@ drivers, operator sharing and DRA are refused (``resolve.autoprovisioning``). Po
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gpu_platform import scheduling
-from gpu_platform.args.autoprovisioning import GkeGpuComputeClassArgs
-from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.drivers import DriverVersion
-from gpu_platform.clouds.gke.checks import compute_class_driver
 from gpu_platform.clouds.gke.profile import NO_DEFAULT_DEVICE_PLUGIN_LABEL, PROFILE, SHARING_STRATEGY
-from gpu_platform.errors import Problems
 from gpu_platform.plans.nodepools import ensure_gpu_taint
 from gpu_platform.pools import GpuPool, Taint
-from gpu_platform.resolve.autoprovisioning import compute_class_pool_problems
-from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
 
 API_VERSION = "cloud.google.com/v1"
 COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
@@ -116,28 +111,14 @@ def compute_class(plan: ComputeClassPlan) -> dict[str, Any]:
     }
 
 
-def plan_gke_compute_class(args: GkeGpuComputeClassArgs) -> ComputeClassPlan:
-    """``GkeGpuComputeClass``'s arguments checked and resolved; ``ArgumentsError`` lists every problem."""
-    p = Problems()
-    checked = check_arguments(GkeGpuComputeClassArgs, args, p)
-    pool = host = None
-    if checked is not None:
-        check_cuda_default(checked.get("cuda_version"), p.at("cuda_version"))
-        resolved = resolve_pool_list(
-            "gke", [checked["pool"]], checked.get("cuda_version"), lambda _: p.at("pool")
-        )
-        if resolved.pools:
-            pool = resolved.pools[0]
-            PROFILE.pool_problems(pool, p.at("pool"))
-            compute_class_pool_problems(pool, p.at("pool"))
-            host = compute_class_driver(pool, checked.get("driver", {}), p)
-    p.raise_for_arguments()
-    assert checked is not None and pool is not None
-    taints = tuple(scheduling.pool_taints(pool))
+def compute_class_plan(
+    pool: GpuPool, settings: Mapping[str, Any], host: DriverVersion | None
+) -> ComputeClassPlan:
+    """The ComputeClass of a checked pool (``checks.compute_class_args``)."""
     return ComputeClassPlan(
         pool=pool,
         labels=compute_class_labels(pool),
-        taints=taints,
-        driver_version=checked.get("gpu_driver_version", "default"),
+        taints=tuple(scheduling.pool_taints(pool)),
+        driver_version=settings.get("gpu_driver_version", "default"),
         host_driver=host,
     )
