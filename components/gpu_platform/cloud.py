@@ -84,6 +84,9 @@ class CloudProfile:
     stack_module: ClassVar[str]
     """Module with ``deploy(spec, opts) -> Infrastructure``: the cloud's stack wiring, imported when used."""
     resource_types: ClassVar[ResourceTypes] = ResourceTypes()
+    policy_module: ClassVar[str | None] = None
+    """Module reading the cloud's node-pool resources for the policy pack (``node_pools(res)`` and the fixes in
+    its SDK's terms), imported when the pack first runs."""
     creates_nodes: ClassVar[bool] = True
     """The library creates this cloud's clusters and pools (not a cluster made elsewhere)."""
     machines: ClassVar[Mapping[str, MachineType]] = {}

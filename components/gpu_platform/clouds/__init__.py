@@ -19,8 +19,6 @@ from gpu_platform.sdk import POLICY, Extra
 PROFILES: dict[str, CloudProfile] = {p.name: p for p in (GKE, EKS, AKS, EXISTING)}
 """Every cloud by its ``cloud:`` value, in the order messages list them."""
 
-MANAGED = tuple(name for name, p in PROFILES.items() if p.creates_nodes)
-"""Clouds whose clusters and pools the library creates."""
 
 CLOUD_EXTRAS: dict[str, Extra] = {p.extra.name: p.extra for p in PROFILES.values() if p.extra is not None}
 """The package extra of each cloud with an SDK; ``[all]`` is these."""

@@ -19,7 +19,6 @@ from gpu_platform.clouds import profile_of
 from gpu_platform.policy.kube import (
     GPU_RESOURCE_PREFIX,
     REPELLING_EFFECTS,
-    effect_to_cloud,
     format_taint,
     parse_quantity,
     resource_blocks,
@@ -36,7 +35,7 @@ from gpu_platform.policy.model import (
     is_unknown,
     path_is_ignored,
 )
-from gpu_platform.policy.nodepools import NodePoolView, gpu_pools, node_pools
+from gpu_platform.policy.nodepools import NodePoolView, cloud_policy, gpu_pools, node_pools
 from gpu_platform.policy.operators import (
     HELM_TYPES,
     GpuOperatorView,
@@ -94,15 +93,6 @@ def _rule(
 
 # --- resource rules ---------------------------------------------------------------------------------
 
-_CLOUD_TAINT = (
-    f'{{key: "{GPU_TAINT.key}", value: "{GPU_TAINT.value}", effect: "{effect_to_cloud(GPU_TAINT.effect)}"}}'
-)
-_TAINT_FIX = {
-    "gke": f"nodeConfig.taints: [{_CLOUD_TAINT}]",
-    "eks": f"taints: [{_CLOUD_TAINT}]",
-    "aks": f'nodeTaints: ["{format_taint(GPU_TAINT)}"]',
-}
-
 
 @_rule(
     "gpu-pool-taint",
@@ -124,7 +114,7 @@ def gpu_pool_taint(res: PolicyResource) -> Iterator[Finding]:
             res.urn,
             f"GPU node pool {pool.display} has no NoSchedule taint with key {GPU_TAINT.key}{weak}: "
             "ordinary pods will be scheduled onto its GPU nodes and keep them busy. Add "
-            f"{pool.prefix}{pool.taint_fix or _TAINT_FIX[pool.cloud]} and give GPU workloads the matching toleration.",
+            f"{pool.prefix}{pool.taint_fix or cloud_policy(pool.cloud).TAINT_FIX} and give GPU workloads the matching toleration.",
         )
 
 
@@ -202,19 +192,6 @@ def helm_chart_pinned(res: PolicyResource) -> Iterator[Finding]:
         )
 
 
-_SIZE_FIGHT = {
-    "gke": "sets the node count back",
-    "eks": "sets the desired size back and drains the nodes the autoscaler added",
-    "aks": "fails: AKS refuses to scale an autoscaled pool by hand",
-}
-_SIZE_FIX = {
-    "gke": 'set ignore_node_count_changes=True or ignore_changes=["{field}"] (or leave node_count unset and '
-    "use initial_node_count)",
-    "eks": 'add ignore_changes=["{field}"]',
-    "aks": 'add ignore_changes=["{field}"] and keep only an initial count',
-}
-
-
 @_rule(
     "autoscaled-pool-ignores-size",
     MANDATORY,
@@ -227,11 +204,11 @@ def autoscaled_pool_ignores_size(res: PolicyResource) -> Iterator[Finding]:
         for field in pool.size_fields:
             if path_is_ignored(res.ignore_changes, field):
                 continue
-            fix = _SIZE_FIX[pool.cloud].format(field=field)
+            fix = cloud_policy(pool.cloud).SIZE_FIX.format(field=field)
             yield (
                 res.urn,
                 f"Autoscaled node pool {pool.display} sets {field} without ignoring changes to it: once the "
-                f"autoscaler resizes the pool, the next `pulumi up` {_SIZE_FIGHT[pool.cloud]}. "
+                f"autoscaler resizes the pool, the next `pulumi up` {cloud_policy(pool.cloud).SIZE_FIGHT}. "
                 f"{fix[0].upper()}{fix[1:]}.",
             )
 
@@ -300,21 +277,6 @@ def gpu_operator_tolerations(resources: list[PolicyResource]) -> Iterator[Findin
                 )
 
 
-_CLOUD_DRIVER_SOURCE = {
-    "gke": "GKE installs it (guestAccelerators gpuDriverInstallationConfig.gpuDriverVersion is not "
-    "INSTALLATION_DISABLED; unset means GKE's default driver)",
-    "eks": "the {ami} AMI ships it",
-    "aks": 'AKS installs it (gpuProfile.driver is not "None")',
-}
-_CLOUD_DRIVER_FIX = {
-    "gke": "set gpuDriverVersion INSTALLATION_DISABLED with the operator driver on UBUNTU_CONTAINERD, or "
-    "keep Google's driver and set driver.enabled=false",
-    "eks": "set driver.enabled=false and toolkit.enabled=false (the AMI has both)",
-    "aks": 'set gpuProfile.driver "None" on the pool, or keep the AKS driver and set driver.enabled=false '
-    "and toolkit.enabled=false",
-}
-
-
 @_rule(
     "single-driver-owner",
     MANDATORY,
@@ -330,13 +292,13 @@ def single_driver_owner(resources: list[PolicyResource]) -> Iterator[Finding]:
         if pool.cloud_driver is not True or pool.labels is None or pool.label(DEPLOY_DRIVER_LABEL) == "false":
             continue
         for op in operators:
-            source = _CLOUD_DRIVER_SOURCE[pool.cloud].format(ami=pool.ami_type)
+            source = cloud_policy(pool.cloud).DRIVER_SOURCE.format(ami=pool.ami_type)
             yield (
                 pool.resource.urn,
                 f"GPU pool {pool.display} gets its NVIDIA driver from the cloud ({source}) and GPU "
                 f"Operator {op.display} installs one too (driver.enabled is true, the chart default). The "
                 "operator cannot replace a host driver: its driver pods fail or the requested version is "
-                f"silently ignored. Either {_CLOUD_DRIVER_FIX[pool.cloud]}.",
+                f"silently ignored. Either {cloud_policy(pool.cloud).DRIVER_FIX}.",
             )
 
 

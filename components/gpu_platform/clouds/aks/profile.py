@@ -81,6 +81,7 @@ class AksProfile(CloudProfile):
         types.mock_call,
     )
     stack_module = "gpu_platform.clouds.aks.stack"
+    policy_module = "gpu_platform.clouds.aks.policy"
     machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
     images: ClassVar[Mapping[str, NodeImage]] = {
         "Ubuntu": NodeImage("Ubuntu", "ubuntu"),

@@ -62,6 +62,7 @@ class EksProfile(CloudProfile):
         types.mock_call,
     )
     stack_module = "gpu_platform.clouds.eks.stack"
+    policy_module = "gpu_platform.clouds.eks.policy"
     machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
     images: ClassVar[Mapping[str, NodeImage]] = {i.name: i for i in (AL2023, BOTTLEROCKET)}
     default_image = AL2023.name

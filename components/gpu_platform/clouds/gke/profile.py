@@ -59,6 +59,7 @@ class GkeProfile(CloudProfile):
         types.mock_call,
     )
     stack_module = "gpu_platform.clouds.gke.stack"
+    policy_module = "gpu_platform.clouds.gke.policy"
     machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
     images: ClassVar[Mapping[str, NodeImage]] = {
         "COS_CONTAINERD": NodeImage("COS_CONTAINERD", "cos"),
