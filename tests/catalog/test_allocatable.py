@@ -18,9 +18,10 @@ import pytest
 import yaml
 
 from gpu_platform.args.kueue import DEFAULT_BLOCK_ADMISSION
-from gpu_platform.catalog.allocatable import eks_max_pods, node_allocatable
+from gpu_platform.catalog.allocatable import node_allocatable
 from gpu_platform.cli import main
 from gpu_platform.clouds import profile_of
+from gpu_platform.clouds.eks.allocatable import node_group_max_pods as eks_max_pods
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.inference import GpuInferenceService
 from gpu_platform.offline import Plan

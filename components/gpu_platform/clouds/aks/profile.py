@@ -8,14 +8,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from gpu_platform.catalog.allocatable import (
-    AKS_CPU_BRACKETS,
-    AKS_DEFAULT_MAX_PODS,
-    AKS_MEMORY_BASE_MIB,
-    AKS_MEMORY_CAP,
-    AKS_MEMORY_PER_POD_MIB,
-    bracketed,
-)
+from gpu_platform.catalog.allocatable import bracketed
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.catalog.machines import MachineType
@@ -23,6 +16,13 @@ from gpu_platform.catalog.mig import MigTable
 from gpu_platform.cloud import CloudProfile, NodeImage, PoolProblems, ResourceTypes
 from gpu_platform.clouds.aks import machines as table
 from gpu_platform.clouds.aks import resource_types as types
+from gpu_platform.clouds.aks.allocatable import (
+    CPU_BRACKETS,
+    DEFAULT_MAX_PODS,
+    MEMORY_BASE_MIB,
+    MEMORY_CAP,
+    MEMORY_PER_POD_MIB,
+)
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool, Taint
@@ -109,13 +109,13 @@ class AksProfile(CloudProfile):
 
     @classmethod
     def default_max_pods(cls, machine_type: str, vcpus: int) -> int:
-        return AKS_DEFAULT_MAX_PODS
+        return DEFAULT_MAX_PODS
 
     @classmethod
     def reserved(cls, vcpus: int, memory_mib: int, max_pods: int) -> tuple[int, int]:
-        cpu = math.ceil(bracketed(Fraction(vcpus * 1000), AKS_CPU_BRACKETS))
-        per_pod = AKS_MEMORY_PER_POD_MIB * max_pods + AKS_MEMORY_BASE_MIB
-        return cpu, math.ceil(min(Fraction(per_pod), memory_mib * AKS_MEMORY_CAP))
+        cpu = math.ceil(bracketed(Fraction(vcpus * 1000), CPU_BRACKETS))
+        per_pod = MEMORY_PER_POD_MIB * max_pods + MEMORY_BASE_MIB
+        return cpu, math.ceil(min(Fraction(per_pod), memory_mib * MEMORY_CAP))
 
     @classmethod
     def plan_driver(

@@ -6,19 +6,19 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from gpu_platform.catalog.allocatable import (
-    EKS_AMI_CPU_BASIS_POINTS,
-    EKS_AMI_CPU_RANGES,
-    EKS_MEMORY_BASE_MIB,
-    EKS_MEMORY_PER_POD_MIB,
-    eks_max_pods,
-)
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.cloud import CloudProfile, NodeImage, PoolProblems, ResourceTypes
 from gpu_platform.clouds.eks import machines as table
 from gpu_platform.clouds.eks import resource_types as types
+from gpu_platform.clouds.eks.allocatable import (
+    AMI_CPU_BASIS_POINTS,
+    AMI_CPU_RANGES,
+    MEMORY_BASE_MIB,
+    MEMORY_PER_POD_MIB,
+    node_group_max_pods,
+)
 from gpu_platform.driver import DriverPlan, DriverPlanError
 from gpu_platform.errors import Key, Problems
 from gpu_platform.pools import GpuPool
@@ -87,18 +87,18 @@ class EksProfile(CloudProfile):
 
     @classmethod
     def default_max_pods(cls, machine_type: str, vcpus: int) -> int:
-        return eks_max_pods(machine_type, vcpus)
+        return node_group_max_pods(machine_type, vcpus)
 
     @classmethod
     def reserved(cls, vcpus: int, memory_mib: int, max_pods: int) -> tuple[int, int]:
         """The AMI's integer arithmetic, range by range (so 192 vCPUs reserve 550m, not 550.0m rounded)."""
         total = vcpus * 1000
-        ends = (*EKS_AMI_CPU_RANGES[1:], total)
+        ends = (*AMI_CPU_RANGES[1:], total)
         cpu = 0
-        for start, end, points in zip(EKS_AMI_CPU_RANGES, ends, EKS_AMI_CPU_BASIS_POINTS, strict=True):
+        for start, end, points in zip(AMI_CPU_RANGES, ends, AMI_CPU_BASIS_POINTS, strict=True):
             if total > start:
                 cpu += (min(total, end) - start) * points // 10000
-        return cpu, EKS_MEMORY_PER_POD_MIB * max_pods + EKS_MEMORY_BASE_MIB
+        return cpu, MEMORY_PER_POD_MIB * max_pods + MEMORY_BASE_MIB
 
     @classmethod
     def plan_driver(

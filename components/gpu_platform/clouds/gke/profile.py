@@ -8,20 +8,19 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from gpu_platform.catalog.allocatable import (
-    GKE_CPU_BRACKETS,
-    GKE_DEFAULT_MAX_PODS,
-    GKE_MEMORY_BRACKETS,
-    GKE_SMALL_MACHINE_MEMORY_MIB,
-    MIB_PER_GIB,
-    bracketed,
-)
+from gpu_platform.catalog.allocatable import MIB_PER_GIB, bracketed
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.cloud import CloudProfile, NodeImage, ResourceTypes
 from gpu_platform.clouds.gke import machines as table
 from gpu_platform.clouds.gke import resource_types as types
+from gpu_platform.clouds.gke.allocatable import (
+    CPU_BRACKETS,
+    DEFAULT_MAX_PODS,
+    MEMORY_BRACKETS,
+    SMALL_MACHINE_MEMORY_MIB,
+)
 from gpu_platform.driver import DriverPlan, DriverPlanError
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
@@ -92,14 +91,14 @@ class GkeProfile(CloudProfile):
 
     @classmethod
     def default_max_pods(cls, machine_type: str, vcpus: int) -> int:
-        return GKE_DEFAULT_MAX_PODS
+        return DEFAULT_MAX_PODS
 
     @classmethod
     def reserved(cls, vcpus: int, memory_mib: int, max_pods: int) -> tuple[int, int]:
-        cpu = math.ceil(bracketed(Fraction(vcpus * 1000), GKE_CPU_BRACKETS))
+        cpu = math.ceil(bracketed(Fraction(vcpus * 1000), CPU_BRACKETS))
         if memory_mib < MIB_PER_GIB:
-            return cpu, GKE_SMALL_MACHINE_MEMORY_MIB
-        return cpu, math.ceil(bracketed(Fraction(memory_mib), GKE_MEMORY_BRACKETS))
+            return cpu, SMALL_MACHINE_MEMORY_MIB
+        return cpu, math.ceil(bracketed(Fraction(memory_mib), MEMORY_BRACKETS))
 
     @classmethod
     def plan_driver(
