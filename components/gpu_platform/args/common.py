@@ -23,6 +23,8 @@ class Cloud(enum.StrEnum):
     """Azure Kubernetes Service (``pip install 'gpu-platform[aks]'``)."""
     EXISTING = "existing"
     """A cluster made elsewhere: only the add-ons are installed; the pools' facts are declared."""
+    YANDEX = "yandex"
+    """Yandex Managed Service for Kubernetes: its node groups are declared pools (no Yandex SDK)."""
 
 
 class DriverOwner(enum.StrEnum):
