@@ -128,6 +128,9 @@ class CloudProfile:
     """Kueue's VM memory overhead estimate applies (the node's memory is the VM's)."""
     autoscaler_choice: ClassVar[bool] = False
     """The stack chooses the cluster's autoscaler (``cluster.autoscaler``)."""
+    gpu_operator_installer: ClassVar[str | None] = None
+    """Module whose ``install(name, plan, opts)`` installs the GPU Operator from its plan instead of the Helm
+    release (OpenShift: OLM); ``None``: the Helm release."""
     declared_node_keys: ClassVar[frozenset[str]] = frozenset()
     """Pool keys a catalog machine still needs declared (Yandex: the node's allocatable ``cpus_per_node`` and
     ``memory_gib_per_node``, which the cloud does not publish)."""
