@@ -131,6 +131,12 @@ class CloudProfile:
     """Kueue's VM memory overhead estimate applies (the node's memory is the VM's)."""
     autoscaler_choice: ClassVar[bool] = False
     """The stack chooses the cluster's autoscaler (``cluster.autoscaler``)."""
+    gpu_operator_installer: ClassVar[str | None] = None
+    """Module whose ``install(name, plan, opts)`` installs the GPU Operator from its plan instead of the Helm
+    release (OpenShift: OLM); ``None``: the Helm release."""
+    declared_node_keys: ClassVar[frozenset[str]] = frozenset()
+    """Pool keys a catalog machine still needs declared (Yandex: the node's allocatable ``cpus_per_node`` and
+    ``memory_gib_per_node``, which the cloud does not publish)."""
 
     @classmethod
     def sdk(cls, by: object) -> ModuleType:
@@ -142,7 +148,9 @@ class CloudProfile:
     # --- machines ------------------------------------------------------------------------------------
 
     @classmethod
-    def machine(cls, name: str) -> MachineType | None:
+    def machine(cls, name: str, pool: Mapping[str, Any] | None = None) -> MachineType | None:
+        """The machine ``name``; ``pool`` (the pool's settings) picks the configuration where a name has
+        several (Yandex platforms: the GPU count)."""
         return cls.machines.get(name)
 
     @classmethod

@@ -249,3 +249,36 @@ ALL_CHARTS: tuple[ChartPin, ...] = (
     KARPENTER_CRD,
 )
 """Every chart the library installs, once (``gpu_platform.addons`` gives each its release and namespace)."""
+
+
+@dataclass(frozen=True)
+class OlmPin:
+    """An operator from an OLM catalog, pinned by channel and (where it is one name on every cluster) the CSV
+    it starts at (OpenShift: NVIDIA cloud-native docs, "Installing the NVIDIA GPU Operator on OpenShift")."""
+
+    package: str
+    channel: str
+    source: str
+    namespace: str
+    starting_csv: str | None = None
+    """``None``: the CSV follows the cluster's OpenShift minor (Red Hat's NFD), so only the channel is pinned."""
+    source_namespace: str = "openshift-marketplace"
+    approval: str = "Manual"
+    """``Manual``: OLM never upgrades past ``starting_csv`` by itself (the first InstallPlan is approved once)."""
+
+
+OPENSHIFT_NFD = OlmPin(
+    package="nfd",
+    channel="stable",
+    source="redhat-operators",
+    namespace="openshift-nfd",
+    approval="Automatic",
+)
+OPENSHIFT_GPU_OPERATOR = OlmPin(
+    package="gpu-operator-certified",
+    channel="v26.7",
+    source="certified-operators",
+    namespace="nvidia-gpu-operator",
+    starting_csv="gpu-operator-certified.v26.7.0",
+)
+"""The same release as the Helm ``GPU_OPERATOR`` pin (v26.7.0)."""

@@ -83,6 +83,17 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
         "crds",
         "serving.kserve.io_servingruntimes.yaml",
     ),
+    # operator-framework/api: OLM (OpenShift's GPU Operator install)
+    ("operators.coreos.com/v1alpha1", "Subscription"): (
+        "operator-framework-api",
+        "crds",
+        "operators.coreos.com_subscriptions.yaml",
+    ),
+    ("operators.coreos.com/v1", "OperatorGroup"): (
+        "operator-framework-api",
+        "crds",
+        "operators.coreos.com_operatorgroups.yaml",
+    ),
     # NVIDIA GPU Operator
     ("nvidia.com/v1", "ClusterPolicy"): ("gpu-operator", "crds", "nvidia.com_clusterpolicies.yaml"),
     # Karpenter: the NodePool CRD differs per provider (label domains), so its kind is keyed ``NodePool@<provider>``

@@ -23,6 +23,10 @@ class Cloud(enum.StrEnum):
     """Azure Kubernetes Service (``pip install 'gpu-platform[aks]'``)."""
     EXISTING = "existing"
     """A cluster made elsewhere: only the add-ons are installed; the pools' facts are declared."""
+    OPENSHIFT = "openshift"
+    """OpenShift (self-managed, ROSA, ARO): an existing cluster; the GPU Operator comes from OLM."""
+    YANDEX = "yandex"
+    """Yandex Managed Service for Kubernetes: its node groups are declared pools (no Yandex SDK)."""
 
 
 class DriverOwner(enum.StrEnum):

@@ -14,9 +14,11 @@ from gpu_platform.clouds.aks.profile import PROFILE as AKS
 from gpu_platform.clouds.eks.profile import PROFILE as EKS
 from gpu_platform.clouds.existing.profile import PROFILE as EXISTING
 from gpu_platform.clouds.gke.profile import PROFILE as GKE
+from gpu_platform.clouds.openshift.profile import PROFILE as OPENSHIFT
+from gpu_platform.clouds.yandex.profile import PROFILE as YANDEX
 from gpu_platform.sdk import POLICY, Extra
 
-PROFILES: dict[str, CloudProfile] = {p.name: p for p in (GKE, EKS, AKS, EXISTING)}
+PROFILES: dict[str, CloudProfile] = {p.name: p for p in (GKE, EKS, AKS, EXISTING, OPENSHIFT, YANDEX)}
 """Every cloud by its ``cloud:`` value, in the order messages list them."""
 
 

@@ -177,7 +177,7 @@ def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Probl
 def _machine(cloud: str, pool: Mapping[str, Any], p: Problems) -> tuple[MachineType | None, str, int] | None:
     """The machine (``None`` on existing clusters), GPU key and GPUs per node, or ``None`` on a problem."""
     profile = profile_of(cloud)
-    if not profile.creates_nodes:
+    if not profile.creates_nodes and not profile.machines:
         gpu = pool.get("gpu")
         if gpu is None or gpu not in GPUS:
             p.add(("gpu",), f"{gpu!r} is not a GPU model; valid: {', '.join(GPUS)}")
@@ -193,7 +193,7 @@ def _machine(cloud: str, pool: Mapping[str, Any], p: Problems) -> tuple[MachineT
     if name is None:
         p.add(("machine_type",), "required key is missing")
         return None
-    machine = profile.machine(name)
+    machine = profile.machine(name, pool)
     if machine is None:
         p.add(
             ("machine_type",),
@@ -217,7 +217,9 @@ def _machine(cloud: str, pool: Mapping[str, Any], p: Problems) -> tuple[MachineT
                 ("gpus_per_node",), f"{name} has {machine.gpus} GPU{'s' if machine.gpus > 1 else ''} per node"
             )
     for key in ("cpus_per_node", "memory_gib_per_node"):
-        if key in pool:
+        if key in profile.declared_node_keys and key not in pool:
+            p.add((key,), f"required on {profile.display}: the node's allocatable, which it does not publish")
+        elif key in pool and key not in profile.declared_node_keys:
             p.add((key,), f"comes from the machine type on {profile.display}; remove it")
     return machine, machine.gpu_key, count
 
@@ -344,8 +346,8 @@ def resolve_pool(
         max_nodes=pool["max_nodes"],
         sharing=sharing,
         machine=machine,
-        vcpus=machine.vcpus if machine else pool.get("cpus_per_node"),
-        memory_gib=machine.memory_gib if machine else pool.get("memory_gib_per_node"),
+        vcpus=pool.get("cpus_per_node", machine.vcpus if machine else None),
+        memory_gib=pool.get("memory_gib_per_node", machine.memory_gib if machine else None),
         initial_nodes=pool.get("initial_nodes", low),
         spot=bool(pool.get("spot")) or pool.get("capacity_type") == "SPOT",
         capacity_type=pool.get("capacity_type"),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 import pulumi
 
 from gpu_platform import addons
+from gpu_platform.clouds import profile_of
 from gpu_platform.plans.gpu_operator import gpu_operator_plan
 from gpu_platform.plans.inference import inference_service_plan
 from gpu_platform.plans.kserve import cert_manager_plan, kserve_plan
@@ -25,6 +27,8 @@ def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
         spec.cloud, spec.pools, spec.driver, spec.gpu_operator, addons.GPU_OPERATOR.namespace
     )
     plan = gpu_operator_plan(target)
+    if (installer := profile_of(spec.cloud).gpu_operator_installer) is not None:
+        return import_module(installer).install(addons.GPU_OPERATOR.component_name, plan, opts)
     return GpuOperator.from_plan(addons.GPU_OPERATOR.component_name, plan, opts)
 
 

@@ -1,0 +1,1 @@
+"""Yandex Managed Service for Kubernetes: node groups made elsewhere, declared as pools."""

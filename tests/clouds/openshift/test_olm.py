@@ -1,0 +1,161 @@
+"""OpenShift (issue 26): the GPU Operator through OLM, validated against the vendored CRDs, and a ClusterPolicy
+that means what the Helm values mean (the chart's own clusterpolicy template renders them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from gpu_platform import addons, versions
+from gpu_platform.clouds.openshift import olm_plan as o
+from gpu_platform.errors import ConfigError
+from gpu_platform.plans.gpu_operator import OperatorPlan, gpu_operator_plan
+from gpu_platform.resolve.gpu_operator import ResolvedGpuOperator
+from gpu_platform.stack import load_platform
+from tests.conftest import UPSTREAM
+from tests.support.crds import problems_of
+
+CHART = UPSTREAM / "charts" / "gpu-operator-v26.7.0"
+
+
+def stack(**driver: Any) -> dict[str, Any]:
+    return {
+        "cloud": "openshift",
+        "cluster": {"name": "ocp", "kubeconfig": "apiVersion: v1"},
+        "gpuPools": [
+            {
+                "name": "a100",
+                "gpu": "a100-80gb",
+                "gpusPerNode": 8,
+                "cpusPerNode": 92,
+                "memoryGibPerNode": 1100,
+                "maxNodes": 2,
+                "sharing": {"mode": "mig", "mig": {"strategy": "mixed", "profiles": ["3g.40gb", "4g.40gb"]}},
+            },
+            {
+                "name": "l4",
+                "gpu": "l4",
+                "gpusPerNode": 1,
+                "cpusPerNode": 7,
+                "memoryGibPerNode": 28,
+                "maxNodes": 2,
+                "sharing": {"mode": "time-slicing", "replicas": 4},
+            },
+        ],
+        "gpuOperator": {"driver": {"owner": "auto", **driver}},
+    }
+
+
+@pytest.fixture(scope="module")
+def plan() -> OperatorPlan:
+    spec = load_platform(stack())
+    assert spec.gpu_operator is not None
+    target = ResolvedGpuOperator(
+        spec.cloud, spec.pools, spec.driver, spec.gpu_operator, addons.GPU_OPERATOR.namespace
+    )
+    return gpu_operator_plan(target)
+
+
+def test_waves_nfd_then_operator_then_cluster_policy(plan: OperatorPlan) -> None:
+    kinds = [[obj["kind"] for obj in wave] for wave in o.olm_plan(plan)]
+    assert kinds == [
+        ["Namespace", "OperatorGroup", "Subscription"],
+        ["NodeFeatureDiscovery"],
+        ["Namespace", "OperatorGroup", "ConfigMap", "ConfigMap", "Subscription"],
+        ["ClusterPolicy"],
+    ]
+
+
+def test_subscriptions_are_pinned_and_wait_for_their_csv() -> None:
+    gpu = o.subscription(versions.OPENSHIFT_GPU_OPERATOR)
+    assert gpu["spec"] == {
+        "channel": "v26.7",
+        "installPlanApproval": "Manual",
+        "name": "gpu-operator-certified",
+        "source": "certified-operators",
+        "sourceNamespace": "openshift-marketplace",
+        "startingCSV": "gpu-operator-certified.v26.7.0",
+    }
+    wait = gpu["metadata"]["annotations"][o.WAIT_FOR]
+    assert wait == "jsonpath={.status.installedCSV}=gpu-operator-certified.v26.7.0"
+    nfd = o.subscription(versions.OPENSHIFT_NFD)
+    assert (nfd["spec"]["name"], nfd["spec"]["source"], nfd["metadata"]["namespace"]) == (
+        "nfd",
+        "redhat-operators",
+        "openshift-nfd",
+    )
+    # Same operator release as the Helm pin.
+    assert versions.OPENSHIFT_GPU_OPERATOR.starting_csv.endswith(versions.GPU_OPERATOR.version)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "pin", [versions.OPENSHIFT_NFD, versions.OPENSHIFT_GPU_OPERATOR], ids=lambda p: p.package
+)
+def test_olm_objects_validate_against_olm_crds(pin: versions.OlmPin) -> None:
+    assert problems_of(o.subscription(pin)) == []
+    assert problems_of(o.operator_group(pin)) == []
+
+
+def test_cluster_policy_validates_against_the_gpu_operator_crd(plan: OperatorPlan) -> None:
+    assert problems_of(o.cluster_policy(plan)) == []
+
+
+def _rendered_cluster_policy(values: dict[str, Any]) -> dict[str, Any]:
+    helm = pytest.importorskip("helm_python")
+    texts = helm.Chart.load(CHART).render(
+        values=values, name="gpu-operator", namespace="gpu-operator", is_install=True
+    )
+    for text in texts.values():
+        for doc in yaml.safe_load_all(text):
+            if isinstance(doc, dict) and doc.get("kind") == "ClusterPolicy":
+                return doc
+    raise AssertionError("the chart rendered no ClusterPolicy")
+
+
+def _leaves(value: Any, path: str = "") -> dict[str, Any]:
+    if isinstance(value, dict) and value:
+        return {k: v for key, sub in value.items() for k, v in _leaves(sub, f"{path}.{key}").items()}
+    return {path: value}
+
+
+def test_cluster_policy_means_what_the_helm_values_mean(plan: OperatorPlan) -> None:
+    """Every field the library sets is what the chart's own template makes of the same values."""
+    ours = _leaves(o.cluster_policy(plan)["spec"])
+    chart = _leaves(_rendered_cluster_policy(dict(plan.values))["spec"])
+    set_here = {k: v for k, v in ours.items() if v != {}}
+    assert {k: chart.get(k, "<missing>") for k in set_here} == set_here
+    for key in (
+        ".driver.enabled",
+        ".driver.version",
+        ".toolkit.enabled",
+        ".devicePlugin.enabled",
+        ".devicePlugin.config.name",
+        ".mig.strategy",
+        ".migManager.enabled",
+        ".migManager.config.name",
+        ".migManager.config.default",
+        ".dcgmExporter.enabled",
+        ".dcgmExporter.serviceMonitor.enabled",
+    ):
+        assert key in set_here, key
+    assert set_here[".driver.enabled"] is True and set_here[".mig.strategy"] == "mixed"
+
+
+def test_the_driver_is_the_operator_s_on_rhcos() -> None:
+    with pytest.raises(ConfigError) as err:
+        load_platform(stack(owner="cloud", hostVersion="580.105.08"))
+    assert any("Driver Toolkit" in why for why in dict(err.value.problems).values())
+
+
+def test_stack_installs_no_helm_release_of_the_operator() -> None:
+    from gpu_platform.offline import run_program
+    from gpu_platform.stack.program import deploy
+
+    spec = load_platform(stack())
+    planned = run_program(lambda: deploy(spec))
+    types = {r.type for r in planned.resources}
+    assert "kubernetes:nvidia.com/v1:ClusterPolicy" in types
+    assert "kubernetes:operators.coreos.com/v1alpha1:Subscription" in types
+    assert not [r for r in planned.resources if r.type.endswith("Release") and "gpu-operator" in r.name]
