@@ -8,18 +8,22 @@ from typing import Any
 
 import yaml
 
-from gpu_platform.offline.recorder import SECRET_PLACEHOLDER, Registration
+from gpu_platform.offline.recorder import Registration
 from gpu_platform.offline.runner import Plan
 from gpu_platform.offline.stack_file import SECURE_PLACEHOLDER
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+PLAIN_TEXT_SECRET = "[plain-text secret]"
+"""Written where a ``secure:`` value reached an input that is not secret: ``pulumi up`` would store the
+decrypted value in the state in clear. Only an input the program registered as a secret Output is
+written ``[secret]``."""
 
 
 def mask(value: Any) -> Any:
-    """Any string carrying a ``secure:`` config placeholder (the program used a secret as plain text)
-    is written as ``[secret]``, like the secrets the engine knows about."""
+    """Any string carrying a ``secure:`` config placeholder outside a secret Output (the program used a
+    secret as plain text) is written as :data:`PLAIN_TEXT_SECRET`, so the leak shows in the plan."""
     if isinstance(value, str):
-        return SECRET_PLACEHOLDER if SECURE_PLACEHOLDER in value else value
+        return PLAIN_TEXT_SECRET if SECURE_PLACEHOLDER in value else value
     if isinstance(value, dict):
         return {k: mask(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -5,12 +5,13 @@ secret keys; this module builds the same from files, refusing what the CLI would
 the plan cannot reproduce offline, each with a one-line message:
 
 * YAML that does not parse, a document that is not a mapping, ``config:`` that is not a mapping;
-* a key given twice in one mapping, at any depth (PyYAML keeps the last one silently; the CLI's Go
-  YAML parser refuses the file);
+* a file past the bounds of :mod:`gpu_platform.offline.stack_yaml` (size, nesting, aliases);
+* a key given twice in one mapping, at any depth (the CLI's Go YAML parser refuses the file);
 * ``environment:`` (Pulumi ESC imports): resolving them needs Pulumi Cloud, which an offline plan
   does not reach.
 
-``secure:`` values never reach the program: they become :data:`SECURE_PLACEHOLDER`, kept secret.
+Values are read with the CLI's rules (YAML 1.2-like: ``1:30`` and ``yes`` are text; see
+:mod:`gpu_platform.offline.stack_yaml`). ``secure:`` values never reach the program: they become :data:`SECURE_PLACEHOLDER`, kept secret.
 """
 
 import json
@@ -20,9 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gpu_platform.offline.errors import PlanInputError
+from gpu_platform.offline.stack_yaml import MAX_BYTES, StackYaml, parse
 
 SECURE_PLACEHOLDER = "offline-placeholder-secret"
 # Read by the SDK's config lookup (pulumi/runtime/config.py): PULUMI_CONFIG (JSON), the per-key
@@ -30,51 +30,27 @@ SECURE_PLACEHOLDER = "offline-placeholder-secret"
 ENV_PREFIX = "PULUMI_CONFIG"
 
 
-class _DuplicateKey(yaml.MarkedYAMLError):
-    pass
-
-
-class StrictLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a key that appears twice in one mapping (merge keys aside)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        if isinstance(node, yaml.MappingNode):
-            seen: dict[Any, int] = {}
-            for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue
-                key = self.construct_object(key_node, deep=True)
-                try:
-                    first = seen.get(key)
-                except TypeError:  # unhashable key: PyYAML itself refuses it below
-                    continue
-                if first is not None:
-                    raise _DuplicateKey(
-                        problem=f"duplicate key {key!r} (first defined on line {first})",
-                        problem_mark=key_node.start_mark,
-                    )
-                seen[key] = key_node.start_mark.line + 1
-        return super().construct_mapping(node, deep=deep)
-
-
 def load_yaml(path: Path) -> Any:
     """The YAML document in ``path``; any problem as one line ``path:line:col: problem``."""
+    return read_yaml(path).doc
+
+
+def read_yaml(path: Path) -> StackYaml:
+    """``path`` parsed as the Pulumi CLI parses it (:mod:`gpu_platform.offline.stack_yaml`), bounded."""
     try:
-        text = path.read_text()
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise PlanInputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise PlanInputError(f"{path}: cannot read: {exc}") from None
     try:
-        return yaml.load(text, Loader=StrictLoader)  # StrictLoader is a SafeLoader
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        what = " ".join(p for p in (exc.context, exc.problem) if p)
-        kind = "" if isinstance(exc, _DuplicateKey) else "not valid YAML: "
-        raise PlanInputError(f"{where}: {kind}{what}") from None
-    except yaml.YAMLError as exc:
-        raise PlanInputError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if len(data) <= MAX_BYTES:
+            raise PlanInputError(f"{path}: cannot read: {exc}") from None
+        text = data.decode("utf-8", "replace")
+    return parse(text, path)
 
 
 def config_section(path: Path, doc: Any, *, allow_environment: bool = False) -> dict[str, Any]:
@@ -104,26 +80,6 @@ def config_section(path: Path, doc: Any, *, allow_environment: bool = False) -> 
         if not isinstance(key, str) or not key:
             raise PlanInputError(f"{path}: config key {key!r} is not a string")
     return config
-
-
-def scalar_texts(path: Path) -> dict[str, str]:
-    """The source text of every scalar directly under ``config:``. The Pulumi CLI hands a top-level
-    config value to the program as the text written in the file (``cudaVersion: 12.10`` is ``"12.10"``,
-    not the float 12.1), so the offline plan must too."""
-    try:
-        root = yaml.compose(path.read_text(), Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return {}
-    if not isinstance(root, yaml.MappingNode):
-        return {}
-    texts: dict[str, str] = {}
-    for key_node, value_node in root.value:
-        if key_node.value != "config" or not isinstance(value_node, yaml.MappingNode):
-            continue
-        for k, v in value_node.value:
-            if isinstance(v, yaml.ScalarNode) and v.tag != "tag:yaml.org,2002:null":
-                texts[str(k.value)] = v.value
-    return texts
 
 
 def engine_config(
@@ -158,8 +114,9 @@ def read_config_file(
     project: str, path: Path, *, allow_environment: bool = False
 ) -> tuple[dict[str, str], list[str]]:
     """A stack file (or a ``--config-file`` of the same shape) as engine config and secret keys."""
-    section = config_section(path, load_yaml(path), allow_environment=allow_environment)
-    return engine_config(project, section, scalar_texts(path))
+    parsed = read_yaml(path)
+    section = config_section(path, parsed.doc, allow_environment=allow_environment)
+    return engine_config(project, section, parsed.texts)
 
 
 def environment_config() -> tuple[dict[str, str], list[str]]:
@@ -172,6 +129,8 @@ def environment_config() -> tuple[dict[str, str], list[str]]:
     if raw.strip():
         try:
             doc = json.loads(raw)
+        except RecursionError:
+            raise PlanInputError("PULUMI_CONFIG is nested too deeply to read") from None
         except ValueError as exc:
             raise PlanInputError(f"PULUMI_CONFIG is not valid JSON ({exc})") from None
         if not isinstance(doc, dict):
@@ -182,6 +141,8 @@ def environment_config() -> tuple[dict[str, str], list[str]]:
     if raw_keys.strip():
         try:
             keys = json.loads(raw_keys)
+        except RecursionError:
+            raise PlanInputError("PULUMI_CONFIG_SECRET_KEYS is nested too deeply to read") from None
         except ValueError as exc:
             raise PlanInputError(f"PULUMI_CONFIG_SECRET_KEYS is not valid JSON ({exc})") from None
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):

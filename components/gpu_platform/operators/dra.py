@@ -43,6 +43,7 @@ class DraDriver(PlannedComponent[d.DraPlan]):
             DRA_DRIVER.release_name,
             ns.metadata.name,
             values=plan.values,
+            secret=plan.secret_values,
             version=plan.version,
             depends_on=[ns, *self._dependencies],
         )

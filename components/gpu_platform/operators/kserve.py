@@ -68,6 +68,7 @@ class KServe(PlannedComponent[KServePlan]):
                 KSERVE_RUNTIME_CONFIGS.release_name,
                 plan.namespace,
                 values=plan.runtime_values,
+                secret=plan.secret_values,
                 # The ClusterServingRuntime webhook lives in the resources release.
                 depends_on=[crds, resources],
             )

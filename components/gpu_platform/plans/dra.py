@@ -102,6 +102,8 @@ class DraPlan:
     claim_namespaces: tuple[str, ...]
     values: Mapping[str, Any] = field(default_factory=dict)
     """The final chart values: the user's escape-hatch values under the library's typed values."""
+    secret_values: bool = False
+    """The user's values hold a secret: the values input is stored encrypted."""
 
     @property
     def dra_pools(self) -> list[GpuPool]:

@@ -27,6 +27,10 @@ from gpu_platform.resolve.kubernetes import DNS_1035_LABEL, QUANTITY, RESERVED_N
 from gpu_platform.resolve.pools import resolve_pool_list
 
 _FIELD = {"gpus": "gpus", "mig_profile": "mig_profile"}
+INT32_MAX = 2**31 - 1
+"""Replica counts land in int32 fields of the InferenceService."""
+STORAGE_SCHEMES = ("gs", "s3", "pvc", "hf", "http", "https", "oci", "hdfs", "webhdfs")
+"""The schemes KServe's storage initializer downloads from."""
 
 
 @dataclass(frozen=True)
@@ -66,8 +70,12 @@ def check_service_shape(raw: Mapping[str, Any], name: str, p: Problems) -> tuple
         value = raw.get(key, default)
         if isinstance(value, str) and not QUANTITY.match(value):
             p.add((key,), f"{value!r} is not a Kubernetes quantity (like '2', '500m', '8Gi')")
+    _check_model(raw, p)
     low = raw.get("min_replicas", DEFAULT_MIN_REPLICAS)
     high = raw.get("max_replicas", max(low, 1))
+    for key, count in (("min_replicas", low), ("max_replicas", high)):
+        if count > INT32_MAX:
+            p.add((key,), f"{count} is past the 32-bit replica field (at most {INT32_MAX})")
     if low < 0:
         p.add(("min_replicas",), f"{low} is negative")
     if high < 1:
@@ -75,6 +83,23 @@ def check_service_shape(raw: Mapping[str, Any], name: str, p: Problems) -> tuple
     elif high < low:
         p.add(("max_replicas",), f"{high} is less than minReplicas {low}")
     return low, high
+
+
+def _check_model(raw: Mapping[str, Any], p: Problems) -> None:
+    """A model format KServe can match, and a storage URI its storage initializer can download."""
+    model_format = raw.get("model_format")
+    if isinstance(model_format, str) and not model_format.strip():
+        p.add(("model_format",), "empty: name the model's format (huggingface, sklearn, onnx ...)")
+    uri = raw.get("storage_uri")
+    if isinstance(uri, str):
+        scheme, sep, rest = uri.partition("://")
+        if not sep or scheme not in STORAGE_SCHEMES:
+            p.add(
+                ("storage_uri",),
+                f"{uri!r}: the scheme must be one of {', '.join(f'{s}://' for s in STORAGE_SCHEMES)}",
+            )
+        elif not rest.strip("/"):
+            p.add(("storage_uri",), f"{uri!r} names no bucket, volume or path after {scheme}://")
 
 
 def resolve_request(

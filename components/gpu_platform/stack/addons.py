@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,7 @@ def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
     target = ResolvedGpuOperator(
         spec.cloud, spec.pools, spec.driver, spec.gpu_operator, addons.GPU_OPERATOR.namespace
     )
-    plan = gpu_operator_plan(target)
+    plan = replace(gpu_operator_plan(target), secret_values="gpu_operator" in spec.secret_sections)
     if (installer := profile_of(spec.cloud).gpu_operator_installer) is not None:
         return import_module(installer).install(addons.GPU_OPERATOR.component_name, plan, opts)
     return GpuOperator.from_plan(addons.GPU_OPERATOR.component_name, plan, opts)
@@ -61,6 +62,7 @@ def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any])
             addons.DRA_DRIVER.namespace,
         )
     )
+    plan = replace(plan, secret_values="dra" in spec.secret_sections)
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=depends_on))
     return DraDriver.from_plan(addons.DRA_DRIVER.component_name, plan, merged)
 
