@@ -136,6 +136,7 @@ def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.Resourc
             image_tag=tag,
             pod_identity_agent=c.pod_identity_agent,
             node_selector={"eks.amazonaws.com/nodegroup": system} if system else {},
+            dynamic_resource_allocation=any(p.dra for p in spec.pools),
         )
         # After the GPU node groups: their Auto Scaling groups are tagged before it first looks.
         after = pulumi.ResourceOptions(depends_on=list(infra.node_pools.values()))
