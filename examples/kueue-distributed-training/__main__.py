@@ -175,7 +175,7 @@ jobset = CustomResource(
                                     # NCCL needs more shared memory than the container default of 64Mi.
                                     {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}},
                                 ],
-                            }
+                            },
                         },
                     }
                 },

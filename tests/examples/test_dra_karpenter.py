@@ -175,9 +175,13 @@ def test_discovery_tags_are_the_subnets_own_and_kueue_integrates_only_what_runs(
     private = [s for s in subnets if "internal-elb" in " ".join(s.inputs["tags"])]
     assert len(private) == 3
     assert all(s.inputs["tags"]["karpenter.sh/discovery"] == "gpu-karpenter" for s in private)
-    (release,) = [r for r in karpenter_plan.by_type("kubernetes:helm.sh/v3:Release") if r.name == "kueue-helm"]
+    (release,) = [
+        r for r in karpenter_plan.by_type("kubernetes:helm.sh/v3:Release") if r.name == "kueue-helm"
+    ]
     frameworks = yaml.safe_load(release.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])[
         "integrations"
     ]["frameworks"]
     assert frameworks == kueue_integrations([])
-    assert not any(f.startswith(("jobset", "kubeflow", "trainer", "leaderworkerset", "ray")) for f in frameworks)
+    assert not any(
+        f.startswith(("jobset", "kubeflow", "trainer", "leaderworkerset", "ray")) for f in frameworks
+    )

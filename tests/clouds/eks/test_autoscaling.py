@@ -167,7 +167,7 @@ def test_no_gpu_group_is_scaled_down_while_a_job_runs_on_it(prod: Plan) -> None:
             "scaledownunreadytime": "30m0s",
         }
         threshold = float(tags[options + "scaledowngpuutilizationthreshold"])
-        assert 0 < threshold
+        assert threshold > 0
         # One GPU of 8, one MIG slice of 56, one millicore of a p5's 192 vCPUs, one MiB of its 2 TiB.
         assert threshold < min(1 / 8, 1 / 56, 1 / 192_000, 1 / (2048 * 1024))
 
@@ -176,7 +176,9 @@ def test_dra_pools_turn_on_the_autoscalers_dra_logic(plan_stack: Any) -> None:
     """cluster-autoscaler 1.34 defaults ``--enable-dynamic-resource-allocation`` to false: claims never grow
     a group without it."""
     cfg = _eks(kubernetesVersion="1.34")
-    cfg["gpuPools"] = [{"name": "l4", "machineType": "g6.2xlarge", "minNodes": 1, "maxNodes": 2, "allocation": "dra"}]
+    cfg["gpuPools"] = [
+        {"name": "l4", "machineType": "g6.2xlarge", "minNodes": 1, "maxNodes": 2, "allocation": "dra"}
+    ]
     cfg["dra"] = {"enabled": True, "claimNamespaces": ["ml"]}
     plan = plan_stack("prod", config=cfg)
     values = plan.one(RELEASE, "cluster-autoscaler-helm").inputs["values"]
@@ -493,3 +495,15 @@ def test_kueue_covers_efa_huge_pages(prod: Plan) -> None:
     training = next(p for p in stack_raw_config("prod")["gpuPools"] if p["name"] == "h100-training")
     assert quota["h100-training"]["hugepages-2Mi"] == f"{5120 * training['maxNodes']}Mi"
     assert quota["system-cpu"]["hugepages-2Mi"] == "0Mi"
+
+
+@pytest.mark.parametrize(("dra", "flag"), [(True, True), (False, None)])
+def test_the_component_sets_the_dra_flag_only_when_asked(dra: bool, flag: bool | None) -> None:
+    from gpu_platform.clouds.eks.autoscaling_plan import cluster_autoscaler_values, plan_cluster_autoscaler
+
+    args: dict[str, Any] = {"cluster_name": "c", "region": "us-east-1", "kubernetes_version": "1.34"}
+    if dra:
+        args["dynamic_resource_allocation"] = True
+    extra = cluster_autoscaler_values(plan_cluster_autoscaler(args))["extraArgs"]  # type: ignore[arg-type]
+    assert extra.get("enable-dynamic-resource-allocation") is flag
+    assert extra["skip-nodes-with-local-storage"] is True

@@ -64,7 +64,10 @@ def node_template_tags(pool: GpuPool, labels: Mapping[str, str], taints: Sequenc
     tags.update({f"{CA_NODE_TEMPLATE}/taint/{t.key}": f"{t.value}:{t.effect}" for t in taints})
     resources = {GPU_RESOURCE: 0, **node_resources(pool)}
     tags.update(
-        {f"{CA_NODE_TEMPLATE}/resources/{r}": str(resource_quantity(r, n)) for r, n in sorted(resources.items())}
+        {
+            f"{CA_NODE_TEMPLATE}/resources/{r}": str(resource_quantity(r, n))
+            for r, n in sorted(resources.items())
+        }
     )
     tags.update(scale_down_options())
     return tags
