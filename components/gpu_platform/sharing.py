@@ -16,6 +16,13 @@ GPU_RESOURCE = "nvidia.com/gpu"
 SHARED_GPU_RESOURCE = "nvidia.com/gpu.shared"
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 """What the AWS EFA device plugin advertises: one unit per EFA device of the node."""
+HUGEPAGES_2MI_RESOURCE = "hugepages-2Mi"
+EFA_HUGEPAGES_2MI_MIB = 5120
+"""2 MiB huge pages an EFA pod requests, in MiB: EFA instances pre-allocate them, and AWS's EFA pod example
+asks for ``hugepages-2Mi: 5120Mi`` (awsdocs amazon-eks-user-guide ``latest/ug/ml/node-efa.adoc``). The
+library states this much per EFA node (one EFA pod per node), never more than the node pre-allocates."""
+MEBIBYTE_RESOURCES = frozenset({HUGEPAGES_2MI_RESOURCE})
+"""Extended resources ``node_resources`` counts in MiB (quantities with ``Mi``), not in units."""
 DRA_QUOTA_PREFIX = "dra.gpu-platform.io/"
 """DRA pools: their nodes advertise no extended resources; Kueue charges their claims under these
 quota names (``plans.dra.kueue_device_class_mappings``), distinct from the device plugin's so a DRA workload
@@ -48,7 +55,8 @@ def advertised_resources(pool: GpuPool) -> dict[str, int]:
 
 
 def node_resources(pool: GpuPool) -> dict[str, int]:
-    """Every extended resource one node advertises: the GPU resources, plus EFA devices on EFA pools.
+    """Every extended resource one node advertises: the GPU resources, plus on EFA pools the EFA devices and
+    the 2 MiB huge pages EFA pods request (MiB, ``resource_quantity``).
 
     What Kueue must cover (a job asking for a resource no flavor covers is never admitted) and what the
     Cluster Autoscaler must be told for an empty node group.
@@ -56,7 +64,13 @@ def node_resources(pool: GpuPool) -> dict[str, int]:
     out = dict(advertised_resources(pool))
     if pool.efa and pool.machine is not None and pool.machine.efa_interfaces:
         out[EFA_RESOURCE] = pool.machine.efa_interfaces
+        out[HUGEPAGES_2MI_RESOURCE] = EFA_HUGEPAGES_2MI_MIB
     return out
+
+
+def resource_quantity(resource: str, units: int) -> int | str:
+    """``units`` of a ``node_resources`` entry as a Kubernetes quantity: ``5120Mi`` for huge pages, else the count."""
+    return f"{units}Mi" if resource in MEBIBYTE_RESOURCES else units
 
 
 def device_plugin_config_key(pool: GpuPool) -> str | None:

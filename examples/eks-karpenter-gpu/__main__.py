@@ -2,12 +2,16 @@
 
 - ``EksCluster``: VPC, control plane, and an untainted ``system`` node group of two nodes: Karpenter's two
   controller replicas run there (never on Karpenter's own nodes, one per node).
+- ``EksCluster`` also tags its private subnets (in the subnets' own ``tags``) and its security group
+  ``karpenter.sh/discovery`` (``karpenter_discovery``), as the stack does: a separate ``aws.ec2.Tag`` on a subnet
+  whose ``tags`` the cluster owns is stripped by the next ``pulumi up --refresh``, and Karpenter then finds
+  no subnet and launches nothing.
 - ``EksKarpenter``: Karpenter 1.14.1, its IAM through EKS Pod Identity, the node role's ``EC2_LINUX`` access
-  entry, the SQS interruption queue and its EventBridge rules, and the ``karpenter.sh/discovery`` tags on
-  the cluster's private subnets and security group.
+  entry, the SQS interruption queue and its EventBridge rules (``tag_discovery: false``: the cluster tags).
 - ``EksKarpenterGpuNodePool``: per GPU pool a NodePool + EC2NodeClass with the labels and taints a managed
   node group of the library would carry; ``limits`` from ``max_nodes``; only empty nodes are removed.
-- ``GpuOperator`` and ``Kueue`` are given the same pools, exactly as for managed node groups.
+- ``GpuOperator`` and ``Kueue`` are given the same pools, exactly as for managed node groups; Kueue's
+  integrations are what this program installs (plain Jobs and pods, no JobSet/Trainer/LWS/KubeRay).
 - The ``finetune`` Job is queued in the team's LocalQueue. When Kueue admits it, it injects the pool's node
   selector and tolerations; the pod is pending on a pool with no node, and Karpenter launches one
   ``g6.2xlarge`` spot node for it. The pod carries ``karpenter.sh/do-not-disrupt`` so the node is neither
@@ -29,6 +33,7 @@ from gpu_platform import (
 )
 from gpu_platform.plans.karpenter import DO_NOT_DISRUPT
 from gpu_platform.plans.kueue import QUEUE_NAME_LABEL
+from gpu_platform.plans.workloads import kueue_integrations
 
 config = pulumi.Config()
 region = pulumi.Config("aws").require("region")
@@ -41,6 +46,8 @@ cluster = EksCluster(
         "region": region,
         "kubernetes_version": config.get("kubernetesVersion") or "1.34",
         "system_pool": {"machine_type": "m6i.large", "min_nodes": 2, "max_nodes": 3},
+        # The cluster owns its subnets' tags: the discovery tag must be among them.
+        "karpenter_discovery": True,
     },
 )
 on_cluster = pulumi.ResourceOptions(provider=cluster.k8s_provider)
@@ -66,6 +73,7 @@ karpenter = EksKarpenter(
         "subnet_ids": cluster.private_subnet_ids,
         "security_group_ids": [cluster.cluster_security_group_id],
         "system_node_group": cluster.system_node_group_name,
+        "tag_discovery": False,  # EksCluster's karpenter_discovery tags them
     },
     opts=pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[cluster]),
 )
@@ -92,6 +100,8 @@ kueue = Kueue(
         "cloud": "eks",
         "pools": POOLS,
         "teams": [{"name": TEAM, "cluster_queue": "gpu", "queue_name": LOCAL_QUEUE}],
+        # No workload controllers run here: only Kueue's built-in kinds (batch/job, pods).
+        "integrations": kueue_integrations([]),
     },
     opts=on_cluster,
 )

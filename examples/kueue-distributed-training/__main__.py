@@ -3,8 +3,8 @@
 An EKS cluster (kubeconfig from secret config) with a p5.48xlarge EFA pool, as ``examples/eks-gpu-pools``
 creates it (``h100-efa``: every EFA device attached, the EFA device plugin installed), gets JobSet and Kueue
 from the gpu-platform library: a ResourceFlavor for the pool, a ClusterQueue whose quota is the pool's capacity
-(2 x 8 = 16 ``nvidia.com/gpu``, 2 x 32 = 64 ``vpc.amazonaws.com/efa``), a team namespace with a
-LocalQueue, and gang admission (``waitForPodsReady``). The JobSet below asks that LocalQueue for 2 pods,
+(2 x 8 = 16 ``nvidia.com/gpu``, 2 x 32 = 64 ``vpc.amazonaws.com/efa``, 2 x 5120Mi ``hugepages-2Mi``), a team
+namespace with a LocalQueue, and gang admission (``waitForPodsReady``). The JobSet below asks that LocalQueue for 2 pods,
 each a whole node: 8 GPUs and the node's 32 EFA devices, so NCCL runs over EFA, not TCP; see README.md.
 """
 
@@ -22,6 +22,14 @@ NODES = 2
 GPUS_PER_NODE = 8
 EFA_PER_NODE = 32
 """EFA devices of a p5.48xlarge; a pod that asks for none gets none, and NCCL falls back to TCP."""
+HUGEPAGES_2MI = "5120Mi"
+"""What AWS's EFA pod spec requests (EKS user guide, "Run machine learning training on Amazon EKS with Elastic
+Fabric Adapter"): libfabric's EFA provider uses 2 MiB huge pages, which EFA instances pre-allocate; Kueue
+covers ``hugepages-2Mi`` for EFA pools and the Auto Scaling group's template offers it."""
+SAFE_TO_EVICT = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}
+"""A running rank is never evicted by the Cluster Autoscaler (its FAQ); with ``backoffLimit: 0`` one
+eviction would fail the whole run. The library's per-group thresholds keep busy GPU nodes too
+(docs/autoscaling.md); this annotation is the guarantee that does not depend on requests."""
 TEAM = "ml-research"
 LOCAL_QUEUE = "training"
 JOB = "pytorch-ddp"
@@ -98,6 +106,7 @@ script = k8s.core.v1.ConfigMap(
 resources = {
     "nvidia.com/gpu": GPUS_PER_NODE,
     "vpc.amazonaws.com/efa": EFA_PER_NODE,
+    "hugepages-2Mi": HUGEPAGES_2MI,
     "cpu": "64",
     "memory": "512Gi",
 }
@@ -129,6 +138,7 @@ jobset = CustomResource(
                         "completionMode": "Indexed",
                         "backoffLimit": 0,
                         "template": {
+                            "metadata": {"annotations": SAFE_TO_EVICT},
                             "spec": {
                                 "restartPolicy": "Never",
                                 # No GPU tolerations or nodeSelector here: Kueue injects the flavor's
@@ -165,7 +175,7 @@ jobset = CustomResource(
                                     # NCCL needs more shared memory than the container default of 64Mi.
                                     {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}},
                                 ],
-                            }
+                            },
                         },
                     }
                 },

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from gpu_platform.offline import Plan, run_plan
+from gpu_platform.plans.workloads import kueue_integrations
 from gpu_platform.policy.kube import tolerates
 from gpu_platform.pools import Taint
 from tests.conftest import REPO, UPSTREAM
@@ -163,5 +164,24 @@ def test_controller_runs_on_the_system_node_group(karpenter_plan: Plan) -> None:
     assert pinned in term["matchExpressions"]
     assert {"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"} in term["matchExpressions"]
     assert values["replicas"] == 2 <= system.inputs["scalingConfig"]["minSize"]
-    tags = karpenter_plan.by_type("aws:ec2/tag:Tag")
-    assert {t.inputs["key"] for t in tags} == {"karpenter.sh/discovery"} and len(tags) == 4  # 3 subnets + SG
+
+
+def test_discovery_tags_are_the_subnets_own_and_kueue_integrates_only_what_runs(karpenter_plan: Plan) -> None:
+    """A separate ``aws.ec2.Tag`` on a subnet whose ``tags`` the cluster owns is stripped by ``up --refresh``."""
+    # One tag resource: on the security group EKS creates (its tags are not the program's); none on subnets.
+    (tag,) = karpenter_plan.by_type("aws:ec2/tag:Tag")
+    assert tag.inputs["key"] == "karpenter.sh/discovery" and "EksCluster" in tag.urn
+    subnets = karpenter_plan.by_type("aws:ec2/subnet:Subnet")
+    private = [s for s in subnets if "internal-elb" in " ".join(s.inputs["tags"])]
+    assert len(private) == 3
+    assert all(s.inputs["tags"]["karpenter.sh/discovery"] == "gpu-karpenter" for s in private)
+    (release,) = [
+        r for r in karpenter_plan.by_type("kubernetes:helm.sh/v3:Release") if r.name == "kueue-helm"
+    ]
+    frameworks = yaml.safe_load(release.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])[
+        "integrations"
+    ]["frameworks"]
+    assert frameworks == kueue_integrations([])
+    assert not any(
+        f.startswith(("jobset", "kubeflow", "trainer", "leaderworkerset", "ray")) for f in frameworks
+    )

@@ -96,3 +96,26 @@ def test_every_pod_takes_the_nodes_efa_devices_and_the_queue_covers_them(plan: P
     pool = next(f for f in group["flavors"] if f["name"] == "h100-efa")
     quota = {r["name"]: r["nominalQuota"] for r in pool["resources"]}
     assert quota["vpc.amazonaws.com/efa"] == 2 * 32
+
+
+def test_every_pod_takes_the_huge_pages_efa_needs_and_the_queue_covers_them(plan: Plan) -> None:
+    """AWS's EFA pod spec requests ``hugepages-2Mi: 5120Mi``; a resource the ClusterQueue does not cover
+    keeps the job from being admitted, however much GPU quota is free."""
+    (rjob,) = _jobset(plan)["spec"]["replicatedJobs"]
+    (container,) = rjob["template"]["spec"]["template"]["spec"]["containers"]
+    assert container["resources"]["requests"]["hugepages-2Mi"] == "5120Mi"
+    assert container["resources"]["limits"]["hugepages-2Mi"] == "5120Mi"
+    (cq,) = plan.by_type(KUEUE + "ClusterQueue")
+    (group,) = cq.inputs["spec"]["resourceGroups"]
+    assert "hugepages-2Mi" in group["coveredResources"]
+    pool = next(f for f in group["flavors"] if f["name"] == "h100-efa")
+    quota = {r["name"]: r["nominalQuota"] for r in pool["resources"]}
+    assert quota["hugepages-2Mi"] == f"{2 * 5120}Mi"
+
+
+def test_no_rank_is_evicted_by_the_cluster_autoscaler(plan: Plan) -> None:
+    """``backoffLimit: 0``: one eviction fails the run, so the pods carry the autoscaler's safe-to-evict."""
+    (rjob,) = _jobset(plan)["spec"]["replicatedJobs"]
+    pod = rjob["template"]["spec"]["template"]
+    assert rjob["template"]["spec"]["backoffLimit"] == 0
+    assert pod["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/safe-to-evict"] == "false"

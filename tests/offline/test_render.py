@@ -155,3 +155,16 @@ def test_real_helm_renders_the_prod_releases(tmp_path: Path) -> None:
         assert policy["spec"][section]["resources"] == {"requests": requests.quantities()}, section
     kueue = list((tmp_path / "rendered" / "kueue").glob("Deployment-*"))
     assert kueue and yaml.safe_load(kueue[0].read_text())["metadata"]["namespace"] == "kueue-system"
+
+
+def test_real_helm_renders_the_karpenter_example(tmp_path: Path) -> None:
+    """Both Karpenter charts are vendored with their provider in the name (``karpenter-aws-1.14.1``,
+    ``karpenter-crd-aws-1.14.1``): ``--render`` finds them and renders the CRDs and the controller."""
+    assert importlib.util.find_spec("helm_python") is not None, "install the [dev] extra: make setup"
+    plan = run_plan(REPO / "examples" / "eks-karpenter-gpu", "example")
+    write_plan(plan, tmp_path)
+    lines = render_releases(plan, UPSTREAM / "charts", tmp_path)
+    assert len(lines) == len(plan.by_type(RELEASE))
+    crds = {p.name for p in (tmp_path / "rendered").rglob("CustomResourceDefinition-*")}
+    assert "CustomResourceDefinition-nodepools.karpenter.sh.yaml" in crds
+    assert list((tmp_path / "rendered").rglob("Deployment-kube-system-karpenter.yaml"))

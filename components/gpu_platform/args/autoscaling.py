@@ -78,6 +78,9 @@ class ClusterAutoscalerArgs(TypedDict):
     """Which node group grows when several fit; default ``DEFAULT_AUTOSCALER_EXPANDER``."""
     max_node_provision_time: NotRequired[str]
     """Default ``DEFAULT_MAX_NODE_PROVISION_TIME``."""
+    dynamic_resource_allocation: NotRequired[bool]
+    """True when a node group serves DRA claims: sets ``--enable-dynamic-resource-allocation`` (off by default
+    in the 1.34 autoscaler, so pods with claims would never grow a group). Default false."""
     values: NotRequired[Mapping[str, Any]]
     """Escape hatch: extra ``cluster-autoscaler`` chart values under the library's typed ones."""
 

@@ -29,9 +29,17 @@ class RenderError(RuntimeError):
 
 
 def chart_dir(charts: Path, inputs: dict[str, Any]) -> Path:
+    """``<chart>-<version>``, else the one ``<chart>-<provider>-<version>``: charts of the same name from two
+    projects carry their provider (``karpenter-aws-1.14.1``, ``karpenter-crd-aws-1.14.1``; tests/upstream/README.md).
+    """
     chart = str(inputs.get("chart", "")).rstrip("/").rsplit("/", 1)[-1]
     version = str(inputs.get("version", ""))
-    return charts / f"{chart}-{version}"
+    named = charts / f"{chart}-{version}"
+    if named.is_dir() or not charts.is_dir():
+        return named
+    pattern = re.compile(rf"^{re.escape(chart)}-[a-z0-9]+-{re.escape(version)}$")
+    found = [d for d in sorted(charts.iterdir()) if d.is_dir() and pattern.match(d.name)]
+    return found[0] if len(found) == 1 else named
 
 
 # How Helm splits a rendered template into documents (pkg/release/util/manifest.go SplitManifests):

@@ -58,7 +58,7 @@ from gpu_platform.resolve.kueue import (
     queue_pools,
 )
 from gpu_platform.scheduling import LABEL_PREFIX, pool_tolerations, selector_labels
-from gpu_platform.sharing import node_resources
+from gpu_platform.sharing import node_resources, resource_quantity
 
 API_VERSION = "kueue.x-k8s.io/v1beta2"
 CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
@@ -116,7 +116,7 @@ def _quantity(resource: str, units: int) -> int | str:
         return units // 1000 if units % 1000 == 0 else f"{units}m"
     if resource == "memory":
         return f"{units // 1024}Gi" if units % 1024 == 0 else f"{units}Mi"
-    return units
+    return resource_quantity(resource, units)
 
 
 def pool_capacity(pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool]) -> dict[str, int | str]:

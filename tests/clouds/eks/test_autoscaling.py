@@ -69,8 +69,10 @@ def test_prod_installs_the_pinned_cluster_autoscaler_for_the_clusters_minor(prod
     # On the system node group, which EKS labels with its name.
     system = [r for r in prod.by_type(NODEGROUP) if r not in gpu_node_groups(prod)]
     assert values["nodeSelector"] == {"eks.amazonaws.com/nodegroup": system[0].inputs["nodeGroupName"]}
-    # An idle GPU node running a pod with /dev/shm (emptyDir) must still be removable.
-    assert values["extraArgs"]["skip-nodes-with-local-storage"] is False
+    # The upstream guard stays on: a job pod with /dev/shm (emptyDir) keeps its node (DaemonSets never do).
+    assert values["extraArgs"]["skip-nodes-with-local-storage"] is True
+    # No DRA pool in prod: the flag is left at the image's default.
+    assert "enable-dynamic-resource-allocation" not in values["extraArgs"]
 
 
 def test_the_autoscaler_gets_credentials_through_pod_identity(prod: Plan) -> None:
@@ -147,7 +149,41 @@ def test_mig_and_efa_resources_are_on_the_auto_scaling_groups(prod: Plan) -> Non
         for k, v in by_pool["h100-training"].items()
         if "/resources/" in k
     }
-    assert training == {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32"}
+    # EFA pods request 2 MiB huge pages (AWS's EFA pod spec): the template must offer them too.
+    assert training == {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32", "hugepages-2Mi": "5120Mi"}
+
+
+def test_no_gpu_group_is_scaled_down_while_a_job_runs_on_it(prod: Plan) -> None:
+    """CA removes a node only below its group's threshold (FAQ "How does scale-down work?"): DaemonSets are
+    left out, so an idle node is at 0 and goes, and one GPU unit, DRA device, millicore or MiB keeps it."""
+    options = TEMPLATE + "autoscaling-options/"
+    for ng in gpu_node_groups(prod):
+        tags = asg_tags(prod, ng)
+        assert {k.removeprefix(options): v for k, v in tags.items() if k.startswith(options)} == {
+            "ignoredaemonsetsutilization": "true",
+            "scaledowngpuutilizationthreshold": "0.0000001",
+            "scaledownutilizationthreshold": "0.0000001",
+            "scaledownunneededtime": "15m0s",
+            "scaledownunreadytime": "30m0s",
+        }
+        threshold = float(tags[options + "scaledowngpuutilizationthreshold"])
+        assert threshold > 0
+        # One GPU of 8, one MIG slice of 56, one millicore of a p5's 192 vCPUs, one MiB of its 2 TiB.
+        assert threshold < min(1 / 8, 1 / 56, 1 / 192_000, 1 / (2048 * 1024))
+
+
+def test_dra_pools_turn_on_the_autoscalers_dra_logic(plan_stack: Any) -> None:
+    """cluster-autoscaler 1.34 defaults ``--enable-dynamic-resource-allocation`` to false: claims never grow
+    a group without it."""
+    cfg = _eks(kubernetesVersion="1.34")
+    cfg["gpuPools"] = [
+        {"name": "l4", "machineType": "g6.2xlarge", "minNodes": 1, "maxNodes": 2, "allocation": "dra"}
+    ]
+    cfg["dra"] = {"enabled": True, "claimNamespaces": ["ml"]}
+    plan = plan_stack("prod", config=cfg)
+    values = plan.one(RELEASE, "cluster-autoscaler-helm").inputs["values"]
+    assert values["image"]["tag"].startswith("v1.34.")
+    assert values["extraArgs"]["enable-dynamic-resource-allocation"] is True
 
 
 def test_the_autoscaler_gpu_label_only_where_nvidia_gpu_appears(prod: Plan) -> None:
@@ -448,3 +484,26 @@ def test_kueue_covers_efa_so_training_jobs_that_ask_for_it_are_admitted(prod: Pl
     training = next(p for p in stack_raw_config("prod")["gpuPools"] if p["name"] == "h100-training")
     assert quota["h100-training"]["vpc.amazonaws.com/efa"] == 32 * training["maxNodes"]
     assert quota["system-cpu"]["vpc.amazonaws.com/efa"] == 0
+
+
+def test_kueue_covers_efa_huge_pages(prod: Plan) -> None:
+    """An EFA pod requests ``hugepages-2Mi``; Kueue refuses a workload with a resource its queue does not cover."""
+    cq = prod.one("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "kueue-cq-training").inputs["spec"]
+    (group,) = cq["resourceGroups"]
+    assert "hugepages-2Mi" in group["coveredResources"]
+    quota = {f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in group["flavors"]}
+    training = next(p for p in stack_raw_config("prod")["gpuPools"] if p["name"] == "h100-training")
+    assert quota["h100-training"]["hugepages-2Mi"] == f"{5120 * training['maxNodes']}Mi"
+    assert quota["system-cpu"]["hugepages-2Mi"] == "0Mi"
+
+
+@pytest.mark.parametrize(("dra", "flag"), [(True, True), (False, None)])
+def test_the_component_sets_the_dra_flag_only_when_asked(dra: bool, flag: bool | None) -> None:
+    from gpu_platform.clouds.eks.autoscaling_plan import cluster_autoscaler_values, plan_cluster_autoscaler
+
+    args: dict[str, Any] = {"cluster_name": "c", "region": "us-east-1", "kubernetes_version": "1.34"}
+    if dra:
+        args["dynamic_resource_allocation"] = True
+    extra = cluster_autoscaler_values(plan_cluster_autoscaler(args))["extraArgs"]  # type: ignore[arg-type]
+    assert extra.get("enable-dynamic-resource-allocation") is flag
+    assert extra["skip-nodes-with-local-storage"] is True

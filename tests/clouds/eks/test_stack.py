@@ -156,3 +156,27 @@ def test_karpenter_is_refused_on_an_attached_cluster() -> None:
     with pytest.raises(ConfigError) as err:
         load_platform(cfg)
     assert "gpu-platform:cluster.autoscaler: karpenter only on a cluster the stack creates" in str(err.value)
+
+
+ADDON = "aws:eks/addon:Addon"
+
+
+@pytest.mark.parametrize("autoscaler", ["karpenter", "cluster-autoscaler"])
+def test_one_pod_identity_agent_whichever_autoscaler_owns_it(autoscaler: str) -> None:
+    """Switching ``cluster.autoscaler`` keeps the add-on's URN (EKS refuses a second ``eks-pod-identity-agent``);
+    a stack made before it lived at the top finds it through its aliases: the URNs it had under each owner."""
+    from gpu_platform.offline import run_plan
+    from tests.conftest import REPO
+
+    cfg = copy.deepcopy(STACK)
+    cfg["cluster"]["autoscaler"] = autoscaler
+    plan = run_plan(REPO, "prod", config_override=cfg)
+    (addon,) = [r for r in plan.by_type(ADDON) if r.inputs["addonName"] == "eks-pod-identity-agent"]
+    assert addon.urn == f"urn:pulumi:prod::gpu-platform::{ADDON}::eks-pod-identity-agent"
+    assert addon.options["aliases"] == [
+        f"urn:pulumi:prod::gpu-platform::gpu-platform:index:ClusterAutoscaler${ADDON}::cluster-autoscaler-pod-identity-agent",
+        f"urn:pulumi:prod::gpu-platform::gpu-platform:index:EksKarpenter${ADDON}::karpenter-pod-identity-agent",
+    ]
+    # The controller starts after it: its credentials come through the agent.
+    owner = "karpenter-helm" if autoscaler == "karpenter" else "cluster-autoscaler-helm"
+    assert addon.urn in plan.one(RELEASE, owner).depends_on

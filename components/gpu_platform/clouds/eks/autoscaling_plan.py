@@ -125,6 +125,9 @@ class ClusterAutoscalerPlan:
     node_selector: Mapping[str, str] = field(default_factory=dict)
     expander: str = DEFAULT_AUTOSCALER_EXPANDER
     max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
+    dynamic_resource_allocation: bool = False
+    """A DRA pool exists: ``--enable-dynamic-resource-allocation`` (false by default in 1.34, locked on from
+    1.35; FAQ flag table at cluster-autoscaler-1.35.0), without which pods with claims never grow a group."""
     user_values: Mapping[str, Any] = field(default_factory=dict)
     namespace: str = versions.CLUSTER_AUTOSCALER.namespace
     service_account: str = AUTOSCALER_SERVICE_ACCOUNT
@@ -133,9 +136,10 @@ class ClusterAutoscalerPlan:
 def cluster_autoscaler_values(plan: ClusterAutoscalerPlan, role_arn: Any = None) -> dict[str, Any]:
     """Chart values; the library's win over ``plan.user_values``.
 
-    ``skip-nodes-with-local-storage=false``: GPU pods mount ``emptyDir`` (``/dev/shm`` for NCCL and
-    PyTorch), and with the upstream default an idle GPU node running such a pod would never be removed.
-    The GPU utilisation threshold keeps the upstream default (0.5, of requested GPUs).
+    ``skip-nodes-with-local-storage`` stays true (upstream default, FAQ "What types of pods can prevent CA
+    from removing a node?"): a job pod with an ``emptyDir`` (``/dev/shm`` for NCCL and PyTorch) keeps its
+    node; DaemonSet and finished pods never do, so idle GPU nodes still go. The GPU groups' own
+    scale-down options are Auto Scaling group tags (``node_pool_plan.scale_down_options``).
     """
     account: dict[str, Any] = {"create": True, "name": plan.service_account}
     if plan.iam == AutoscalerIam.IRSA.value:
@@ -154,9 +158,11 @@ def cluster_autoscaler_values(plan: ClusterAutoscalerPlan, role_arn: Any = None)
         "extraArgs": {
             "expander": plan.expander,
             "max-node-provision-time": plan.max_node_provision_time,
-            "skip-nodes-with-local-storage": False,
+            "skip-nodes-with-local-storage": True,
         },
     }
+    if plan.dynamic_resource_allocation:
+        ours["extraArgs"]["enable-dynamic-resource-allocation"] = True
     return deep_merge(plan.user_values, ours)
 
 
@@ -203,6 +209,7 @@ def plan_cluster_autoscaler(args: ClusterAutoscalerArgs) -> ClusterAutoscalerPla
         node_selector=dict(checked.get("node_selector", {})),
         expander=checked.get("expander", DEFAULT_AUTOSCALER_EXPANDER),
         max_node_provision_time=checked.get("max_node_provision_time", DEFAULT_MAX_NODE_PROVISION_TIME),
+        dynamic_resource_allocation=checked.get("dynamic_resource_allocation", False),
         user_values=dict(checked.get("values", {})),
     )
 

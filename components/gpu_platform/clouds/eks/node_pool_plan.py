@@ -14,7 +14,41 @@ from gpu_platform.clouds.eks.profile import AL2023, CA_NODE_TEMPLATE, PROFILE
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.nodepools import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
 from gpu_platform.pools import GpuPool, Taint
-from gpu_platform.sharing import GPU_RESOURCE, node_resources
+from gpu_platform.sharing import GPU_RESOURCE, node_resources, resource_quantity
+
+AUTOSCALING_OPTIONS = f"{CA_NODE_TEMPLATE}/autoscaling-options"
+"""Per-group overrides of the Cluster Autoscaler's scale-down flags (cluster-autoscaler
+``cloudprovider/aws/README.md`` at 1.35.0, "Auto-Discovery Setup": ``scaledownutilizationthreshold``,
+``scaledowngpuutilizationthreshold``, ``scaledownunneededtime``, ``scaledownunreadytime``,
+``ignoredaemonsetsutilization``)."""
+BUSY_THRESHOLD = "0.0000001"
+"""Scale-down utilization threshold of GPU groups: a node is a candidate only below it (FAQ "How does
+scale-down work?"), so an idle node (0) still goes, and any pod that requests one GPU unit, one DRA device,
+one millicore or one MiB keeps it (one millicore of 10,000 vCPUs, one MiB of 10 TiB are above it). The
+FAQ's own answer to "prevent scale-down of non-empty nodes" is 0, which would also keep idle nodes."""
+GPU_SCALE_DOWN_UNNEEDED_TIME = "15m0s"
+"""An idle GPU node waits 15 minutes (upstream 10m): re-provisioning one takes 10-25 minutes (boot, driver,
+device plugin, a MIG reboot), so a gap between two jobs should not cost a new node."""
+GPU_SCALE_DOWN_UNREADY_TIME = "30m0s"
+"""A GPU node that is not ready (or keeps its startup taint) goes after 30 minutes (upstream 20m): longer
+than ``DEFAULT_MAX_NODE_PROVISION_TIME`` (25m), which a p5 with a MIG reboot may need."""
+
+
+def scale_down_options() -> dict[str, str]:
+    """The Auto Scaling group tags that keep a GPU node running a job out of the autoscaler's scale-down.
+
+    On a node with the GPU label the autoscaler counts only ``nvidia.com/gpu`` (2 of 8 GPUs is 25%, below
+    the default 0.5); on MIG ``mixed``, renamed-sharing and DRA nodes it counts CPU and memory (DRA devices
+    too, with ``--enable-dynamic-resource-allocation``), where DaemonSets alone would keep an idle node
+    above any useful threshold. So DaemonSets are left out and the threshold is ``BUSY_THRESHOLD``.
+    """
+    return {
+        f"{AUTOSCALING_OPTIONS}/ignoredaemonsetsutilization": "true",
+        f"{AUTOSCALING_OPTIONS}/scaledowngpuutilizationthreshold": BUSY_THRESHOLD,
+        f"{AUTOSCALING_OPTIONS}/scaledownunneededtime": GPU_SCALE_DOWN_UNNEEDED_TIME,
+        f"{AUTOSCALING_OPTIONS}/scaledownunreadytime": GPU_SCALE_DOWN_UNREADY_TIME,
+        f"{AUTOSCALING_OPTIONS}/scaledownutilizationthreshold": BUSY_THRESHOLD,
+    }
 
 
 def node_template_tags(pool: GpuPool, labels: Mapping[str, str], taints: Sequence[Taint]) -> dict[str, str]:
@@ -29,7 +63,13 @@ def node_template_tags(pool: GpuPool, labels: Mapping[str, str], taints: Sequenc
     tags = {f"{CA_NODE_TEMPLATE}/label/{k}": v for k, v in sorted(labels.items())}
     tags.update({f"{CA_NODE_TEMPLATE}/taint/{t.key}": f"{t.value}:{t.effect}" for t in taints})
     resources = {GPU_RESOURCE: 0, **node_resources(pool)}
-    tags.update({f"{CA_NODE_TEMPLATE}/resources/{r}": str(n) for r, n in sorted(resources.items())})
+    tags.update(
+        {
+            f"{CA_NODE_TEMPLATE}/resources/{r}": str(resource_quantity(r, n))
+            for r, n in sorted(resources.items())
+        }
+    )
+    tags.update(scale_down_options())
     return tags
 
 

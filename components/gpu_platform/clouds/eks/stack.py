@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from gpu_platform import addons
+from gpu_platform import addons, versions
 from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.clouds.eks.autoscaling_plan import (
     ClusterAutoscalerPlan,
@@ -21,6 +21,36 @@ from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provide
 
 if TYPE_CHECKING:
     from gpu_platform.stack.spec import PlatformSpec
+
+POD_IDENTITY_AGENT = "eks-pod-identity-agent"
+"""The stack's one ``eks-pod-identity-agent`` add-on, whichever autoscaler uses it: a new name on a switch between
+``cluster-autoscaler`` and ``karpenter`` would create a second add-on of the same kind, which EKS refuses."""
+KARPENTER_COMPONENT = ("gpu-platform:index:EksKarpenter", "karpenter")
+PREVIOUS_OWNERS = (
+    ("gpu-platform:index:ClusterAutoscaler", addons.CLUSTER_AUTOSCALER.component_name),
+    KARPENTER_COMPONENT,
+)
+"""Components that created the add-on as ``<name>-pod-identity-agent`` before: its aliases, so existing stacks
+keep the add-on they have (no replacement)."""
+
+
+def _pod_identity_agent(spec: PlatformSpec, cluster_name: Any) -> list[Any]:
+    """The add-on at the top of the stack (``[]`` when ``cluster.podIdentityAgent`` is false or nothing uses it)."""
+    if not spec.cluster.pod_identity_agent or spec.cluster.autoscaler == EksAutoscaler.NONE.value:
+        return []
+    import pulumi_aws as aws
+
+    aliases = [
+        pulumi.Alias(name=f"{owner}-pod-identity-agent", parent=pulumi.create_urn(owner, kind))
+        for kind, owner in PREVIOUS_OWNERS
+    ]
+    addon = aws.eks.Addon(
+        POD_IDENTITY_AGENT,
+        cluster_name=cluster_name,
+        addon_name=versions.EKS_POD_IDENTITY_AGENT_ADDON,
+        opts=pulumi.ResourceOptions(aliases=aliases),
+    )
+    return [addon]
 
 
 def _zones(spec: PlatformSpec) -> list[str]:
@@ -97,9 +127,10 @@ def _karpenter_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOpti
     from gpu_platform.plans.karpenter import Disruption
 
     on_cluster = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=cluster.k8s_provider))
+    agent = _pod_identity_agent(spec, cluster.cluster_name)
     controller = kp.EksKarpenterPlan(
         system_node_group=cluster.system_node_group_name,
-        pod_identity_agent=spec.cluster.pod_identity_agent,
+        pod_identity_agent=False,  # the stack's own (``_pod_identity_agent``)
         tag_discovery=False,
         inputs={
             "cluster_name": cluster.cluster_name,
@@ -107,7 +138,8 @@ def _karpenter_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOpti
             "security_group_ids": [cluster.cluster_security_group_id],
         },
     )
-    karpenter = EksKarpenter.from_plan("karpenter", controller, on_cluster)
+    with_agent = pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=agent))
+    karpenter = EksKarpenter.from_plan(KARPENTER_COMPONENT[1], controller, with_agent)
     after = pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[karpenter]))
     inputs = {"node_role_name": karpenter.node_role_name, "discovery": karpenter.discovery}
     return {
@@ -134,11 +166,13 @@ def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.Resourc
             cluster_name=infra.cluster_name,
             region=c.region or _provider_region(),
             image_tag=tag,
-            pod_identity_agent=c.pod_identity_agent,
+            pod_identity_agent=False,  # the stack's own (``_pod_identity_agent``)
             node_selector={"eks.amazonaws.com/nodegroup": system} if system else {},
+            dynamic_resource_allocation=any(p.dra for p in spec.pools),
         )
         # After the GPU node groups: their Auto Scaling groups are tagged before it first looks.
-        after = pulumi.ResourceOptions(depends_on=list(infra.node_pools.values()))
+        agent = _pod_identity_agent(spec, infra.cluster_name)
+        after = pulumi.ResourceOptions(depends_on=[*infra.node_pools.values(), *agent])
         autoscaler = ClusterAutoscaler.from_plan(
             addons.CLUSTER_AUTOSCALER.component_name, plan, pulumi.ResourceOptions.merge(opts, after)
         )
