@@ -8,7 +8,6 @@ and the ClusterPolicy sections they become against the upstream ClusterPolicy CR
 from __future__ import annotations
 
 import copy
-
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,12 +20,12 @@ from gpu_platform.clouds.aks.profile import SPOT_TAINT as AKS_SPOT_TAINT
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.operators.gpu_operator import GpuOperator
 from gpu_platform.plans.gpu_operator import (
-    driver_upgrade_policy,
     CONFIG_DIGEST_ENV,
     DEVICE_PLUGIN_CONFIG_MAP,
     MIG_PARTED_CONFIG_MAP,
     config_digest,
     device_plugin_config_data,
+    driver_upgrade_policy,
     gke_driver_installer,
     gke_resource_quota_spec,
     gpu_operator_plan,
