@@ -500,7 +500,9 @@ def test_a_broken_dra_pool_next_to_others_is_one_problem() -> None:
 
 
 def test_kueue_takes_the_dra_plugin_off_each_dra_node() -> None:
-    """The same pool as a DRA pool offers Kueue exactly the kubelet plugin's requests less per node."""
+    """The same pool as a DRA pool offers Kueue exactly the kubelet plugin's running containers less per
+    node: ``gpus`` always, ``computeDomains`` only when ComputeDomains are on (the chart renders that
+    container only then)."""
     import dataclasses
 
     from gpu_platform.plans.kueue import node_units
@@ -510,10 +512,46 @@ def test_kueue_takes_the_dra_plugin_off_each_dra_node() -> None:
 
     (pool,) = resolve_pools("aks", [{"name": "a100", "machine_type": "Standard_ND96asr_v4", "max_nodes": 2}])
     dra_pool = dataclasses.replace(pool, allocation="dra")
-    basis = CapacityBasis("aks")
-    plugin = sum(
-        DRA_KUBELET_PLUGIN_REQUESTS.values(), type(next(iter(DRA_KUBELET_PLUGIN_REQUESTS.values())))()
-    )
-    cpu, memory = node_units(pool, basis, [pool])
-    dra_cpu, dra_memory = node_units(dra_pool, basis, [dra_pool])
-    assert (cpu - dra_cpu, memory - dra_memory) == (plugin.cpu_millicores, plugin.memory_mib) == (100, 192)
+    cpu, memory = node_units(pool, CapacityBasis("aks"), [pool])
+    dra_cpu, dra_memory = node_units(dra_pool, CapacityBasis("aks"), [dra_pool])
+    gpus = DRA_KUBELET_PLUGIN_REQUESTS["gpus"]
+    assert (cpu - dra_cpu, memory - dra_memory) == (gpus.cpu_millicores, gpus.memory_mib) == (50, 128)
+    domains = CapacityBasis("aks", dra_compute_domains=True)
+    cd_cpu, cd_memory = node_units(dra_pool, domains, [dra_pool])
+    assert (cpu - cd_cpu, memory - cd_memory) == (100, 192)
+
+
+def test_the_chart_runs_the_compute_domains_container_only_when_asked() -> None:
+    """What the quota subtracts is what the pinned chart renders on each DRA node."""
+    from gpu_platform.plans.node_daemonsets import dra_kubelet_plugin_containers
+
+    for domains in (False, True):
+        plan = d.dra_plan(resolve_dra_driver(aks_args(compute_domains=domains)))  # type: ignore[arg-type]
+        (ds,) = [o for o in render(plan.values) if o["kind"] == "DaemonSet"]
+        names = {c["name"] for c in ds["spec"]["template"]["spec"]["containers"]}
+        chart_names = {"gpus": "gpus", "computeDomains": "compute-domains"}  # values key -> container name
+        assert names == {chart_names[c] for c in dra_kubelet_plugin_containers(domains)}, (domains, names)
+
+
+def test_stack_quota_follows_the_dra_compute_domains_setting() -> None:
+    from gpu_platform.stack.spec import load_platform
+
+    raw = {
+        "cloud": "aks",
+        "cluster": {"name": "c", "kubernetesVersion": "1.34"},
+        "gpuOperator": {"driver": {"owner": "cloud", "hostVersion": "580.95.05"}},
+        "gpuPools": [
+            {
+                "name": "a100",
+                "machineType": "Standard_ND96asr_v4",
+                "minNodes": 1,
+                "maxNodes": 2,
+                "allocation": "dra",
+            }
+        ],
+        "dra": {"enabled": True},
+    }
+    spec = load_platform(raw)
+    assert spec.kueue is not None and spec.kueue.dra_compute_domains is False
+    spec = load_platform({**raw, "dra": {"enabled": True, "computeDomains": True}})
+    assert spec.kueue is not None and spec.kueue.dra_compute_domains is True
