@@ -302,15 +302,20 @@ def test_device_classes_and_templates_per_profile() -> None:
     }
 
 
-def test_whole_gpu_templates_ask_the_charts_class() -> None:
+def test_whole_gpu_templates_ask_the_librarys_class() -> None:
     plan = d.dra_plan(
         resolve_dra_driver(
             {"cloud": "eks", "kubernetes_version": "1.35", "pools": [L4_DRA_EKS, L4_PLUGIN_EKS]}
         )
     )  # type: ignore[arg-type]
-    assert d.device_classes(plan) == []
+    (cls,) = d.device_classes(plan)
+    assert cls["metadata"]["name"] == "whole-gpu.gpu.nvidia.com"
+    assert cls["spec"] == {
+        "selectors": [{"cel": {"expression": d.whole_gpu_selector()}}]
+    }  # no extendedResourceName
     specs = d.claim_template_specs(plan.pools)
-    assert specs == {"gpu": ("gpu.nvidia.com", 1), "gpu-4": ("gpu.nvidia.com", 4)}  # g6.12xlarge: 4 L4s
+    want = "whole-gpu.gpu.nvidia.com"
+    assert specs == {"gpu": (want, 1), "gpu-4": (want, 4)}  # g6.12xlarge: 4 L4s
 
 
 def test_the_demo_spells_profile_selectors_the_same_way() -> None:
@@ -555,3 +560,62 @@ def test_stack_quota_follows_the_dra_compute_domains_setting() -> None:
     assert spec.kueue is not None and spec.kueue.dra_compute_domains is False
     spec = load_platform({**raw, "dra": {"enabled": True, "computeDomains": True}})
     assert spec.kueue is not None and spec.kueue.dra_compute_domains is True
+
+
+# --- plain nvidia.com/gpu jobs next to DRA pools (Kueue's extended-resource path) --------------------------
+
+
+def kueue_quota_key(resource: str, classes: list[dict[str, Any]], mappings: list[dict[str, Any]]) -> str:
+    """Kueue's quota key for a container's extended-resource request (kueue ``pkg/dra/extended_resources.go``
+    ``resolveQuotaKey``, gate ``KueueDRAIntegrationExtendedResource`` on): the DeviceClasses whose
+    ``extendedResourceName`` is the resource; none -> the resource (standard path); else the selected class
+    (same creation time: the first name) -> its ``deviceClassMappings`` entry, or the resource unmapped."""
+    backing = sorted(
+        c["metadata"]["name"] for c in classes if c["spec"].get("extendedResourceName") == resource
+    )
+    if not backing:
+        return resource
+    mapped = {c: m["name"] for m in mappings for c in m["deviceClassNames"]}
+    return mapped.get(backing[0], resource)
+
+
+def flavors_covering(cluster_queue: dict[str, Any], resource: str) -> set[str]:
+    """Flavors with quota for the resource (every flavor of a group lists each covered resource)."""
+    return {
+        f["name"]
+        for group in cluster_queue["spec"]["resourceGroups"]
+        for f in group["flavors"]
+        for r in f["resources"]
+        if r["name"] == resource and r["nominalQuota"] not in (0, "0")
+    }
+
+
+def test_plain_gpu_jobs_are_charged_to_device_plugin_flavors() -> None:
+    """The chart's rendered ``gpu.nvidia.com`` carries ``extendedResourceName: nvidia.com/gpu``; with the
+    library's Kueue mappings a plain ``nvidia.com/gpu`` pod is still charged as ``nvidia.com/gpu``, which
+    only the device-plugin pool's flavor covers, and a claim from the library's template is charged to the
+    DRA pool's quota, which only the DRA flavor covers."""
+    from gpu_platform.plans.kueue import plan_kueue
+
+    pools = [L4_DRA_EKS, L4_PLUGIN_EKS]
+    dra = d.dra_plan(resolve_dra_driver({"cloud": "eks", "kubernetes_version": "1.36", "pools": pools}))  # type: ignore[arg-type]
+    classes = [o for o in render(dra.values) if o["kind"] == "DeviceClass"] + d.device_classes(dra)
+    chart_gpu = next(c for c in classes if c["metadata"]["name"] == "gpu.nvidia.com")
+    assert chart_gpu["spec"]["extendedResourceName"] == "nvidia.com/gpu"  # the premise, from the chart
+    kueue = plan_kueue({"cloud": "eks", "pools": pools})  # type: ignore[typeddict-item]
+    conf = yaml.safe_load(kueue.values["managerConfig"]["controllerManagerConfigYaml"])
+    mappings = conf["resources"]["deviceClassMappings"]
+    (cq,) = kueue.objects.cluster_queues
+
+    plain = kueue_quota_key("nvidia.com/gpu", classes, mappings)
+    assert plain == "nvidia.com/gpu"
+    assert flavors_covering(cq, plain) == {"l4-shared"}
+    claim_class = d.claim_template_specs(dra.pools)["gpu"][0]
+    claimed = {c: m["name"] for m in mappings for c in m["deviceClassNames"]}[claim_class]
+    assert flavors_covering(cq, claimed) == {"l4"}
+    # Had the chart's class been mapped (as before), every plain GPU job would land on the DRA quota.
+    old = [{"name": claimed, "deviceClassNames": ["gpu.nvidia.com"]}]
+    assert kueue_quota_key("nvidia.com/gpu", classes, old) == claimed
+    assert "gpu.nvidia.com" not in claimed and not any(
+        c == "gpu.nvidia.com" for m in mappings for c in m["deviceClassNames"]
+    )
