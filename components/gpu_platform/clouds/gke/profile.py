@@ -57,6 +57,7 @@ class GkeProfile(CloudProfile):
         types.NODE_POOLS,
         types.mock_state,
         types.mock_call,
+        types.RECREATES_NODES,
     )
     stack_module = "gpu_platform.clouds.gke.stack"
     machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
