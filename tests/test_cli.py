@@ -315,7 +315,7 @@ def test_help_documents_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
         assert "0  success" in out
         assert "1  a mandatory policy violation (plan --policy), or the program failed" in out
         assert "2  invalid input" in out
-        assert "3  diff found destructive changes" in out
+        assert "3  diff flagged a change: destructive" in out
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,13 @@ from typing import Any
 
 EXIT_CODES = """\
 exit codes:
-  0  success (for diff: no destructive change)
+  0  success (for diff: nothing flagged)
   1  a mandatory policy violation (plan --policy), or the program failed
   2  invalid input: project, stack file, config, component arguments, plan directory, or a cloud
      SDK the program needs is not installed (the message names the extra: gpu-platform[gke])
-  3  diff found destructive changes (removal or replacement of stateful resources, MIG layout changes)
+  3  diff flagged a change: destructive (removal or replacement of stateful resources), disruptive (MIG
+     layout, node driver, nodes recreated, Karpenter pools, Kueue or Volcano queues removed) or blocked
+     by protect
 """
 
 
@@ -125,7 +127,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         _err(f"error: {exc}")
         return 2
     _emit(render(result, args.format))
-    return 3 if result.destructive else 0
+    return 3 if result.flagged else 0
 
 
 def _cmd_schema(_: argparse.Namespace) -> int:
@@ -236,7 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_plan)
     d = sub.add_parser(
         "diff",
-        help="compare two plan directories: added, removed, changed, replaced; flag destructive changes",
+        help="compare two plan directories: added, removed, changed, replaced; flag destructive, disruptive "
+        "and protect-blocked changes",
         description="Compare BASE_DIR/plan.json with HEAD_DIR/plan.json (as written by `plan`).",
         epilog=EXIT_CODES,
         formatter_class=fmt,

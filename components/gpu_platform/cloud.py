@@ -67,6 +67,9 @@ class ResourceTypes:
     """Outputs the provider adds to a resource that later code reads (offline plans)."""
     mock_call: Callable[[str, Mapping[str, Any]], dict[str, Any] | None] = _no_call
     """The result of a provider function (``None``: not this cloud's)."""
+    recreates_nodes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Node-pool properties the cloud updates in place by recreating every node of the pool (``gpu-platform
+    diff`` flags them: the pods on those nodes are evicted)."""
 
 
 class CloudProfile:

@@ -201,3 +201,37 @@ def test_prod_is_protected_and_dev_is_disposable() -> None:
         infra = [r for r in doc["resources"] if r["type"] in (*INFRA, *POOLS)]
         assert infra
         assert {r["options"]["protect"] for r in infra} == {protected}, stack
+
+
+# --- what the diff flags on the real stacks (issue 20) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_switch_kserve_off_does_not_call_cert_manager_destructive(stack: str) -> None:
+    """cert-manager keeps its CRDs (crds.keep): its release going loses no Certificate."""
+    d = _diff(stack, lambda cfg: cfg["gpu-platform:kserve"].update(enabled=False, services=[]))
+    cert = [c for c in d.changes if c.type == RELEASE and c.name.startswith("cert-manager")]
+    assert cert and all(not c.destructive for c in cert)
+
+
+def test_switch_kueue_off_is_flagged_for_stranded_jobs() -> None:
+    def edit(cfg: dict[str, Any]) -> None:
+        cfg["gpu-platform:kueue"] = {"enabled": False}
+        for svc in cfg["gpu-platform:kserve"]["services"]:
+            svc.pop("queue", None)
+            svc.pop("priorityClass", None)
+
+    d = _diff("prod", edit)
+    kinds = {c.type.rsplit(":", 1)[-1] for c in d.disruptive if c.action == "removed"}
+    assert {"ClusterQueue", "LocalQueue", "ResourceFlavor"} <= kinds
+    assert all(c.flagged for c in d.changes if c.type.startswith("kubernetes:kueue.x-k8s.io/"))
+
+
+def test_gke_machine_type_change_is_flagged() -> None:
+    def edit(cfg: dict[str, Any]) -> None:
+        _pools(cfg)[0]["machineType"] = "g2-standard-16"
+
+    d = _diff("dev", edit)
+    [pool] = [c for c in d.changes if c.type == "gcp:container/nodePool:NodePool"]
+    assert pool.action == "changed" and pool.disruptions, pool
+    assert "nodeConfig.machineType: g2-standard-8 -> g2-standard-16" in pool.values

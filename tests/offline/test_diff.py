@@ -266,6 +266,8 @@ def test_json_and_markdown_reports() -> None:
         "unchanged": 0,
         "destructive": 1,
         "migLayoutChanges": 1,
+        "disruptive": 0,
+        "blocked": 0,
     }
     removed = next(c for c in doc["changes"] if c["action"] == "removed")
     assert removed["destructive"] is True and removed["urn"].endswith("::ns") and removed["flagged"] is True
@@ -319,6 +321,14 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     )
     assert main(["diff", str(base), str(added), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["summary"]["added"] == 1
+    # A MIG layout change destroys nothing but evicts GPU pods: flagged, exit 3.
+    relabelled = copy.deepcopy(NG)
+    relabelled["labels"]["nvidia.com/mig.config"] = "all-1g.10gb"
+    mig_base = _write(tmp_path / "mig-base", plan(res(NODE_GROUP, "ng", NG)))
+    mig_head = _write(tmp_path / "mig-head", plan(res(NODE_GROUP, "ng", relabelled)))
+    assert main(["diff", str(mig_base), str(mig_head)]) == 3
+    out = capsys.readouterr().out
+    assert "MIG layout changes (1)" in out and "DESTRUCTIVE" not in out
 
 
 @pytest.mark.parametrize(
@@ -403,3 +413,138 @@ def test_real_dev_plan_diff_against_itself_is_empty_and_a_scale_change_is_in_pla
     pool = next(c for c in d.changes if c.type == GKE_POOL)
     assert pool.action == "changed" and pool.paths == ["autoscaling.totalMaxNodeCount"]
     assert d.destructive == [] and d.of("replaced") == [] and d.of("removed") == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Disruptive and blocked changes (issue 20)
+# ---------------------------------------------------------------------------------------------
+
+NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
+GPU_OPERATOR_CHART = "gpu-operator"
+
+
+def _exit(tmp_path: Path, base: dict[str, Any], head: dict[str, Any]) -> int:
+    return main(["diff", str(_write(tmp_path / "b", base)), str(_write(tmp_path / "h", head))])
+
+
+def test_removing_a_karpenter_node_pool_is_disruptive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pool = res(NODEPOOL, "h100-nodepool", {"metadata": {"name": "h100"}})
+    c = only(diff_plans(plan(pool), plan()))
+    assert c.action == "removed" and not c.destructive and c.flagged
+    assert c.disruptions == [
+        "Karpenter terminates every node it launched for this NodePool, and the GPU pods on them"
+    ]
+    assert _exit(tmp_path, plan(pool), plan()) == 3
+    assert "DISRUPTIVE changes (1)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("kind", "fragment"),
+    [
+        ("ClusterQueue", "pending workloads are never admitted"),
+        ("LocalQueue", "stay suspended"),
+        ("ResourceFlavor", "stop admitting"),
+        ("WorkloadPriorityClass", "no longer admitted"),
+    ],
+)
+def test_removing_kueue_objects_strands_jobs(kind: str, fragment: str) -> None:
+    c = only(diff_plans(plan(res(f"kubernetes:kueue.x-k8s.io/v1beta2:{kind}", "x")), plan()))
+    assert c.flagged and not c.destructive and fragment in c.disruptions[0]
+
+
+def test_removing_a_volcano_queue_says_up_fails() -> None:
+    d = diff_plans(plan(res("kubernetes:scheduling.volcano.sh/v1beta1:Queue", "q")), plan())
+    assert "Volcano refuses to delete a Queue that is not Closed" in only(d).disruptions[0]
+    assert "`pulumi up` fails" in render(d)
+
+
+def _operator(version: str, driver: dict[str, Any]) -> dict[str, Any]:
+    inputs = {
+        "chart": GPU_OPERATOR_CHART,
+        "name": "gpu-operator",
+        "version": version,
+        "values": {"driver": driver},
+    }
+    return res(RELEASE, "gpu-operator-helm", inputs)
+
+
+def test_a_gpu_operator_bump_that_changes_the_node_driver_is_disruptive(tmp_path: Path) -> None:
+    # v26.3.0's default driver is 580.126.20, v26.7.0's 595.91.07 (catalog.drivers).
+    base, head = plan(_operator("v26.3.0", {"enabled": True})), plan(_operator("v26.7.0", {"enabled": True}))
+    c = only(diff_plans(base, head))
+    assert c.disruptions and c.disruptions[0].startswith("node driver 580.126.20 -> 595.91.07")
+    assert "version: v26.3.0 -> v26.7.0" in c.values
+    assert _exit(tmp_path, base, head) == 3
+    # The same bump with the driver pinned, or with a driver the operator does not install, evicts nothing.
+    pinned = {"enabled": True, "version": "580.105.08"}
+    assert not only(
+        diff_plans(plan(_operator("v26.3.0", pinned)), plan(_operator("v26.7.0", pinned)))
+    ).flagged
+    host = {"enabled": False}
+    assert not only(diff_plans(plan(_operator("v26.3.0", host)), plan(_operator("v26.7.0", host)))).flagged
+
+
+def test_gke_machine_type_change_recreates_the_nodes_in_place() -> None:
+    base = plan(res(GKE_POOL, "pool", {"name": "l4", "nodeConfig": {"machineType": "g2-standard-8"}}))
+    head = plan(res(GKE_POOL, "pool", {"name": "l4", "nodeConfig": {"machineType": "g2-standard-16"}}))
+    c = only(diff_plans(base, head))
+    assert c.action == "changed" and c.flagged
+    assert "recreating every node of the pool" in c.disruptions[0]
+    assert c.values == ["nodeConfig.machineType: g2-standard-8 -> g2-standard-16"]
+
+
+def test_cert_manager_keeping_its_crds_is_not_destructive() -> None:
+    kept = res(
+        RELEASE,
+        "cert-manager-helm",
+        {"chart": "cert-manager", "values": {"crds": {"enabled": True, "keep": True}}},
+    )
+    assert not only(diff_plans(plan(kept), plan())).destructive
+    dropped = res(
+        RELEASE, "cert-manager-helm", {"chart": "cert-manager", "values": {"crds": {"enabled": True}}}
+    )
+    assert only(diff_plans(plan(dropped), plan())).destructive
+
+
+def test_protect_blocks_only_what_pulumi_refuses() -> None:
+    old = res(GKE_POOL, "pool", {"name": "l4", "nodeConfig": {"spot": True}}, protect=True)
+    new = res(GKE_POOL, "pool", {"name": "l4", "nodeConfig": {"spot": False}}, protect=True)
+    c = only(diff_plans(plan(old), plan(new)))
+    assert c.blocked.startswith("blocked by protect") and c.flagged
+    text = render(diff_plans(plan(old), plan(new)))
+    assert "blocked by protect: `pulumi up` refuses to replace it" in text
+    assert "create replacement, then delete" not in text and "BLOCKED by protect (1)" in text
+    # Unprotected in the same update (disposable): Pulumi replaces it, create-before-delete.
+    unprotected = res(GKE_POOL, "pool", {"name": "l4", "nodeConfig": {"spot": False}}, protect=False)
+    c = only(diff_plans(plan(old), plan(unprotected)))
+    assert not c.blocked and "create replacement, then delete" in render(
+        diff_plans(plan(old), plan(unprotected))
+    )
+    # Removing a protected resource is refused.
+    assert only(diff_plans(plan(old), plan())).blocked.endswith(
+        "refuses to delete it (docs/day2.md, Protection)"
+    )
+
+
+def test_changes_show_old_and_new_values_and_name_list_items() -> None:
+    cq = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
+
+    def queue(*flavors: tuple[str, int]) -> dict[str, Any]:
+        groups = [
+            {
+                "flavors": [
+                    {"name": n, "resources": [{"name": "nvidia.com/gpu", "nominalQuota": q}]}
+                    for n, q in flavors
+                ]
+            }
+        ]
+        return res(cq, "kueue-cq-gpu", {"spec": {"resourceGroups": groups}})
+
+    base = plan(queue(("h100", 16), ("l4", 8)))
+    head = plan(queue(("l4", 4), ("h100", 16)))  # reordered, one quota changed
+    c = only(diff_plans(base, head))
+    assert c.paths == ["spec.resourceGroups[0].flavors[name=l4].resources[name=nvidia.com/gpu].nominalQuota"]
+    assert c.values == [f"{c.paths[0]}: 8 -> 4"]
+    assert f"{c.paths[0]}: 8 -> 4" in render(diff_plans(base, head))

@@ -302,15 +302,20 @@ def test_device_classes_and_templates_per_profile() -> None:
     }
 
 
-def test_whole_gpu_templates_ask_the_charts_class() -> None:
+def test_whole_gpu_templates_ask_the_librarys_class() -> None:
     plan = d.dra_plan(
         resolve_dra_driver(
             {"cloud": "eks", "kubernetes_version": "1.35", "pools": [L4_DRA_EKS, L4_PLUGIN_EKS]}
         )
     )  # type: ignore[arg-type]
-    assert d.device_classes(plan) == []
+    (cls,) = d.device_classes(plan)
+    assert cls["metadata"]["name"] == "whole-gpu.gpu.nvidia.com"
+    assert cls["spec"] == {
+        "selectors": [{"cel": {"expression": d.whole_gpu_selector()}}]
+    }  # no extendedResourceName
     specs = d.claim_template_specs(plan.pools)
-    assert specs == {"gpu": ("gpu.nvidia.com", 1), "gpu-4": ("gpu.nvidia.com", 4)}  # g6.12xlarge: 4 L4s
+    want = "whole-gpu.gpu.nvidia.com"
+    assert specs == {"gpu": (want, 1), "gpu-4": (want, 4)}  # g6.12xlarge: 4 L4s
 
 
 def test_the_demo_spells_profile_selectors_the_same_way() -> None:
@@ -500,7 +505,9 @@ def test_a_broken_dra_pool_next_to_others_is_one_problem() -> None:
 
 
 def test_kueue_takes_the_dra_plugin_off_each_dra_node() -> None:
-    """The same pool as a DRA pool offers Kueue exactly the kubelet plugin's requests less per node."""
+    """The same pool as a DRA pool offers Kueue exactly the kubelet plugin's running containers less per
+    node: ``gpus`` always, ``computeDomains`` only when ComputeDomains are on (the chart renders that
+    container only then)."""
     import dataclasses
 
     from gpu_platform.plans.kueue import node_units
@@ -510,10 +517,105 @@ def test_kueue_takes_the_dra_plugin_off_each_dra_node() -> None:
 
     (pool,) = resolve_pools("aks", [{"name": "a100", "machine_type": "Standard_ND96asr_v4", "max_nodes": 2}])
     dra_pool = dataclasses.replace(pool, allocation="dra")
-    basis = CapacityBasis("aks")
-    plugin = sum(
-        DRA_KUBELET_PLUGIN_REQUESTS.values(), type(next(iter(DRA_KUBELET_PLUGIN_REQUESTS.values())))()
+    cpu, memory = node_units(pool, CapacityBasis("aks"), [pool])
+    dra_cpu, dra_memory = node_units(dra_pool, CapacityBasis("aks"), [dra_pool])
+    gpus = DRA_KUBELET_PLUGIN_REQUESTS["gpus"]
+    assert (cpu - dra_cpu, memory - dra_memory) == (gpus.cpu_millicores, gpus.memory_mib) == (50, 128)
+    domains = CapacityBasis("aks", dra_compute_domains=True)
+    cd_cpu, cd_memory = node_units(dra_pool, domains, [dra_pool])
+    assert (cpu - cd_cpu, memory - cd_memory) == (100, 192)
+
+
+def test_the_chart_runs_the_compute_domains_container_only_when_asked() -> None:
+    """What the quota subtracts is what the pinned chart renders on each DRA node."""
+    from gpu_platform.plans.node_daemonsets import dra_kubelet_plugin_containers
+
+    for domains in (False, True):
+        plan = d.dra_plan(resolve_dra_driver(aks_args(compute_domains=domains)))  # type: ignore[arg-type]
+        (ds,) = [o for o in render(plan.values) if o["kind"] == "DaemonSet"]
+        names = {c["name"] for c in ds["spec"]["template"]["spec"]["containers"]}
+        chart_names = {"gpus": "gpus", "computeDomains": "compute-domains"}  # values key -> container name
+        assert names == {chart_names[c] for c in dra_kubelet_plugin_containers(domains)}, (domains, names)
+
+
+def test_stack_quota_follows_the_dra_compute_domains_setting() -> None:
+    from gpu_platform.stack.spec import load_platform
+
+    raw = {
+        "cloud": "aks",
+        "cluster": {"name": "c", "kubernetesVersion": "1.34"},
+        "gpuOperator": {"driver": {"owner": "cloud", "hostVersion": "580.95.05"}},
+        "gpuPools": [
+            {
+                "name": "a100",
+                "machineType": "Standard_ND96asr_v4",
+                "minNodes": 1,
+                "maxNodes": 2,
+                "allocation": "dra",
+            }
+        ],
+        "dra": {"enabled": True},
+    }
+    spec = load_platform(raw)
+    assert spec.kueue is not None and spec.kueue.dra_compute_domains is False
+    spec = load_platform({**raw, "dra": {"enabled": True, "computeDomains": True}})
+    assert spec.kueue is not None and spec.kueue.dra_compute_domains is True
+
+
+# --- plain nvidia.com/gpu jobs next to DRA pools (Kueue's extended-resource path) --------------------------
+
+
+def kueue_quota_key(resource: str, classes: list[dict[str, Any]], mappings: list[dict[str, Any]]) -> str:
+    """Kueue's quota key for a container's extended-resource request (kueue ``pkg/dra/extended_resources.go``
+    ``resolveQuotaKey``, gate ``KueueDRAIntegrationExtendedResource`` on): the DeviceClasses whose
+    ``extendedResourceName`` is the resource; none -> the resource (standard path); else the selected class
+    (same creation time: the first name) -> its ``deviceClassMappings`` entry, or the resource unmapped."""
+    backing = sorted(
+        c["metadata"]["name"] for c in classes if c["spec"].get("extendedResourceName") == resource
     )
-    cpu, memory = node_units(pool, basis, [pool])
-    dra_cpu, dra_memory = node_units(dra_pool, basis, [dra_pool])
-    assert (cpu - dra_cpu, memory - dra_memory) == (plugin.cpu_millicores, plugin.memory_mib) == (100, 192)
+    if not backing:
+        return resource
+    mapped = {c: m["name"] for m in mappings for c in m["deviceClassNames"]}
+    return mapped.get(backing[0], resource)
+
+
+def flavors_covering(cluster_queue: dict[str, Any], resource: str) -> set[str]:
+    """Flavors with quota for the resource (every flavor of a group lists each covered resource)."""
+    return {
+        f["name"]
+        for group in cluster_queue["spec"]["resourceGroups"]
+        for f in group["flavors"]
+        for r in f["resources"]
+        if r["name"] == resource and r["nominalQuota"] not in (0, "0")
+    }
+
+
+def test_plain_gpu_jobs_are_charged_to_device_plugin_flavors() -> None:
+    """The chart's rendered ``gpu.nvidia.com`` carries ``extendedResourceName: nvidia.com/gpu``; with the
+    library's Kueue mappings a plain ``nvidia.com/gpu`` pod is still charged as ``nvidia.com/gpu``, which
+    only the device-plugin pool's flavor covers, and a claim from the library's template is charged to the
+    DRA pool's quota, which only the DRA flavor covers."""
+    from gpu_platform.plans.kueue import plan_kueue
+
+    pools = [L4_DRA_EKS, L4_PLUGIN_EKS]
+    dra = d.dra_plan(resolve_dra_driver({"cloud": "eks", "kubernetes_version": "1.36", "pools": pools}))  # type: ignore[arg-type]
+    classes = [o for o in render(dra.values) if o["kind"] == "DeviceClass"] + d.device_classes(dra)
+    chart_gpu = next(c for c in classes if c["metadata"]["name"] == "gpu.nvidia.com")
+    assert chart_gpu["spec"]["extendedResourceName"] == "nvidia.com/gpu"  # the premise, from the chart
+    kueue = plan_kueue({"cloud": "eks", "pools": pools})  # type: ignore[typeddict-item]
+    conf = yaml.safe_load(kueue.values["managerConfig"]["controllerManagerConfigYaml"])
+    mappings = conf["resources"]["deviceClassMappings"]
+    (cq,) = kueue.objects.cluster_queues
+
+    plain = kueue_quota_key("nvidia.com/gpu", classes, mappings)
+    assert plain == "nvidia.com/gpu"
+    assert flavors_covering(cq, plain) == {"l4-shared"}
+    claim_class = d.claim_template_specs(dra.pools)["gpu"][0]
+    claimed = {c: m["name"] for m in mappings for c in m["deviceClassNames"]}[claim_class]
+    assert flavors_covering(cq, claimed) == {"l4"}
+    # Had the chart's class been mapped (as before), every plain GPU job would land on the DRA quota.
+    old = [{"name": claimed, "deviceClassNames": ["gpu.nvidia.com"]}]
+    assert kueue_quota_key("nvidia.com/gpu", classes, old) == claimed
+    assert "gpu.nvidia.com" not in claimed and not any(
+        c == "gpu.nvidia.com" for m in mappings for c in m["deviceClassNames"]
+    )

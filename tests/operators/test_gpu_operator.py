@@ -7,6 +7,7 @@ and the ClusterPolicy sections they become against the upstream ClusterPolicy CR
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ from gpu_platform.plans.gpu_operator import (
     MIG_PARTED_CONFIG_MAP,
     config_digest,
     device_plugin_config_data,
+    driver_upgrade_policy,
     gke_driver_installer,
     gke_resource_quota_spec,
     gpu_operator_plan,
@@ -83,8 +85,13 @@ def without_requests(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def values_of(**args: Any) -> dict[str, Any]:
-    """The chart values less the operands' requests (exact-value tests below)."""
-    return without_requests(gpu_operator_plan(resolve_gpu_operator(args)).values)  # type: ignore[arg-type]
+    """The chart values less the operands' requests and the library's driver upgrade policy (exact-value
+    tests below; ``tests/plans/test_gpu_operator.py`` checks the policy)."""
+    plan = gpu_operator_plan(resolve_gpu_operator(args))  # type: ignore[arg-type]
+    values = copy.deepcopy(dict(plan.values))
+    if values.get("driver", {}).get("upgradePolicy") == driver_upgrade_policy(plan):
+        del values["driver"]["upgradePolicy"]
+    return without_requests(values)
 
 
 def digest_env(data: Mapping[str, str]) -> dict[str, str]:
@@ -291,7 +298,11 @@ def test_existing_cluster_operator_owned_without_csp_reboot() -> None:
         )
     )
     values = without_requests(plan.values)
-    assert values["driver"] == {"enabled": True, "version": "580.105.08"}
+    assert values["driver"] == {
+        "enabled": True,
+        "version": "580.105.08",
+        "upgradePolicy": driver_upgrade_policy(plan),
+    }
     assert values["toolkit"] == {"enabled": True}
     assert values["mig"] == {"strategy": "mixed"}
     assert values["migManager"] == {
@@ -602,6 +613,9 @@ def test_values_fit_the_cluster_policy_schema(scenario: str, cluster_policy_spec
         for (sec, sub), drop in CHART_ONLY.items():
             if sec == section and sub in doc:
                 doc[sub] = {k: v for k, v in doc[sub].items() if k not in drop}
+        if section == "driver" and "upgradePolicy" in doc:
+            # templates/clusterpolicy.yaml writes the chart's gpuPodDeletion as the CR's podDeletion.
+            doc["upgradePolicy"]["podDeletion"] = doc["upgradePolicy"].pop("gpuPodDeletion")
         schema = cluster_policy_spec["properties"][section]
         errors = crds.schema_problems(doc, schema, f"ClusterPolicy.spec.{section}")
         assert errors == [], (section, errors)
@@ -819,7 +833,9 @@ def test_stack_config_and_component_args_give_the_same_operator(run_component: A
     assert plan.pools[0].cuda_version == "12.8"  # the stack's cudaVersion reaches the pool's CUDA check
     values = plan.values
     assert registered.one(RELEASE).inputs["values"] == values
-    assert without_requests(values)["driver"] == {"enabled": True, "version": "580.105.08"}
+    driver = {k: v for k, v in without_requests(values)["driver"].items() if k != "upgradePolicy"}
+    assert driver == {"enabled": True, "version": "580.105.08"}
+    assert values["driver"]["upgradePolicy"] == driver_upgrade_policy(plan)
     assert values["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
     assert values["gfd"]["enabled"] is False  # the escape hatch still reaches the chart
     assert values["daemonsets"]["tolerations"] == [GPU_TOL, SPOT_TOL]

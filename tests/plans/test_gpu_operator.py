@@ -329,3 +329,78 @@ def test_no_configmaps_without_sharing() -> None:
     assert device_plugin_config_data(plan) == {} and mig_parted_config_data(plan) == {}
     values = plan.values
     assert "config" not in values["devicePlugin"] and "config" not in values["migManager"]
+
+
+# --- driver upgrades (issue 20) ------------------------------------------------------------------------
+
+UBUNTU_T4 = {
+    "name": "t4",
+    "machine_type": "n1-standard-8",
+    "gpus_per_node": 1,
+    "max_nodes": 2,
+    "image": "UBUNTU_CONTAINERD",
+}
+
+
+def _rendered_cluster_policy(values: Mapping[str, Any]) -> dict[str, Any]:
+    helm = pytest.importorskip("helm_python")
+    from tests.conftest import UPSTREAM
+
+    texts = helm.Chart.load(UPSTREAM / "charts" / "gpu-operator-v26.7.0").render(
+        values=dict(values), name="gpu-operator", namespace="gpu-operator", is_install=True
+    )
+    for text in texts.values():
+        for doc in yaml.safe_load_all(text):
+            if isinstance(doc, dict) and doc.get("kind") == "ClusterPolicy":
+                return doc
+    raise AssertionError("no ClusterPolicy rendered")
+
+
+def test_operator_driver_rolls_one_node_at_a_time_waiting_for_jobs() -> None:
+    """The rendered ClusterPolicy carries the policy: one node at a time, batch jobs waited for without a
+    timeout, other GPU pods evicted with the chart's timeout, no drain without a DRA pool."""
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "pools": [UBUNTU_T4]}))
+    policy = _rendered_cluster_policy(plan.values)["spec"]["driver"]["upgradePolicy"]
+    assert policy == {
+        "autoUpgrade": True,
+        "maxParallelUpgrades": 1,
+        "maxUnavailable": 1,
+        "waitForCompletion": {"timeoutSeconds": 0, "podSelector": "batch.kubernetes.io/job-name"},
+        "podDeletion": {"force": False, "timeoutSeconds": 300, "deleteEmptyDir": True},
+        "drain": {"enable": False, "force": False, "timeoutSeconds": 300, "deleteEmptyDir": True},
+    }
+
+
+def test_a_dra_pool_turns_drain_on() -> None:
+    """DRA pods hold claims, not nvidia.com/* resources: GPU pod deletion cannot find them, drain can."""
+    pools = [
+        {"name": "l4", "gpu": "l4", "gpus_per_node": 4, "max_nodes": 2, "allocation": "dra"},
+        {"name": "l4-plain", "gpu": "l4", "gpus_per_node": 1, "max_nodes": 2},
+    ]
+    driver = {"owner": "operator", "version": "580.105.08"}
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "existing", "pools": pools, "driver": driver}))  # type: ignore[typeddict-item]
+    assert plan.values["driver"]["upgradePolicy"]["drain"]["enable"] is True
+    plain = gpu_operator_plan(
+        resolve_gpu_operator({"cloud": "existing", "pools": pools[1:], "driver": driver})  # type: ignore[typeddict-item]
+    )
+    assert plain.values["driver"]["upgradePolicy"]["drain"]["enable"] is False
+
+
+def test_no_policy_where_the_operator_does_not_install_the_driver() -> None:
+    plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "pools": [L4_TS]}))  # COS: Google's driver
+    assert plan.values["driver"]["enabled"] is False and "upgradePolicy" not in plan.values["driver"]
+
+
+def test_user_values_override_the_upgrade_policy() -> None:
+    values = {
+        "driver": {"upgradePolicy": {"maxParallelUpgrades": 2, "waitForCompletion": {"timeoutSeconds": 7200}}}
+    }
+    plan = gpu_operator_plan(
+        resolve_gpu_operator({"cloud": "gke", "pools": [UBUNTU_T4], "values": values})  # type: ignore[typeddict-unknown-key]
+    )
+    policy = plan.values["driver"]["upgradePolicy"]
+    assert policy["maxParallelUpgrades"] == 2 and policy["waitForCompletion"] == {
+        "timeoutSeconds": 7200,
+        "podSelector": "batch.kubernetes.io/job-name",
+    }
+    assert policy["maxUnavailable"] == 1

@@ -8,8 +8,12 @@ when a property changed that the provider cannot update in place: the resource's
 
 *Destructive*: removing or replacing a stateful kind (:func:`is_stateful`), unless the old
 resource has ``retainOnDelete`` (then it is reported as retained: Pulumi forgets it and leaves it
-running). *MIG layout changes* (a GPU node pool's ``nvidia.com/mig.config`` label, or the
-mig-parted ConfigMap's data) are flagged too: mig-manager repartitions the GPUs, evicting their pods.
+running). *Disruptive*: changes that keep state but evict or strand GPU work (:func:`disruptions`):
+MIG layout changes (a GPU node pool's ``nvidia.com/mig.config`` label, or the mig-parted ConfigMap's
+data: mig-manager repartitions the GPUs, evicting their pods), a new node driver from the GPU
+Operator, node pools the cloud recreates in place, Karpenter NodePools that go, Kueue queues that go,
+Volcano queues that go (refused by Volcano unless Closed). *Blocked*: a removal or replacement that
+``protect`` makes ``pulumi up`` refuse. Every flagged change makes ``gpu-platform diff`` exit 3.
 """
 
 import json
@@ -19,8 +23,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpu_platform.addons import GPU_OPERATOR, crd_charts
 from gpu_platform.addons import chart_name as addon_chart_name
-from gpu_platform.addons import crd_charts
+from gpu_platform.catalog.drivers import GPU_OPERATOR_DEFAULT_DRIVER
 from gpu_platform.clouds import PROFILES
 from gpu_platform.offline.errors import PlanInputError
 
@@ -92,15 +97,28 @@ CRD_CHARTS = crd_charts()
 (``addons``: each add-on's ``release_holds_crds``)."""
 
 
+RECREATES_NODES: dict[str, tuple[str, ...]] = {
+    t: paths for p in PROFILES.values() for t, paths in p.resource_types.recreates_nodes.items()
+}
+
+
 def chart_name(inputs: dict[str, Any]) -> str:
     chart = inputs.get("chart")
     return addon_chart_name(chart) if isinstance(chart, str) else ""
 
 
+def keeps_crds(inputs: dict[str, Any]) -> bool:
+    """The release's CRDs outlive it: ``crds.keep`` puts ``helm.sh/resource-policy: keep`` on each CRD
+    (cert-manager v1.21.1 templates/crd-*.yaml), so uninstalling the release deletes no custom resource."""
+    crds = (inputs.get("values") or {}).get("crds")
+    return isinstance(crds, dict) and crds.get("keep") is True
+
+
 def is_stateful(res: dict[str, Any]) -> bool:
     if res["type"] == HELM_RELEASE:
-        chart = chart_name(res.get("inputs") or {})
-        return "crd" in chart or chart in CRD_CHARTS
+        inputs = res.get("inputs") or {}
+        chart = chart_name(inputs)
+        return ("crd" in chart or chart in CRD_CHARTS) and not keeps_crds(inputs)
     return res["type"] in STATEFUL_TYPES
 
 
@@ -130,10 +148,16 @@ def parse_path(path: str) -> list[str | int]:
     return parts
 
 
+class Named(str):
+    """A list item matched by its ``name`` (a pool's flavor, a queue's resource), shown as ``[name=x]``."""
+
+
 def format_path(parts: list[str | int]) -> str:
     out = ""
     for p in parts:
-        if isinstance(p, int):
+        if isinstance(p, Named):
+            out += f"[name={p}]"
+        elif isinstance(p, int):
             out += f"[{p}]"
         elif re.fullmatch(r"[A-Za-z_$][\w$-]*", p):
             out += f".{p}" if out else p
@@ -188,22 +212,58 @@ def without(obj: Any, parts: list[str | int]) -> Any:
     return obj
 
 
-def changed_paths(old: Any, new: Any, prefix: list[str | int] | None = None) -> list[str]:
-    """Leaf property paths whose value differs."""
+_MISSING = object()
+
+
+def _by_name(items: list[Any]) -> dict[str, Any] | None:
+    """A list of objects with unique ``name`` keys, by name (else ``None``: compared by position)."""
+    if not items or not all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in items):
+        return None
+    named = {i["name"]: i for i in items}
+    return named if len(named) == len(items) else None
+
+
+def changed_values(old: Any, new: Any, prefix: list[str | int] | None = None) -> list[tuple[str, Any, Any]]:
+    """``(path, old, new)`` for each leaf whose value differs (``_MISSING`` where one side has none). List
+    items with a ``name`` are matched by name (``flavors[name=h100]``), so paths name pools and queues and
+    a reorder or an added item is not a change of every index."""
     prefix = prefix or []
     if isinstance(old, dict) and isinstance(new, dict):
-        out: list[str] = []
+        out: list[tuple[str, Any, Any]] = []
         for k in sorted(set(old) | set(new)):
-            if old.get(k) != new.get(k):
-                out += changed_paths(old.get(k), new.get(k), [*prefix, k])
+            if old.get(k, _MISSING) != new.get(k, _MISSING):
+                out += changed_values(old.get(k, _MISSING), new.get(k, _MISSING), [*prefix, k])
         return out
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        out = []
-        for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            if a != b:
-                out += changed_paths(a, b, [*prefix, i])
-        return out
-    return [] if old == new else [format_path(prefix) or "(all inputs)"]
+    if isinstance(old, list) and isinstance(new, list):
+        a, b = _by_name(old), _by_name(new)
+        if a is not None and b is not None:
+            out = []
+            for k in [*a, *(k for k in b if k not in a)]:
+                if a.get(k, _MISSING) != b.get(k, _MISSING):
+                    out += changed_values(a.get(k, _MISSING), b.get(k, _MISSING), [*prefix, Named(k)])
+            return out
+        if len(old) == len(new):
+            out = []
+            for i, (x, y) in enumerate(zip(old, new, strict=True)):
+                if x != y:
+                    out += changed_values(x, y, [*prefix, i])
+            return out
+    return [] if old == new else [(format_path(prefix) or "(all inputs)", old, new)]
+
+
+def changed_paths(old: Any, new: Any, prefix: list[str | int] | None = None) -> list[str]:
+    """Leaf property paths whose value differs."""
+    return [path for path, _, _ in changed_values(old, new, prefix)]
+
+
+def show_value(value: Any, width: int = 48) -> str:
+    """A value for ``old -> new``: JSON, shortened; ``(none)`` where the property is absent."""
+    if value is _MISSING or value is None:
+        return "(none)"
+    text = value if isinstance(value, str) and "\n" not in value else json.dumps(value, sort_keys=True)
+    if isinstance(value, str) and "\n" in value:
+        text = f"<{len(value.splitlines())} lines>"
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _find_key(obj: Any, key: str) -> Iterator[Any]:
@@ -252,10 +312,20 @@ class Change:
     retained: bool = False
     destructive: bool = False
     mig_layout: str = ""
+    values: list[str] = field(default_factory=list)
+    """``path: old -> new`` for each changed path."""
+    disruptions: list[str] = field(default_factory=list)
+    """What the change does to running or queued GPU work although no state is lost (MIG aside)."""
+    blocked: str = ""
+    """Why ``pulumi up`` refuses the change (``protect``)."""
+
+    @property
+    def disruptive(self) -> bool:
+        return bool(self.mig_layout or self.disruptions)
 
     @property
     def flagged(self) -> bool:
-        return self.destructive or bool(self.mig_layout)
+        return self.destructive or self.disruptive or bool(self.blocked)
 
 
 @dataclass
@@ -277,6 +347,20 @@ class PlanDiff:
         return [c for c in self.changes if c.mig_layout]
 
     @property
+    def disruptive(self) -> list[Change]:
+        """Changes that evict or strand GPU work other than MIG layouts (those have their own list)."""
+        return [c for c in self.changes if c.disruptions]
+
+    @property
+    def blocked(self) -> list[Change]:
+        return [c for c in self.changes if c.blocked]
+
+    @property
+    def flagged(self) -> list[Change]:
+        """Everything ``gpu-platform diff`` exits 3 for."""
+        return [c for c in self.changes if c.flagged]
+
+    @property
     def renamed(self) -> list[Change]:
         return [c for c in self.changes if c.renamed_from]
 
@@ -290,6 +374,8 @@ class PlanDiff:
                 "unchanged": self.unchanged,
                 "destructive": len(self.destructive),
                 "migLayoutChanges": len(self.mig_layout_changes),
+                "disruptive": len(self.disruptive),
+                "blocked": len(self.blocked),
             },
             "changes": [
                 {_camel(k): v for k, v in asdict(c).items()} | {"flagged": c.flagged} for c in self.changes
@@ -344,12 +430,90 @@ def _alias_urns(res: dict[str, Any]) -> list[str]:
     return out
 
 
+# ------------------------------------------------------------------------------------------------
+# Disruptions: state is kept, GPU work is not
+# ------------------------------------------------------------------------------------------------
+
+KUEUE_GONE = {
+    "ClusterQueue": "Kueue deletes the queue: its pending workloads are never admitted (stranded)",
+    "LocalQueue": "jobs submitted to this LocalQueue stay suspended: nothing admits them",
+    "ResourceFlavor": "ClusterQueues naming this flavor stop admitting workloads to it",
+    "WorkloadPriorityClass": "workloads naming this priority class are no longer admitted",
+}
+"""Kueue kinds (``kueue.x-k8s.io``) whose deletion strands queued work (Kueue concepts docs)."""
+VOLCANO_QUEUE_GONE = (
+    "Volcano refuses to delete a Queue that is not Closed (its admission webhook), so `pulumi up` fails "
+    "here: close the queue and let its jobs finish first (docs/day2.md)"
+)
+KARPENTER_GONE = "Karpenter terminates every node it launched for this {kind}, and the GPU pods on them"
+
+
+def _kind(type_: str) -> tuple[str, str]:
+    """``kubernetes:karpenter.sh/v1:NodePool`` -> (``karpenter.sh``, ``NodePool``)."""
+    if not type_.startswith("kubernetes:"):
+        return "", ""
+    _, api, kind = type_.split(":", 2)
+    return api.split("/", 1)[0], kind
+
+
+def gone_disruptions(res: dict[str, Any]) -> list[str]:
+    """What removing (or replacing) the resource does to GPU work although no state is lost."""
+    group, kind = _kind(res["type"])
+    if group.startswith("karpenter.") and (kind == "NodePool" or kind.endswith("NodeClass")):
+        return [KARPENTER_GONE.format(kind=kind)]
+    if group == "kueue.x-k8s.io" and kind in KUEUE_GONE:
+        return [KUEUE_GONE[kind]]
+    if group == "scheduling.volcano.sh" and kind == "Queue":
+        return [VOLCANO_QUEUE_GONE]
+    return []
+
+
+def node_driver(inputs: dict[str, Any]) -> str:
+    """The driver the GPU Operator release installs on the nodes (``""``: it installs none): the
+    ``driver.version`` value, else the chart version's default (``catalog.drivers``)."""
+    driver = (inputs.get("values") or {}).get("driver") or {}
+    if driver.get("enabled", True) is False:
+        return ""
+    version = driver.get("version") or GPU_OPERATOR_DEFAULT_DRIVER.get(str(inputs.get("version")), "")
+    return str(version or f"the default of {inputs.get('version')}")
+
+
+def changed_disruptions(old: dict[str, Any], new: dict[str, Any], paths: list[str]) -> list[str]:
+    """What an update in place does to GPU work: a new node driver, nodes the cloud recreates."""
+    out: list[str] = []
+    if new["type"] == HELM_RELEASE and chart_name(new["inputs"]) == GPU_OPERATOR.chart_name:
+        before, after = node_driver(old["inputs"]), node_driver(new["inputs"])
+        if before != after:
+            out.append(
+                f"node driver {before or '(not the operator)'} -> {after or '(not the operator)'}: the driver "
+                "is reloaded on every GPU node, their GPU pods evicted (driver.upgradePolicy; docs/day2.md)"
+            )
+    recreated = [p for p in paths if any(p.startswith(t) for t in RECREATES_NODES.get(new["type"], ()))]
+    if recreated:
+        out.append(f"{_paths(recreated)} change in place by recreating every node of the pool (pods evicted)")
+    return out
+
+
+def protect_block(old: dict[str, Any], new: dict[str, Any] | None) -> str:
+    """``pulumi up`` refuses to delete a protected resource, and to replace one that stays protected
+    (pulumi/pulumi pkg/resource/deploy/step_generator.go: unprotecting and replacing in one update is allowed)."""
+    if not old["options"].get("protect"):
+        return ""
+    if new is None:
+        return "blocked by protect: `pulumi up` refuses to delete it (docs/day2.md, Protection)"
+    if new["options"].get("protect"):
+        return "blocked by protect: `pulumi up` refuses to replace it (docs/day2.md, Protection)"
+    return ""
+
+
 def _compare(old: dict[str, Any], new: dict[str, Any]) -> Change:
     ignore = [parse_path(p) for p in new["options"].get("ignoreChanges") or []]
     a, b = old["inputs"], new["inputs"]
     for parts in ignore:
         a, b = without(a, parts), without(b, parts)
-    change = Change("changed", new["type"], new["name"], new["urn"], paths=changed_paths(a, b))
+    leaves = changed_values(a, b)
+    change = Change("changed", new["type"], new["name"], new["urn"], paths=[p for p, _, _ in leaves])
+    change.values = [f"{p}: {show_value(x)} -> {show_value(y)}" for p, x, y in leaves]
     triggers = list(new["options"].get("replaceOnChanges") or []) + list(force_new_paths(new["type"]))
     for path in dict.fromkeys(triggers):
         if path == "*":
@@ -372,6 +536,10 @@ def _compare(old: dict[str, Any], new: dict[str, Any]) -> Change:
         change.delete_first = bool(new["options"].get("deleteBeforeReplace"))
         change.retained = bool(old["options"].get("retainOnDelete"))
         change.destructive = is_stateful(old) and not change.retained
+        change.blocked = protect_block(old, new)
+        if not change.retained:
+            change.disruptions += gone_disruptions(old)
+    change.disruptions += changed_disruptions(old, new, change.paths)
     if new["type"] in NODE_POOL_TYPES:
         before_label, after_label = mig_label(old["inputs"]), mig_label(new["inputs"])
         if before_label != after_label:
@@ -415,20 +583,24 @@ def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> PlanDiff:
             changes.append(Change("added", res["type"], res["name"], urn))
     for urn, res in old.items():
         if urn not in matched_old:
-            retained = bool(res["options"].get("retainOnDelete"))
-            changes.append(
-                Change(
-                    "removed",
-                    res["type"],
-                    res["name"],
-                    urn,
-                    retained=retained,
-                    destructive=is_stateful(res) and not retained,
-                )
-            )
+            changes.append(_removed(res))
     order = {"replaced": 0, "removed": 1, "changed": 2, "added": 3}
     changes.sort(key=lambda c: (not c.flagged, order[c.action], c.urn))
     return PlanDiff(_label(base), _label(head), changes, unchanged)
+
+
+def _removed(res: dict[str, Any]) -> Change:
+    retained = bool(res["options"].get("retainOnDelete"))
+    return Change(
+        "removed",
+        res["type"],
+        res["name"],
+        res["urn"],
+        retained=retained,
+        destructive=is_stateful(res) and not retained,
+        disruptions=[] if retained else gone_disruptions(res),
+        blocked=protect_block(res, None),
+    )
 
 
 def _label(doc: dict[str, Any]) -> str:
@@ -463,20 +635,23 @@ def details(c: Change) -> str:
         text += f" (renamed from {c.renamed_from.rsplit('::', 1)[-1]}"
         old_type = c.renamed_from.split("::")[2].rsplit("$", 1)[-1]
         text += f", was {old_type})" if old_type != c.type else ")"
-    if c.action == "replaced":
+    if c.action == "replaced" and c.blocked:
+        text += f": {c.blocked}, because {_paths(c.replace_triggers)} changed"
+    elif c.action == "replaced":
         how = "delete first, then create" if c.delete_first else "create replacement, then delete"
         text += f": {how}, because {_paths(c.replace_triggers)} changed"
-        others = [p for p in c.paths if not any(p.startswith(t) for t in c.replace_triggers)]
-        if others:
-            text += f"; also {_paths(others)}"
-    elif c.action == "changed" and c.paths:
-        text += f": {_paths(c.paths)}"
+    elif c.action == "removed" and c.blocked:
+        text += f": {c.blocked}"
+    if c.values:
+        text += f"{': ' if c.action == 'changed' else '; '}{_paths(c.values)}"
     if c.options:
         text += f" [options {'; '.join(c.options)}]"
     if c.retained:
         text += " (retained: retainOnDelete keeps the old one running, Pulumi forgets it)"
     if c.mig_layout:
         text += f" [MIG layout: {c.mig_layout}]"
+    for d in c.disruptions:
+        text += f" [{d}]"
     return text
 
 
@@ -498,6 +673,12 @@ def render_text(d: PlanDiff) -> str:
             f"MIG layout changes ({len(d.mig_layout_changes)}): GPUs are repartitioned, their pods evicted",
         ]
         lines += [f"  !! {describe(c)}" for c in d.mig_layout_changes]
+    if d.disruptive:
+        lines += ["", f"DISRUPTIVE changes ({len(d.disruptive)}): GPU work is evicted, stranded or refused"]
+        lines += [f"  !! {c.action:<8} {c.type} {c.name}: {'; '.join(c.disruptions)}" for c in d.disruptive]
+    if d.blocked:
+        lines += ["", f"BLOCKED by protect ({len(d.blocked)}): `pulumi up` fails until they are unprotected"]
+        lines += [f"  !! {c.action:<8} {c.type} {c.name}" for c in d.blocked]
     if d.changes:
         lines += ["", "Resources:"]
         lines += [f"  {SYMBOL[c.action]:<2} {describe(c)}" for c in d.changes]
@@ -512,7 +693,7 @@ def _md(text: str) -> str:
 
 def render_markdown(d: PlanDiff) -> str:
     lines = [f"### Plan diff `{d.base}`", "", f"{_summary(d)}.", ""]
-    if d.destructive or d.mig_layout_changes:
+    if d.flagged:
         lines += ["> [!WARNING]"]
         if d.destructive:
             lines += [f"> **{len(d.destructive)} destructive change(s)**: state is lost."]
@@ -520,6 +701,14 @@ def render_markdown(d: PlanDiff) -> str:
         if d.mig_layout_changes:
             lines += [f"> **{len(d.mig_layout_changes)} MIG layout change(s)**: GPU pods are evicted."]
             lines += [f"> - `{c.type}` `{c.name}`: {_md(c.mig_layout)}" for c in d.mig_layout_changes]
+        if d.disruptive:
+            lines += [
+                f"> **{len(d.disruptive)} disruptive change(s)**: GPU work is evicted, stranded or refused."
+            ]
+            lines += [f"> - `{c.type}` `{c.name}`: {_md('; '.join(c.disruptions))}" for c in d.disruptive]
+        if d.blocked:
+            lines += [f"> **{len(d.blocked)} change(s) blocked by protect**: `pulumi up` fails."]
+            lines += [f"> - **{c.action}** `{c.type}` `{c.name}`" for c in d.blocked]
         lines += [""]
     if not d.changes:
         return "\n".join([*lines, "No changes."])

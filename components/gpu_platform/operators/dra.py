@@ -27,7 +27,7 @@ class DraDriver(PlannedComponent[d.DraPlan]):
     status: pulumi.Output[Any]
     """The Helm release status."""
     device_classes: pulumi.Output[list[str]]
-    """Every DeviceClass pods can claim from: the chart's ``gpu.nvidia.com`` and the library's per-profile ones."""
+    """The library's DeviceClasses pods claim from (Kueue charges them): ``whole-gpu.gpu.nvidia.com`` and the per-profile ones."""
     claim_templates: pulumi.Output[list[str]]
     """``<namespace>/<name>`` of every ResourceClaimTemplate created."""
 
@@ -76,7 +76,7 @@ class DraDriver(PlannedComponent[d.DraPlan]):
             )
         self.status = release.status
         self.device_classes = pulumi.Output.from_input(
-            [d.WHOLE_GPU_CLASS, *(o["metadata"]["name"] for o in d.device_classes(plan))]
+            [o["metadata"]["name"] for o in d.device_classes(plan)]
         )
         self.claim_templates = pulumi.Output.from_input(templates)
         return {

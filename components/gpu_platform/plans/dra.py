@@ -20,8 +20,17 @@ DeviceClasses: the chart creates ``gpu.nvidia.com`` (whole GPUs, ``type == 'gpu'
 the library adds one class per MIG profile its DRA pools expose, named and selected like the driver's own
 demo (``demo/specs/extended-resources/mig-1g-12gb.yaml``: ``mig-1g-12gb.gpu.nvidia.com``, CEL on
 ``device.attributes['gpu.nvidia.com'].type`` and ``.profile``, the attribute names the kubelet plugin
-publishes in ``cmd/gpu-kubelet-plugin/mig.go``), so Kueue can keep one quota per profile. No
-``extendedResourceName`` on the library's classes: the field is alpha in 1.34 (DRAExtendedResource).
+publishes in ``cmd/gpu-kubelet-plugin/mig.go``), so Kueue can keep one quota per profile, and its own
+whole-GPU class (``whole-gpu.gpu.nvidia.com``, the chart's selector).
+
+Why not the chart's ``gpu.nvidia.com`` for whole GPUs: with ``resourceApiVersion: resource.k8s.io/v1`` the
+chart gives it ``extendedResourceName: nvidia.com/gpu`` (templates/deviceclass-gpu.yaml, v0.4.1). Kueue
+0.19's ``KueueDRAIntegrationExtendedResource`` (beta, on) charges a pod's ``nvidia.com/gpu`` request to
+the ``deviceClassMappings`` entry of the class carrying that name, and to ``nvidia.com/gpu`` itself when
+the class is not mapped (kueue ``pkg/dra/extended_resources.go`` ``resolveQuotaKey``). Mapping the chart's
+class would put every plain ``nvidia.com/gpu`` job on the DRA quota; leaving it unmapped keeps those
+jobs on the device-plugin flavors. So claims and quotas use the library's class, which has no
+``extendedResourceName``, and the chart's class is never mapped.
 """
 
 from __future__ import annotations
@@ -44,11 +53,14 @@ RESOURCE_API_VERSION = "resource.k8s.io/v1"
 """GA DRA API (Kubernetes 1.34); set explicitly so an offline render and the cluster agree."""
 DRIVER_NAME = "gpu.nvidia.com"
 """The GPU kubelet plugin's driver name, also the attribute domain of its devices."""
-WHOLE_GPU_CLASS = "gpu.nvidia.com"
-"""Created by the chart (templates/deviceclass-gpu.yaml) when ``resources.gpus.enabled``."""
+CHART_GPU_CLASS = "gpu.nvidia.com"
+"""Created by the chart (templates/deviceclass-gpu.yaml) when ``resources.gpus.enabled``, with
+``extendedResourceName: nvidia.com/gpu`` under ``resource.k8s.io/v1``: never mapped in Kueue."""
+WHOLE_GPU_CLASS = f"whole-gpu.{DRIVER_NAME}"
+"""The library's whole-GPU class: the chart's selector, no ``extendedResourceName``; claims and Kueue use it."""
 MIG_CLASS = "mig.nvidia.com"
 """Created by the chart (templates/deviceclass-mig.yaml): every MIG device, any profile."""
-CHART_DEVICE_CLASSES = (WHOLE_GPU_CLASS, MIG_CLASS, "vfio.gpu.nvidia.com")
+CHART_DEVICE_CLASSES = (CHART_GPU_CLASS, MIG_CLASS, "vfio.gpu.nvidia.com")
 OPERATOR_DRIVER_ROOT = "/run/nvidia/driver"
 """Where the GPU Operator's driver container puts the driver (chart values.yaml comment)."""
 HOST_DRIVER_ROOT = "/"
@@ -164,18 +176,21 @@ def library_values(plan: DraPlan) -> dict[str, Any]:
     return values
 
 
+def device_class(name: str, expression: str) -> dict[str, Any]:
+    return {
+        "apiVersion": RESOURCE_API_VERSION,
+        "kind": "DeviceClass",
+        "metadata": {"name": name, "labels": {"app.kubernetes.io/managed-by": "gpu-platform"}},
+        "spec": {"selectors": [{"cel": {"expression": expression}}]},
+    }
+
+
 def device_classes(plan: DraPlan) -> list[dict[str, Any]]:
-    """The library's DeviceClasses: one per MIG profile of the DRA pools (whole GPUs: the chart's class)."""
-    return [
-        {
-            "apiVersion": RESOURCE_API_VERSION,
-            "kind": "DeviceClass",
-            "metadata": {
-                "name": mig_device_class_name(profile),
-                "labels": {"app.kubernetes.io/managed-by": "gpu-platform"},
-            },
-            "spec": {"selectors": [{"cel": {"expression": mig_selector(profile)}}]},
-        }
+    """The library's DeviceClasses: whole GPUs (when an unpartitioned DRA pool exists) and one per MIG
+    profile of the DRA pools. None carries ``extendedResourceName``."""
+    whole = [device_class(WHOLE_GPU_CLASS, whole_gpu_selector())] if whole_gpu_counts(plan.pools) else []
+    return whole + [
+        device_class(mig_device_class_name(profile), mig_selector(profile))
         for profile in mig_profiles(plan.pools)
     ]
 
@@ -259,7 +274,9 @@ def kueue_device_class_mappings(pools: Sequence[GpuPool]) -> list[dict[str, Any]
     ``dra.gpu-platform.io/gpu``, ``dra.gpu-platform.io/mig-<profile>``), never ``nvidia.com/*``: with one
     name for both, Kueue could give a DRA workload a device-plugin pool's flavor (its claim never allocates
     there) or a device-plugin pod a DRA pool's (no ``nvidia.com/gpu`` there)
-    (kueue@v0.19.2 site/content/en/docs/tasks/manage/setup_dra.md, "ResourceClaimTemplate path")."""
+    (kueue@v0.19.2 site/content/en/docs/tasks/manage/setup_dra.md, "ResourceClaimTemplate path").
+    The chart's ``gpu.nvidia.com`` (``extendedResourceName: nvidia.com/gpu``) is never listed: mapped, it
+    would charge every plain ``nvidia.com/gpu`` pod to the DRA quota (module docstring)."""
     out = []
     if whole_gpu_counts(pools):
         out.append({"name": f"{DRA_QUOTA_PREFIX}gpu", "deviceClassNames": [WHOLE_GPU_CLASS]})

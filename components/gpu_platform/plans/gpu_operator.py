@@ -72,6 +72,13 @@ CONTROL_PLANE_TOLERATION = {
 }
 """Kept from the chart's NFD worker default: overriding the list must not drop it."""
 
+JOB_POD_SELECTOR = "batch.kubernetes.io/job-name"
+"""Every pod of a Kubernetes Job carries this label (JobSet, TrainJob and Kueue-admitted Jobs run as Jobs)."""
+GPU_POD_DELETION_TIMEOUT_SECONDS = 300
+DRAIN_TIMEOUT_SECONDS = 300
+"""The chart's own timeouts (values.yaml ``driver.upgradePolicy``), kept: a stuck eviction fails the node's
+upgrade (``upgrade-failed``) instead of hanging the rollout."""
+
 GKE_INSTALLER_NAME = "gpu-platform-nvidia-driver-installer"
 """Not Google's own name, so GKE's addon manager never reconciles over it."""
 
@@ -200,6 +207,42 @@ def library_values(plan: OperatorPlan) -> dict[str, Any]:
     return deep_merge(values, dra_operator_values(plan.pools, driver))  # DRA pools
 
 
+def driver_upgrade_policy(plan: OperatorPlan) -> dict[str, Any]:
+    """``driver.upgradePolicy`` when the operator owns the driver (chart v26.7.0 values.yaml keys; the
+    upgrade controller is NVIDIA/k8s-operator-libs ``pkg/upgrade``). One ClusterPolicy serves every pool,
+    so the policy covers each pool kind at once:
+
+    - one node at a time (``maxParallelUpgrades: 1``, ``maxUnavailable: 1``), cordoned first;
+    - batch jobs (pods of a Job, any pool): ``waitForCompletion`` without a timeout (0 waits for them to
+      end); serving pods are then evicted by ``gpuPodDeletion`` (emptyDir ``/dev/shm`` included), which
+      finds pods by their ``nvidia.com/gpu*`` / ``nvidia.com/mig-*`` requests (driver manager
+      ``gpuPodSpecFilter``);
+    - DRA pools: their pods hold ResourceClaims, not those resources, so GPU pod deletion cannot see them:
+      ``drain`` is on (then the node is drained, DaemonSets excepted) whenever a DRA pool exists.
+
+    Users may override any key through ``gpuOperator.values.driver.upgradePolicy``."""
+    if plan.driver.driver != "operator":
+        return {}
+    return {
+        "autoUpgrade": True,
+        "maxParallelUpgrades": 1,
+        "maxUnavailable": 1,
+        "waitForCompletion": {"timeoutSeconds": 0, "podSelector": JOB_POD_SELECTOR},
+        "gpuPodDeletion": {
+            "force": False,
+            "timeoutSeconds": GPU_POD_DELETION_TIMEOUT_SECONDS,
+            "deleteEmptyDir": True,
+        },
+        "drain": {
+            "enable": any(p.dra for p in plan.pools),
+            "force": False,
+            "podSelector": "",
+            "timeoutSeconds": DRAIN_TIMEOUT_SECONDS,
+            "deleteEmptyDir": True,
+        },
+    }
+
+
 def gke_resource_quota_spec(pools: Sequence[GpuPool]) -> dict[str, Any]:
     """GKE admits ``system-node-critical``/``system-cluster-critical`` pods outside kube-system only
     under a quota for those classes (NVIDIA ``google-gke-gpu-operator-quota.yaml``)."""
@@ -259,4 +302,7 @@ def gpu_operator_plan(target: ResolvedGpuOperator) -> OperatorPlan:
         service_monitor=settings.service_monitor,
         gke_installer_version=settings.installer_version,
     )
-    return replace(plan, values=deep_merge(settings.values, library_values(plan)))
+    policy = driver_upgrade_policy(plan)
+    defaults = {"driver": {"upgradePolicy": policy}} if policy else {}
+    user = deep_merge(defaults, settings.values)  # the user's upgradePolicy keys win over the defaults
+    return replace(plan, values=deep_merge(user, library_values(plan)))

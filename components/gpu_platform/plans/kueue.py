@@ -98,7 +98,7 @@ def node_units(pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool]) ->
         )
     else:
         cpu, memory = (pool.vcpus or 0) * 1000, (pool.memory_gib or 0) * MIB_PER_GIB
-    taken = gpu_node_requests(pool, pools, basis.gpu_operator)
+    taken = gpu_node_requests(pool, pools, basis.gpu_operator, basis.dra_compute_domains)
     return max(cpu - taken.cpu_millicores, 0), max(memory - taken.memory_mib, 0)
 
 

@@ -26,8 +26,9 @@ What runs on a pool's nodes follows the ``DriverPlan`` and the labels ``scheduli
   on the release from here), with or without the GPU Operator: an EFA pool needs it either way.
 
 - The NVIDIA DRA driver's kubelet plugin on DRA pools (``DRA_KUBELET_PLUGIN_REQUESTS``, the library's
-  numbers [U], set on the chart's ``kubeletPlugin.containers.{gpus,computeDomains}`` from here). Both
-  containers are counted, whether or not ComputeDomains are on (Kueue's quota errs low, never high).
+  numbers [U], set on the chart's ``kubeletPlugin.containers.{gpus,computeDomains}`` from here). The
+  ``computeDomains`` container is counted only when ComputeDomains are on: the chart renders it only with
+  ``resources.computeDomains.enabled`` (templates/kubeletplugin.yaml, v0.4.1).
 
 A new DaemonSet the library adds to GPU nodes belongs here too: its requests in a table entry, set on the
 chart from it, and counted in ``gpu_node_requests`` where it runs; otherwise Kueue's quota counts CPU and
@@ -175,12 +176,25 @@ def gpu_node_pods(pool: GpuPool, pools: Sequence[GpuPool], facts: GpuOperatorFac
     return pods
 
 
-def gpu_node_requests(pool: GpuPool, pools: Sequence[GpuPool], facts: GpuOperatorFacts | None) -> Requests:
+def dra_kubelet_plugin_containers(compute_domains: bool) -> tuple[str, ...]:
+    """The kubelet plugin's containers that run: ``gpus`` always (the library turns GPU resources on),
+    ``computeDomains`` only with ComputeDomains (templates/kubeletplugin.yaml, chart v0.4.1)."""
+    return ("computeDomains", "gpus") if compute_domains else ("gpus",)
+
+
+def gpu_node_requests(
+    pool: GpuPool,
+    pools: Sequence[GpuPool],
+    facts: GpuOperatorFacts | None,
+    dra_compute_domains: bool = False,
+) -> Requests:
     """Everything the library's DaemonSets request on one node of ``pool``: the GPU Operator's pods (none
-    without the operator), the EFA device plugin on EFA pools and the DRA kubelet plugin on DRA pools."""
+    without the operator), the EFA device plugin on EFA pools and the DRA kubelet plugin's running
+    containers on DRA pools."""
     extra = EFA_DEVICE_PLUGIN_REQUESTS if pool.efa else Requests()
     if pool.dra:
-        extra = sum(DRA_KUBELET_PLUGIN_REQUESTS.values(), extra)
+        for name in dra_kubelet_plugin_containers(dra_compute_domains):
+            extra = extra + DRA_KUBELET_PLUGIN_REQUESTS[name]
     if facts is None:
         return extra
     return sum(gpu_node_pods(pool, pools, facts).values(), extra)

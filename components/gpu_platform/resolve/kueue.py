@@ -133,6 +133,8 @@ class CapacityBasis:
     cloud: str = "existing"
     vm_memory_overhead_percent: Fraction = Fraction(a.DEFAULT_VM_MEMORY_OVERHEAD)
     gpu_operator: GpuOperatorFacts | None = None
+    dra_compute_domains: bool = False
+    """The DRA kubelet plugin runs its ComputeDomains container too (``dra.computeDomains``)."""
 
 
 @dataclass(frozen=True)
@@ -167,10 +169,14 @@ class KueueSpec:
     vm_memory_overhead_percent: Fraction = Fraction(a.DEFAULT_VM_MEMORY_OVERHEAD)
     gpu_operator: GpuOperatorFacts | None = None
     """The GPU Operator whose operands' requests come off each GPU node; ``None``: it is not installed."""
+    dra_compute_domains: bool = False
+    """The DRA driver runs ComputeDomains (its kubelet plugin's second container is on each DRA node)."""
 
     @property
     def capacity_basis(self) -> CapacityBasis:
-        return CapacityBasis(self.cloud, self.vm_memory_overhead_percent, self.gpu_operator)
+        return CapacityBasis(
+            self.cloud, self.vm_memory_overhead_percent, self.gpu_operator, self.dra_compute_domains
+        )
 
     def local_queues(self) -> set[tuple[str, str]]:
         """``(namespace, LocalQueue)`` of every team."""

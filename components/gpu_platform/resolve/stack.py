@@ -246,16 +246,22 @@ def with_capacity_basis(
     volcano: VolcanoSpec | None,
     operator: GpuOperatorSpec,
     driver: DriverPlan,
+    dra: DraSpec | None = None,
 ) -> tuple[KueueSpec | None, VolcanoSpec | None]:
     """Kueue's quotas and Volcano's queues count a node alike: the cloud's allocatable less the operands the
-    GPU Operator runs on it."""
+    GPU Operator runs on it and the DRA plugin containers that run."""
     facts = None
     if operator.enabled:
         facts = GpuOperatorFacts(driver, operator.dcgm_exporter)
+    domains = dra is not None and dra.compute_domains
     if kueue is not None:
-        kueue = replace(kueue, gpu_operator=facts)
+        kueue = replace(kueue, gpu_operator=facts, dra_compute_domains=domains)
     if volcano is not None:
-        basis = kueue.capacity_basis if kueue is not None else CapacityBasis(cloud, gpu_operator=facts)
+        basis = (
+            kueue.capacity_basis
+            if kueue is not None
+            else CapacityBasis(cloud, gpu_operator=facts, dra_compute_domains=domains)
+        )
         volcano = replace(volcano, capacity_basis=basis)
     return kueue, volcano
 

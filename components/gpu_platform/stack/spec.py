@@ -107,7 +107,7 @@ def load_platform(
     dra = resolve_stack_dra(cfg, pools, cluster, driver, operator, at, p)
     p.raise_for_config()
     assert cluster is not None and driver is not None
-    kueue, volcano = with_capacity_basis(cloud, kueue, volcano, operator, driver)
+    kueue, volcano = with_capacity_basis(cloud, kueue, volcano, operator, driver, dra)
     return PlatformSpec(
         cloud=Cloud(cloud).value,
         cluster=cluster,

@@ -56,6 +56,7 @@ class GkeProfile(CloudProfile):
         types.NODE_POOLS,
         types.mock_state,
         types.mock_call,
+        types.RECREATES_NODES,
     )
     stack_module = "gpu_platform.clouds.gke.stack"
     policy_module = "gpu_platform.clouds.gke.policy"

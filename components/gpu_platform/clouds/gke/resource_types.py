@@ -44,6 +44,17 @@ IN_PLACE_IF: dict[tuple[str, str], Callable[[Any, Any], bool]] = {
     ("gcp:compute/subnetwork:Subnetwork", "ipCidrRange"): _cidr_expanded,
 }
 """(type, path) -> predicate(old, new): the change is made in place when it holds."""
+RECREATES_NODES: dict[str, tuple[str, ...]] = {
+    # GKE "Node pool updates" (cloud.google.com/kubernetes-engine/docs/concepts/node-pool-upgrade-strategies):
+    # changing the machine type, disk type, disk size or node image of an existing pool recreates its nodes
+    # with the pool's upgrade strategy (surge by default); terraform-provider-google updates these in place.
+    NODE_POOL: (
+        "nodeConfig.machineType",
+        "nodeConfig.diskSizeGb",
+        "nodeConfig.diskType",
+        "nodeConfig.imageType",
+    ),
+}
 STATEFUL = frozenset({CLUSTER, "gcp:compute/network:Network", "gcp:compute/subnetwork:Subnetwork", NODE_POOL})
 NODE_POOLS = frozenset({NODE_POOL})
 
