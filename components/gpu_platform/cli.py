@@ -238,8 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_plan)
     d = sub.add_parser(
         "diff",
-        help="compare two plan directories: added, removed, changed, replaced; flag destructive, disruptive "
-        "and protect-blocked changes",
+        help="compare two plan directories: added, removed, changed, replaced; flag what evicts or destroys",
         description="Compare BASE_DIR/plan.json with HEAD_DIR/plan.json (as written by `plan`).",
         epilog=EXIT_CODES,
         formatter_class=fmt,

@@ -162,7 +162,7 @@ def test_stack_program_plans_the_driver_after_operator_and_kueue(plan_stack: Any
         plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
     )
     assert conf["resources"]["deviceClassMappings"] == [
-        {"name": "dra.gpu-platform.io/gpu", "deviceClassNames": ["gpu.nvidia.com"]}
+        {"name": "dra.gpu-platform.io/gpu", "deviceClassNames": ["whole-gpu.gpu.nvidia.com"]}
     ]
     (cq,) = plan.by_type("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")
     (group,) = cq.inputs["spec"]["resourceGroups"]
