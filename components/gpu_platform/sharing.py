@@ -69,8 +69,9 @@ def node_resources(pool: GpuPool) -> dict[str, int]:
 
 
 def resource_quantity(resource: str, units: int) -> int | str:
-    """``units`` of a ``node_resources`` entry as a Kubernetes quantity: ``5120Mi`` for huge pages, else the count."""
-    return f"{units}Mi" if resource in MEBIBYTE_RESOURCES else units
+    """``units`` of a ``node_resources`` entry as a Kubernetes quantity: ``5120Mi`` for huge pages, else the count
+    (and ``0`` for none of either)."""
+    return f"{units}Mi" if resource in MEBIBYTE_RESOURCES and units else units
 
 
 def device_plugin_config_key(pool: GpuPool) -> str | None:

@@ -494,7 +494,7 @@ def test_kueue_covers_efa_huge_pages(prod: Plan) -> None:
     quota = {f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in group["flavors"]}
     training = next(p for p in stack_raw_config("prod")["gpuPools"] if p["name"] == "h100-training")
     assert quota["h100-training"]["hugepages-2Mi"] == f"{5120 * training['maxNodes']}Mi"
-    assert quota["system-cpu"]["hugepages-2Mi"] == "0Mi"
+    assert quota["system-cpu"]["hugepages-2Mi"] == 0
 
 
 @pytest.mark.parametrize(("dra", "flag"), [(True, True), (False, None)])
