@@ -595,7 +595,7 @@ def test_plain_gpu_jobs_are_charged_to_device_plugin_flavors() -> None:
     library's Kueue mappings a plain ``nvidia.com/gpu`` pod is still charged as ``nvidia.com/gpu``, which
     only the device-plugin pool's flavor covers, and a claim from the library's template is charged to the
     DRA pool's quota, which only the DRA flavor covers."""
-    from gpu_platform.plans.kueue import plan_kueue
+    from tests.support.plans import plan_kueue
 
     pools = [L4_DRA_EKS, L4_PLUGIN_EKS]
     dra = d.dra_plan(resolve_dra_driver({"cloud": "eks", "kubernetes_version": "1.36", "pools": pools}))  # type: ignore[arg-type]
