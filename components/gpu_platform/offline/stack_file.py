@@ -34,8 +34,8 @@ class _DuplicateKey(yaml.MarkedYAMLError):
     pass
 
 
-class StrictLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a key that appears twice in one mapping (merge keys aside)."""
+class _StrictConstructor(yaml.constructor.SafeConstructor):
+    """Refuses a key that appears twice in one mapping (merge keys aside)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         if isinstance(node, yaml.MappingNode):
@@ -57,6 +57,18 @@ class StrictLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+class StrictLoader(_StrictConstructor, yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key that appears twice in one mapping (merge keys aside)."""
+
+
+_FAST_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", None)
+"""libyaml's parser, when PyYAML has it: big stack files parse many times faster (same documents)."""
+
+
+class _FastStrictLoader(_StrictConstructor, _FAST_SAFE_LOADER or yaml.SafeLoader):  # type: ignore[misc]
+    """``StrictLoader`` on libyaml's parser; its errors are re-read with ``StrictLoader`` for the message."""
+
+
 def load_yaml(path: Path) -> Any:
     """The YAML document in ``path``; any problem as one line ``path:line:col: problem``."""
     try:
@@ -65,6 +77,10 @@ def load_yaml(path: Path) -> Any:
         raise PlanInputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PlanInputError(f"{path}: cannot read: {exc}") from None
+    try:
+        return yaml.load(text, Loader=_FastStrictLoader)  # a SafeLoader
+    except yaml.YAMLError:
+        pass  # read again below, for PyYAML's own message and position
     try:
         return yaml.load(text, Loader=StrictLoader)  # StrictLoader is a SafeLoader
     except yaml.MarkedYAMLError as exc:
@@ -111,7 +127,7 @@ def scalar_texts(path: Path) -> dict[str, str]:
     config value to the program as the text written in the file (``cudaVersion: 12.10`` is ``"12.10"``,
     not the float 12.1), so the offline plan must too."""
     try:
-        root = yaml.compose(path.read_text(), Loader=yaml.SafeLoader)
+        root = yaml.compose(path.read_text(), Loader=_FAST_SAFE_LOADER or yaml.SafeLoader)
     except yaml.YAMLError:
         return {}
     if not isinstance(root, yaml.MappingNode):
