@@ -3,9 +3,11 @@
 1. ``import gpu_platform`` vs ``import pulumi``, and which cloud SDK modules get loaded;
 2. offline plan time of each stack vs a floor program that registers the same resources
    (same types, names, parents and inputs, same SDK modules imported) directly under the same mocks;
-3. plan time for 1, 10, 50 and 100 GPU pools and the growth ratio t(100)/t(10);
-4. peak memory (max RSS) of each plan;
-5. ``make test`` wall time (skip with ``--skip-make-test``).
+3. plan time, peak memory and plan.json size for 10, 100 and 1,000 GPU pools with as many ClusterQueues
+   (cohorts of 10) and teams, and the growth ratio t(1,000)/t(100);
+4. the time to refuse an invalid config of 1,000 queues in one cohort (each would list 1,000 flavors);
+5. peak memory (max RSS) of each plan;
+6. ``make test`` wall time (skip with ``--skip-make-test``).
 
 Every measurement runs in a fresh interpreter (median of ``--repeat`` runs). Standard library only,
 plus the project's own plan runner. The targets are printed next to each figure.
@@ -33,24 +35,37 @@ clouds = sorted(m for m in sys.modules if m.split('.')[0] in ('pulumi_aws', 'pul
 print(elapsed, len(clouds))
 """
 
-# Runs one plan (library or floor) in a fresh interpreter; prints seconds, peak RSS KiB, resource count.
+# Runs one plan (library, floor, or a config the library must refuse) in a fresh interpreter; prints
+# seconds, peak RSS KiB, resource count, dependsOn links and the plan.json size (bytes, as written).
 PLAN_SNIPPET = r"""
 import json, resource, sys, time
 sys.path.insert(0, {bench_dir!r})
 import pulumi  # both sides pay for the SDK itself before the clock starts
+from gpu_platform.errors import ConfigError
+from gpu_platform.offline.output import plan_document
 from gpu_platform.offline.runner import run_plan, run_program
 from floor import floor_program
-mode, project, stack, config = {mode!r}, {project!r}, {stack!r}, {config!r}
+mode, project, stack, config_file = {mode!r}, {project!r}, {stack!r}, {config_file!r}
+config = json.loads(open(config_file).read()) if config_file else None
 spec = json.loads(open({spec_file!r}).read()) if mode == "floor" else None
 t = time.perf_counter()
-if mode == "library":
+if mode == "refuse":
+    try:
+        run_plan(project, stack, config_override=config)
+        raise SystemExit("the invalid config was planned")
+    except ConfigError as exc:
+        plan, count = None, len(exc.problems)
+elif mode == "library":
     plan = run_plan(project, stack, config_override=config)
     count = len(plan.resources)
 else:
     plan = run_program(lambda: floor_program(spec))
     count = len(plan.resources)
 elapsed = time.perf_counter() - t
-print(json.dumps({{"seconds": elapsed, "rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "resources": count}}))
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+size = len(json.dumps(plan_document(plan), indent=2, sort_keys=True)) + 1 if plan is not None else 0
+links = sum(len(r.depends_on) for r in plan.resources) if plan is not None else 0
+print(json.dumps({{"seconds": elapsed, "rss_kib": rss, "resources": count, "bytes": size, "links": links}}))
 """
 
 
@@ -66,6 +81,15 @@ def median_import(module: str, repeat: int) -> tuple[float, int]:
     return statistics.median(float(r[0]) for r in runs), int(runs[-1][1])
 
 
+def _config_file(config: dict | None, spec_file: str) -> str | None:
+    """The config override as a file: a 1,000-pool config does not fit on a command line."""
+    if config is None:
+        return None
+    path = Path(f"{spec_file}.config.json")
+    path.write_text(json.dumps(config))
+    return str(path)
+
+
 def measure_plan(
     mode: str, project: str, stack: str, config: dict | None, spec_file: str, repeat: int
 ) -> dict:
@@ -74,7 +98,7 @@ def measure_plan(
         mode=mode,
         project=project,
         stack=stack,
-        config=config,
+        config_file=_config_file(config, spec_file),
         spec_file=spec_file,
     )
     runs = [json.loads(run_snippet(code)) for _ in range(repeat)]
@@ -82,7 +106,22 @@ def measure_plan(
         "seconds": statistics.median(r["seconds"] for r in runs),
         "rss_mib": max(r["rss_kib"] for r in runs) / 1024,
         "resources": runs[-1]["resources"],
+        "mb": runs[-1]["bytes"] / 1e6,
+        "links": runs[-1]["links"],
     }
+
+
+def measure_paired(project: str, stack: str, spec_file: str, repeat: int) -> tuple[dict, dict]:
+    """Library and floor alternately (library, floor, library, ...), so both see the same machine load."""
+    lib_runs, floor_runs = [], []
+    for _ in range(repeat):
+        lib_runs.append(measure_plan("library", project, stack, None, spec_file, 1))
+        floor_runs.append(measure_plan("floor", project, stack, None, spec_file, 1))
+
+    def median(runs: list[dict]) -> dict:
+        return {**runs[-1], "seconds": statistics.median(r["seconds"] for r in runs)}
+
+    return median(lib_runs), median(floor_runs)
 
 
 def plan_spec(project: str, stack: str, config: dict | None, out: Path) -> None:
@@ -98,7 +137,9 @@ def plan_spec(project: str, stack: str, config: dict | None, out: Path) -> None:
     run_snippet(code)
 
 
-def scaled_config(n: int) -> dict:
+def scaled_config(n: int, cohort_size: int = 10) -> dict:
+    """``n`` GKE pools (time-sliced L4s and MIG H100s), one ClusterQueue per pool in cohorts of
+    ``cohort_size`` and one team per queue. ``cohort_size = n`` (more than Kueue's 64 flavors) is refused."""
     pools = []
     for i in range(n):
         if i % 2 == 0:
@@ -116,21 +157,71 @@ def scaled_config(n: int) -> dict:
                 {
                     "name": f"h100-{i}",
                     "machineType": "a3-highgpu-8g",
+                    "minNodes": 1,  # operator-MIG pools do not scale up from zero on GKE
                     "maxNodes": 2,
                     "sharing": {"mode": "mig", "mig": {"layout": "all-balanced"}},
                 }
             )
     queues = [
-        {"name": f"q{g}", "pools": [p["name"] for p in pools[g * 10 : (g + 1) * 10]]}
-        for g in range((n + 9) // 10)
+        {"name": f"q{i}", "pools": [p["name"]], "cohort": f"c{i // cohort_size}"} for i, p in enumerate(pools)
     ]
+    teams = [{"name": f"team-{i}", "clusterQueue": f"q{i}"} for i in range(n)]
     return {
         "gpu-platform:cloud": "gke",
         "gpu-platform:cluster": {"name": "bench", "project": "bench", "region": "us-central1"},
         "gpu-platform:gpuPools": pools,
-        "gpu-platform:kueue": {"clusterQueues": queues},
+        "gpu-platform:kueue": {"clusterQueues": queues, "teams": teams},
         "gcp:project": "bench",
     }
+
+
+def stack_section(stacks: list[str], tmp: Path, repeat: int) -> list[tuple[str, dict, dict, float]]:
+    print(
+        f"\n== 2. plan time vs floor (same resources registered directly, same mocks; paired, {repeat} runs)"
+    )
+    rows = []
+    for stack in stacks:
+        spec_file = tmp / f"{stack}.json"
+        plan_spec(str(REPO), stack, None, spec_file)
+        lib, floor = measure_paired(str(REPO), stack, str(spec_file), repeat)
+        ratio = lib["seconds"] / floor["seconds"]
+        rows.append((stack, lib, floor, ratio))
+        print(
+            f"{stack:8s} {lib['resources']:4d} resources  library {lib['seconds']:6.3f} s  floor "
+            f"{floor['seconds']:6.3f} s  ratio {ratio:4.2f}x (target <= 1.10x)"
+        )
+    return rows
+
+
+def scaling_section(sizes: list[int], tmp: Path, repeat: int) -> dict[int, dict]:
+    print("\n== 3. scaling: n GPU pools, n ClusterQueues (cohorts of 10), n teams (GKE)")
+    times = {}
+    for n in sizes:
+        res = measure_plan("library", str(REPO), "bench", scaled_config(n), str(tmp / f"scale-{n}"), repeat)
+        times[n] = res
+        print(
+            f"{n:5d} pools/queues  {res['resources']:5d} resources  {res['links']:6d} dependsOn  "
+            f"{res['seconds']:7.3f} s  peak RSS {res['rss_mib']:7.1f} MiB  plan.json {res['mb']:7.2f} MB"
+        )
+    if 1000 in times:
+        big = times[1000]
+        print(
+            f"1,000 x 1,000: {big['seconds']:.1f} s (target <= 20 s), {big['rss_mib']:.0f} MiB (target <= 500 MB)"
+        )
+    if 100 in times and 1000 in times:
+        growth = times[1000]["seconds"] / times[100]["seconds"]
+        print(f"t(1,000) / t(100) = {growth:.2f} (target <= 12; linear would be 10)")
+    return times
+
+
+def refusal_section(n: int, tmp: Path, repeat: int) -> None:
+    if n <= 0:
+        return
+    print(f"\n== 4. refusing an invalid config: {n:,} queues in one cohort")
+    res = measure_plan(
+        "refuse", str(REPO), "bench", scaled_config(n, cohort_size=n), str(tmp / "refuse"), repeat
+    )
+    print(f"refused with {res['resources']} problems in {res['seconds']:.3f} s (target < 5 s)")
 
 
 def main() -> int:
@@ -138,6 +229,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-make-test", action="store_true")
     ap.add_argument("--stacks", default="dev,staging,prod")
+    ap.add_argument("--sizes", default="10,100,1000", help="pools (= queues = teams) per scaling plan")
+    ap.add_argument("--refuse", type=int, default=1000, help="queues in the one-cohort invalid config")
     args = ap.parse_args()
     tmp = REPO / "build" / "bench"
     tmp.mkdir(parents=True, exist_ok=True)
@@ -149,39 +242,18 @@ def main() -> int:
     print(f"import gpu_platform      {t_lib:6.3f} s   (+{t_lib - t_pulumi:.3f} s; target <= +0.300 s)")
     print(f"cloud SDK modules loaded by import gpu_platform: {clouds} (target 0)")
 
-    print("\n== 2. plan time vs floor (same resources registered directly, same mocks)")
-    stack_rows = []
-    for stack in args.stacks.split(","):
-        spec_file = tmp / f"{stack}.json"
-        plan_spec(str(REPO), stack, None, spec_file)
-        lib = measure_plan("library", str(REPO), stack, None, str(spec_file), args.repeat)
-        floor = measure_plan("floor", str(REPO), stack, None, str(spec_file), args.repeat)
-        ratio = lib["seconds"] / floor["seconds"]
-        stack_rows.append((stack, lib, floor, ratio))
-        print(
-            f"{stack:8s} {lib['resources']:4d} resources  library {lib['seconds']:6.3f} s  floor "
-            f"{floor['seconds']:6.3f} s  ratio {ratio:4.2f}x (target <= 1.30x)"
-        )
+    stack_rows = stack_section(args.stacks.split(","), tmp, args.repeat)
+    sizes = [int(n) for n in args.sizes.split(",")]
+    times = scaling_section(sizes, tmp, args.repeat)
+    refusal_section(args.refuse, tmp, args.repeat)
 
-    print("\n== 3. scaling with the number of GPU pools (GKE, operator config and Kueue flavors)")
-    times = {}
-    for n in (1, 10, 50, 100):
-        cfg = scaled_config(n)
-        spec_file = tmp / f"scale-{n}.json"
-        res = measure_plan("library", str(REPO), "bench", cfg, str(spec_file), args.repeat)
-        times[n] = res
-        print(
-            f"{n:4d} pools  {res['resources']:5d} resources  {res['seconds']:6.3f} s  peak RSS {res['rss_mib']:6.1f} MiB"
-        )
-    growth = times[100]["seconds"] / times[10]["seconds"]
-    print(f"t(100 pools) / t(10 pools) = {growth:.2f} (target <= 12; linear would be 10)")
-
-    print("\n== 4. peak memory of the plan (max RSS of the planning process)")
+    print("\n== 5. peak memory of the plan (max RSS of the planning process)")
     for stack, lib, floor, _ in stack_rows:
         print(f"{stack:8s} library {lib['rss_mib']:6.1f} MiB   floor {floor['rss_mib']:6.1f} MiB")
-    print(f"100 pools {times[100]['rss_mib']:6.1f} MiB")
+    for n, res in times.items():
+        print(f"{n:5d} pools/queues {res['rss_mib']:7.1f} MiB")
 
-    print("\n== 5. make test wall time")
+    print("\n== 6. make test wall time")
     if args.skip_make_test:
         print("skipped (--skip-make-test)")
     else:

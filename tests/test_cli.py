@@ -340,3 +340,22 @@ def test_closed_pipe_is_quiet(tmp_path: Path, argv: list[str]) -> None:
     os.close(w)
     assert proc.stderr.decode() == ""
     assert proc.returncode in (0, 141)
+
+
+def test_a_thousand_queue_invalid_config_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Refused before anything is planned: 1,000 queues in one cohort each list more than 64 flavors (the
+    checks are linear, so this is quick; tests/resolve/test_kueue.py counts the work)."""
+    n = 1000
+    pools = [
+        {"name": f"a{i}", "gpu": "a100-80gb", "gpusPerNode": 4, "cpusPerNode": 64, "memoryGibPerNode": 512}
+        | {"maxNodes": 1}
+        for i in range(n)
+    ]
+    queues = [{"name": f"q{i}", "pools": [f"a{i}"], "cohort": "all"} for i in range(n)]
+    extra = tmp_path / "big.yaml"
+    config = {"gpu-platform:gpuPools": pools, "gpu-platform:kueue": {"clusterQueues": queues}}
+    extra.write_text(yaml.safe_dump({"config": config}))
+    code, err = _plan_err(FIXTURE, tmp_path, capsys, "--config-file", str(extra))
+    assert code == 2
+    assert err.count("Kueue allows 64 flavors per queue") == n
+    assert not (tmp_path / "o" / "plan.json").exists()

@@ -131,10 +131,11 @@ def test_stack_program_plans_the_driver_after_operator_and_kueue(plan_stack: Any
     config = stack_config(existing())
     plan = plan_stack("test", REPO, config)
     release = plan.one(RELEASE, "dra-driver-helm")
-    # Depending on a component is depending on its children: the operator's and Kueue's releases.
+    # After the operator (a component: all its children) and Kueue's release, not every Kueue queue.
     assert {plan.one(RELEASE, "gpu-operator-helm").urn, plan.one(RELEASE, "kueue-helm").urn} <= set(
         release.depends_on
     )
+    assert not [d for d in release.depends_on if "kueue.x-k8s.io" in d]
     values = release.inputs["values"]
     assert values["nvidiaDriverRoot"] == "/run/nvidia/driver"  # the operator's driver container
     templates = plan.by_type("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")

@@ -115,7 +115,7 @@ def _timestamp(text: str) -> str | None:
         return None
     try:
         parts = [int(match[k] or 0) for k in ("y", "mo", "d", "h", "mi", "s")]
-        stamp = datetime.datetime(*parts, tzinfo=datetime.UTC)  # type: ignore[misc]
+        stamp = datetime.datetime(*parts, tzinfo=datetime.UTC)  # type: ignore[misc,arg-type]
     except ValueError:
         return None
     fraction = (match["f"] or "").rstrip("0").rstrip(".")
@@ -225,14 +225,15 @@ class _Builder:
     def key(self, frame: _Frame, event: events.ScalarEvent) -> None:
         key = event.value
         frame.key_is_merge = key == "<<" and _is_plain(event)
+        mark: Any = event.start_mark  # a parser's events always carry their position
         if not frame.key_is_merge:
             first = frame.seen.get(key)
             if first is not None:
                 raise PlanInputError(
-                    f"{self.path}:{event.start_mark.line + 1}:{event.start_mark.column + 1}: "
+                    f"{self.path}:{mark.line + 1}:{mark.column + 1}: "
                     f"duplicate key {key!r} (first defined on line {first})"
                 )
-            frame.seen[key] = event.start_mark.line + 1
+            frame.seen[key] = mark.line + 1
         frame.key = key
 
     def add(self, value: Any, size: int, mark: Any, is_scalar_text: str | None) -> None:

@@ -9,7 +9,8 @@ webhooks that validate them.
 
 from collections.abc import Mapping
 from importlib.metadata import version as package_version
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Self
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -60,8 +61,41 @@ class Kueue(PlannedComponent[KueuePlan]):
     status: pulumi.Output[Any]
     """The Helm release status."""
 
+    _given_namespaces: Mapping[str, Any] = MappingProxyType({})
+    """Team namespaces made outside the component (the stack's), each LocalQueue waiting for its own."""
+
     def __init__(self, name: str, args: KueueArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         self._start(name, kueue_plan(*resolve_kueue_args(args)), opts)
+
+    @classmethod
+    def in_namespaces(
+        cls,
+        name: str,
+        plan: KueuePlan,
+        namespaces: Mapping[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> Self:
+        """``from_plan`` for a plan whose team namespaces exist already (``namespaces``: name -> Namespace):
+        each LocalQueue depends on its own namespace, not on all of them."""
+        obj = cls.__new__(cls)
+        obj._given_namespaces = dict(namespaces)
+        obj._start(name, plan, opts)
+        return obj
+
+    @property
+    def release(self) -> Any:
+        """The Helm release: Kueue's CRDs, controller and webhooks (what waiting "for Kueue" needs)."""
+        return self._release
+
+    def needed_by(self, namespace: str, queue: str | None, priority_class: str | None) -> list[Any]:
+        """What a workload in ``namespace`` naming ``queue`` and ``priority_class`` needs of Kueue: the release
+        (its webhooks), that LocalQueue and that WorkloadPriorityClass; never every queue and flavor."""
+        out: list[Any] = [self._release]
+        if queue is not None and (namespace, queue) in self._local_queue_resources:
+            out.append(self._local_queue_resources[namespace, queue])
+        if priority_class is not None and priority_class in self._priority_class_resources:
+            out.append(self._priority_class_resources[priority_class])
+        return out
 
     def _queues(self, name: str, plan: KueuePlan, release: Any) -> dict[str, Any]:
         after = self.child_opts(depends_on=[release])
@@ -82,7 +116,7 @@ class Kueue(PlannedComponent[KueuePlan]):
     def _namespaces(self, name: str, plan: KueuePlan) -> dict[str, Any]:
         """Team namespaces, labelled for their ClusterQueue; kept when the team or Kueue is removed."""
         if not plan.manage_namespaces:
-            return {}
+            return dict(self._given_namespaces)
         return {
             o["metadata"]["name"]: k8s.core.v1.Namespace(
                 f"{name}-ns-{o['metadata']['name']}",
@@ -109,19 +143,25 @@ class Kueue(PlannedComponent[KueuePlan]):
         )
         queues = self._queues(name, plan, release)
         namespaces = self._namespaces(name, plan)
+        self._release = release
+        self._local_queue_resources: dict[tuple[str, str], Any] = {}
+        self._priority_class_resources: dict[str, Any] = {}
         local_names = []
         for obj in plan.objects.local_queues:
             meta = obj["metadata"]
             local_names.append(f"{meta['namespace']}/{meta['name']}")
             ns = [namespaces[meta["namespace"]]] if meta["namespace"] in namespaces else []
+            # Its CRD (the release), its namespace, its ClusterQueue, and what the component waits for.
             deps = [release, *ns, *self._dependencies, queues[obj["spec"]["clusterQueue"]]]
             # spec.clusterQueue is immutable (CEL): moving a team to another queue replaces it.
             opts = self.child_opts(
                 depends_on=deps, replace_on_changes=["spec.clusterQueue"], delete_before_replace=True
             )
-            _custom_resource(f"{name}-lq-{meta['namespace']}-{meta['name']}", obj, opts)
+            self._local_queue_resources[meta["namespace"], meta["name"]] = _custom_resource(
+                f"{name}-lq-{meta['namespace']}-{meta['name']}", obj, opts
+            )
         for obj in plan.objects.priority_classes:
-            TopLevelCustomResource(
+            self._priority_class_resources[obj["metadata"]["name"]] = TopLevelCustomResource(
                 f"{name}-priority-{obj['metadata']['name']}", obj, self.child_opts(depends_on=[release])
             )
         self.cluster_queue_names = pulumi.Output.from_input(

@@ -32,7 +32,7 @@ Model (GPU_PLATFORM_FACTS.md section 6):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,17 +45,20 @@ from gpu_platform.catalog.allocatable import MIB_PER_GIB
 from gpu_platform.clouds import profile_of
 from gpu_platform.plans.dra import kueue_device_class_mappings
 from gpu_platform.plans.helm import deep_merge
-from gpu_platform.plans.node_daemonsets import cpu_node_requests, gpu_node_requests
+from gpu_platform.plans.node_daemonsets import (
+    OperandLayout,
+    cpu_node_requests,
+    gpu_node_requests,
+    operand_layout,
+)
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.kueue import (
     CapacityBasis,
     ClusterQueue,
     KueueSpec,
+    QueueIndex,
     SystemFlavor,
-    cohort_peers,
-    covered_resources,
     node_allocatable_units,
-    queue_pools,
 )
 from gpu_platform.scheduling import LABEL_PREFIX, pool_tolerations, selector_labels
 from gpu_platform.sharing import node_resources, resource_quantity
@@ -84,9 +87,12 @@ def flavor_name(pool: GpuPool) -> str:
     return pool.name
 
 
-def node_units(pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool]) -> tuple[int, int]:
+def node_units(
+    pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool], layout: OperandLayout | None = None
+) -> tuple[int, int]:
     """``(millicores, MiB)`` one node of ``pool`` offers Kueue's workloads: its allocatable (the cloud's
-    published reservation, or what an existing cluster's pool declares) less the library's DaemonSets."""
+    published reservation, or what an existing cluster's pool declares) less the library's DaemonSets
+    (``layout``: where the operator's operands run over ``pools``, when the caller computed it once)."""
     if (
         profile_of(basis.cloud).publishes_allocatable
         and pool.machine is not None
@@ -98,14 +104,16 @@ def node_units(pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool]) ->
         )
     else:
         cpu, memory = (pool.vcpus or 0) * 1000, (pool.memory_gib or 0) * MIB_PER_GIB
-    taken = gpu_node_requests(pool, pools, basis.gpu_operator, basis.dra_compute_domains)
+    taken = gpu_node_requests(pool, pools, basis.gpu_operator, basis.dra_compute_domains, layout)
     return max(cpu - taken.cpu_millicores, 0), max(memory - taken.memory_mib, 0)
 
 
-def _units(pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool]) -> dict[str, int]:
+def _units(
+    pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool], layout: OperandLayout | None = None
+) -> dict[str, int]:
     """What the whole pool offers at ``max_nodes`` in base units: cpu in millicores, memory in MiB."""
     n = pool.max_nodes
-    cpu, memory = node_units(pool, basis, pools)
+    cpu, memory = node_units(pool, basis, pools, layout)
     out = {"cpu": cpu * n, "memory": memory * n}
     out.update({name: units * n for name, units in node_resources(pool).items()})
     return out
@@ -119,13 +127,28 @@ def _quantity(resource: str, units: int) -> int | str:
     return resource_quantity(resource, units)
 
 
+def all_units(
+    pools: Sequence[GpuPool], basis: CapacityBasis, only: Collection[str] | None = None
+) -> dict[str, dict[str, int]]:
+    """Pool name -> what it offers at ``max_nodes`` in base units, for every pool (or those named ``only``)
+    in one pass over ``pools``."""
+    layout = operand_layout(pools, basis.gpu_operator.driver) if basis.gpu_operator is not None else None
+    return {p.name: _units(p, basis, pools, layout) for p in pools if only is None or p.name in only}
+
+
+def quantities(units: Mapping[str, int]) -> dict[str, int | str]:
+    """Base units (millicores, MiB, counts) as Kubernetes quantities."""
+    return {name: _quantity(name, value) for name, value in units.items()}
+
+
 def pool_capacity(pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool]) -> dict[str, int | str]:
-    """What the pool offers Kueue at ``max_nodes``, as Kubernetes quantities (``pools``: all GPU pools).
+    """What the pool offers Kueue at ``max_nodes``, as Kubernetes quantities (``pools``: all GPU pools;
+    for many pools, ``all_units`` once then ``quantities``).
 
     2 nodes of 8 x H100 with ``all-1g.10gb`` (mixed) -> ``{"cpu": "...m", "memory": "...Mi",
     "nvidia.com/mig-1g.10gb": 112}``.
     """
-    return {name: _quantity(name, units) for name, units in _units(pool, basis, pools).items()}
+    return quantities(_units(pool, basis, pools))
 
 
 def system_units(spec: KueueSpec) -> dict[str, int] | None:
@@ -214,25 +237,19 @@ def _flavor_quotas(
 
 def cluster_queue(
     queue: ClusterQueue,
-    owned: Sequence[GpuPool],
-    borrowable: Sequence[GpuPool],
-    spec: KueueSpec,
-    pools: Sequence[GpuPool],
+    index: QueueIndex,
+    units: Mapping[str, Mapping[str, int]],
     system_share: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """A ClusterQueue whose nominal quota is what the ``owned`` pools offer, after ``system_share`` of the
-    system flavor (first, so CPU-only jobs land there; 0 of every GPU resource)."""
-    covered = covered_resources([*owned, *borrowable])
+    """A ClusterQueue whose nominal quota is what its own pools offer (``units``: ``all_units``), after
+    ``system_share`` of the system flavor (first, so CPU-only jobs land there; 0 of every GPU resource)."""
+    covered = index.covered(queue)
     flavors = []
     if system_share is not None:
         flavors.append(_flavor_quotas(SYSTEM_FLAVOR_NAME, system_share, covered, True, queue))
+    flavors += [_flavor_quotas(flavor_name(p), units[p.name], covered, True, queue) for p in index.own(queue)]
     flavors += [
-        _flavor_quotas(flavor_name(p), _units(p, spec.capacity_basis, pools), covered, True, queue)
-        for p in owned
-    ]
-    flavors += [
-        _flavor_quotas(flavor_name(p), _units(p, spec.capacity_basis, pools), covered, False, queue)
-        for p in borrowable
+        _flavor_quotas(flavor_name(p), units[p.name], covered, False, queue) for p in index.peers(queue)
     ]
     p = queue.preemption
     body: dict[str, Any] = {
@@ -253,10 +270,10 @@ def cluster_queue(
 def cluster_queues(spec: KueueSpec, pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
     queues = spec.cluster_queues
     shares: list[Mapping[str, int] | None] = [*system_shares(spec)] or [None] * len(queues)
-    return [
-        cluster_queue(q, queue_pools(q, pools), cohort_peers(q, queues, pools), spec, pools, share)
-        for q, share in zip(queues, shares, strict=True)
-    ]
+    index = QueueIndex(queues, pools)
+    used = {p.name for q in queues for p in index.own(q)}  # each pool once: the checks have run
+    units = all_units(pools, spec.capacity_basis, used)
+    return [cluster_queue(q, index, units, share) for q, share in zip(queues, shares, strict=True)]
 
 
 def team_namespaces(spec: KueueSpec) -> list[dict[str, Any]]:

@@ -149,25 +149,50 @@ def device_plugin_config_set(pools: Sequence[GpuPool], driver: DriverPlan) -> bo
     return any(device_plugin_config_key(p) for p in device_plugin_pools(pools, driver))
 
 
-def gpu_node_pods(pool: GpuPool, pools: Sequence[GpuPool], facts: GpuOperatorFacts) -> dict[str, Requests]:
+@dataclass(frozen=True)
+class OperandLayout:
+    """Where the operator's per-pool operands run, decided once for every pool of the cluster (so a reader
+    of many pools' requests does not rescan every pool for each one)."""
+
+    config_set: bool
+    """``device_plugin_config_set``: the device plugin, GFD and MPS daemon pods carry a sidecar."""
+    device_plugin: frozenset[str]
+    """Names of the ``device_plugin_pools``."""
+    mig_manager: frozenset[str]
+    """Names of the ``mig_manager_pools``."""
+
+
+def operand_layout(pools: Sequence[GpuPool], driver: DriverPlan) -> OperandLayout:
+    served = device_plugin_pools(pools, driver)
+    return OperandLayout(
+        any(device_plugin_config_key(p) for p in served),
+        frozenset(p.name for p in served),
+        frozenset(p.name for p in mig_manager_pools(pools, driver)),
+    )
+
+
+def gpu_node_pods(
+    pool: GpuPool, pools: Sequence[GpuPool], facts: GpuOperatorFacts, layout: OperandLayout | None = None
+) -> dict[str, Requests]:
     """The library's DaemonSet pods on one node of ``pool`` (``pools``: every GPU pool of the cluster), by
-    name, with their effective requests."""
+    name, with their effective requests; ``layout``: ``operand_layout(pools, facts.driver)``, if known."""
     driver = facts.driver
     table = GPU_NODE_DAEMONSET_REQUESTS
-    containers = 2 if device_plugin_config_set(pools, driver) else 1
+    layout = layout or operand_layout(pools, driver)
+    containers = 2 if layout.config_set else 1
     pods: dict[str, Requests] = {}
     if driver.driver == "operator":
         pods["driver"] = table["driver"]
     if driver.toolkit == "operator":
         pods["toolkit"] = table["toolkit"]
-    if pool in device_plugin_pools(pools, driver):
+    if pool.name in layout.device_plugin:
         pods["devicePlugin"] = table["devicePlugin"] * containers
         if pool.sharing.mode == "mps" and pool.sharing.managed_by == "operator":
             pods["mpsControlDaemon"] = table["devicePlugin"] * containers
     pods["gfd"] = table["gfd"] * containers
     if facts.dcgm_exporter:
         pods["dcgmExporter"] = table["dcgmExporter"]
-    if pool in mig_manager_pools(pools, driver):
+    if pool.name in layout.mig_manager:
         pods["migManager"] = table["migManager"]
     pods["validator"] = table["validator"]
     pods["nfdWorker"] = NFD_WORKER_REQUESTS
@@ -187,6 +212,7 @@ def gpu_node_requests(
     pools: Sequence[GpuPool],
     facts: GpuOperatorFacts | None,
     dra_compute_domains: bool = False,
+    layout: OperandLayout | None = None,
 ) -> Requests:
     """Everything the library's DaemonSets request on one node of ``pool``: the GPU Operator's pods (none
     without the operator), the EFA device plugin on EFA pools and the DRA kubelet plugin's running
@@ -197,7 +223,7 @@ def gpu_node_requests(
             extra = extra + DRA_KUBELET_PLUGIN_REQUESTS[name]
     if facts is None:
         return extra
-    return sum(gpu_node_pods(pool, pools, facts).values(), extra)
+    return sum(gpu_node_pods(pool, pools, facts, layout).values(), extra)
 
 
 def cpu_node_requests(facts: GpuOperatorFacts | None) -> Requests:

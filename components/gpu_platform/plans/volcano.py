@@ -24,7 +24,7 @@ from typing import Any
 from gpu_platform.addons import VOLCANO
 from gpu_platform.args.workloads import VolcanoArgs
 from gpu_platform.plans.helm import deep_merge
-from gpu_platform.plans.kueue import pool_capacity
+from gpu_platform.plans.kueue import all_units, quantities
 from gpu_platform.plans.workloads import Placement, pool_placement
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.volcano import VolcanoSpec, VolcanoTeam, resolve_volcano_args
@@ -86,14 +86,29 @@ def _quantity(resource: str, value: Decimal) -> int | str:
     return f"{int(value * 1000)}m"
 
 
-def capacity(spec: VolcanoSpec, pools: Iterable[GpuPool]) -> dict[str, int | str]:
-    """What ``pools`` hold at ``max_nodes``: the sum of ``plans.kueue.pool_capacity`` (cpu, memory, every GPU
-    resource they advertise), as Kubernetes quantities in the same spelling."""
+def pool_capacities(spec: VolcanoSpec) -> dict[str, dict[str, int | str]]:
+    """Pool name -> ``plans.kueue.pool_capacity`` of every Volcano pool, computed in one pass."""
+    return {name: quantities(units) for name, units in all_units(spec.pools, spec.capacity_basis).items()}
+
+
+def _total(capacities: Iterable[Mapping[str, int | str]]) -> dict[str, int | str]:
     total: dict[str, Decimal] = {}
-    for pool in pools:
-        for name, quantity in pool_capacity(pool, spec.capacity_basis, spec.pools).items():
+    for cap in capacities:
+        for name, quantity in cap.items():
             total[name] = total.get(name, Decimal(0)) + _value(quantity)
     return {name: _quantity(name, value) for name, value in total.items()}
+
+
+def capacity(
+    spec: VolcanoSpec,
+    pools: Iterable[GpuPool],
+    capacities: Mapping[str, Mapping[str, int | str]] | None = None,
+) -> dict[str, int | str]:
+    """What ``pools`` hold at ``max_nodes``: the sum of ``plans.kueue.pool_capacity`` (cpu, memory, every GPU
+    resource they advertise), as Kubernetes quantities in the same spelling (``capacities``:
+    ``pool_capacities(spec)``, when the caller computed it once)."""
+    caps = pool_capacities(spec) if capacities is None else capacities
+    return _total(caps[pool.name] for pool in pools)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -101,18 +116,34 @@ def capacity(spec: VolcanoSpec, pools: Iterable[GpuPool]) -> dict[str, int | str
 # ---------------------------------------------------------------------------------------------
 
 
-def queue(spec: VolcanoSpec, team: VolcanoTeam) -> dict[str, Any]:
-    """The team's Queue: ``deserved`` = its pools, ``capability`` = what it may use."""
+def queue(
+    spec: VolcanoSpec,
+    team: VolcanoTeam,
+    capacities: Mapping[str, Mapping[str, int | str]] | None = None,
+    everything: Mapping[str, int | str] | None = None,
+) -> dict[str, Any]:
+    """The team's Queue: ``deserved`` = its pools, ``capability`` = what it may use (``capacities`` and
+    ``everything``, every pool's capacity and their sum, when the caller computed them once)."""
+    caps = pool_capacities(spec) if capacities is None else capacities
+    # spec.team_pools and spec.capability_pools, by name, without a scan of every pool per team.
+    deserved = _total(caps[n] for n in team.pools if n in caps)
+    if team.borrowing:
+        limit = dict(everything) if everything is not None else _total(caps.values())
+    else:
+        limit = dict(deserved)
     return {
         "apiVersion": API_VERSION,
         "kind": "Queue",
         "metadata": {"name": team.name, "labels": {TEAM_LABEL: team.name}},
-        "spec": {
-            "reclaimable": True,
-            "deserved": capacity(spec, spec.team_pools(team)),
-            "capability": capacity(spec, spec.capability_pools(team)),
-        },
+        "spec": {"reclaimable": True, "deserved": deserved, "capability": limit},
     }
+
+
+def _queues(spec: VolcanoSpec) -> tuple[dict[str, Any], ...]:
+    """Every team's Queue, with each pool's capacity (and every pool's, for borrowing) computed once."""
+    caps = pool_capacities(spec)
+    everything = _total(caps.values())
+    return tuple(queue(spec, t, caps, everything) for t in spec.teams)
 
 
 def team_namespaces(spec: VolcanoSpec) -> list[dict[str, Any]]:
@@ -171,7 +202,7 @@ def volcano_plan(
     return VolcanoPlan(
         spec=spec,
         values=helm_values(placement, spec.values),
-        queues=tuple(queue(spec, t) for t in spec.teams),
+        queues=_queues(spec),
         namespaces=tuple(team_namespaces(spec)),
         placements={p.name: pool_placement(p) for p in spec.pools},
         manage_namespaces=manage_namespaces,

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from gpu_platform.args import kueue as a
@@ -178,13 +179,24 @@ class KueueSpec:
             self.cloud, self.vm_memory_overhead_percent, self.gpu_operator, self.dra_compute_domains
         )
 
-    def local_queues(self) -> set[tuple[str, str]]:
-        """``(namespace, LocalQueue)`` of every team."""
-        return {(t.namespace, t.queue_name) for t in self.teams}
+    @cached_property
+    def _local_queue_set(self) -> frozenset[tuple[str, str]]:
+        return frozenset((t.namespace, t.queue_name) for t in self.teams)
+
+    @cached_property
+    def _queues_by_namespace(self) -> dict[str, list[str]]:
+        out: dict[str, dict[str, None]] = {}
+        for t in self.teams:
+            out.setdefault(t.namespace, {})[t.queue_name] = None
+        return {namespace: list(queues) for namespace, queues in out.items()}
+
+    def local_queues(self) -> frozenset[tuple[str, str]]:
+        """``(namespace, LocalQueue)`` of every team (computed once: every service asks for its own)."""
+        return self._local_queue_set
 
     def namespace_queues(self, namespace: str) -> list[str]:
         """The LocalQueues of the teams in ``namespace`` (empty: no Kueue team there), in team order."""
-        return list(dict.fromkeys(t.queue_name for t in self.teams if t.namespace == namespace))
+        return list(self._queues_by_namespace.get(namespace, ()))
 
 
 def queue_pools(queue: ClusterQueue, pools: Sequence[GpuPool]) -> list[GpuPool]:
@@ -205,6 +217,8 @@ def pool_owners(queues: Sequence[ClusterQueue], pools: Sequence[str]) -> dict[st
         for name in queue.pools or pools:
             if name in known:
                 out.setdefault(name, i)
+        if not queue.pools:
+            break  # every pool has its owner now
     return out
 
 
@@ -215,19 +229,65 @@ def given_cluster_queues(raw: Mapping[str, Any]) -> list[ClusterQueue]:
     return given or [ClusterQueue(a.DEFAULT_CLUSTER_QUEUE)]
 
 
+class QueueIndex:
+    """Each queue's own pools and its cohort's pools, computed once over all queues: linear in the queues and
+    the pools they list, so the checks and the plan never rescan every queue for every queue."""
+
+    def __init__(self, queues: Sequence[ClusterQueue], pools: Sequence[GpuPool]) -> None:
+        self._all = list(pools)
+        self._by_name = {p.name: p for p in pools}
+        members: dict[str, dict[str, GpuPool]] = {}
+        for q in queues:
+            if q.cohort is not None:
+                for pool in self.own(q):
+                    members.setdefault(q.cohort, {}).setdefault(pool.name, pool)
+        self._cohorts = {cohort: list(by_name.values()) for cohort, by_name in members.items()}
+        self._covered: dict[str | None, list[str]] = {}
+
+    def own(self, queue: ClusterQueue) -> list[GpuPool]:
+        """``queue_pools``: the pools whose capacity the queue owns, in its order."""
+        if not queue.pools:
+            return self._all
+        return [self._by_name[name] for name in queue.pools if name in self._by_name]
+
+    def cohort_pools(self, queue: ClusterQueue) -> list[GpuPool]:
+        """Every pool some queue of ``queue``'s cohort owns, in queue order (``queue``'s own included)."""
+        return self._cohorts.get(queue.cohort, []) if queue.cohort is not None else []
+
+    def peers(self, queue: ClusterQueue) -> list[GpuPool]:
+        """``cohort_peers``: pools owned by the other queues of the cohort, never nominal here."""
+        if queue.cohort is None:
+            return []
+        own = {p.name for p in self.own(queue)}
+        return [p for p in self.cohort_pools(queue) if p.name not in own]
+
+    def flavor_count(self, queue: ClusterQueue) -> int:
+        """``len(own) + len(peers)`` without listing the peers: own pools are all in the cohort's pools."""
+        own = self.own(queue)
+        if queue.cohort is None:
+            return len(own)
+        return len(own) + len(self.cohort_pools(queue)) - len({p.name for p in own})
+
+    def covered(self, queue: ClusterQueue) -> list[str]:
+        """``covered_resources`` of the queue's own and peer pools (the cohort's pools, when it has one)."""
+        if queue.cohort is not None:
+            key: str | None = queue.cohort
+            if key not in self._covered:
+                self._covered[key] = covered_resources(self.cohort_pools(queue))
+            return self._covered[key]
+        if not queue.pools:
+            if None not in self._covered:
+                self._covered[None] = covered_resources(self._all)
+            return self._covered[None]
+        return covered_resources(self.own(queue))
+
+
 def cohort_peers(
     queue: ClusterQueue, queues: Sequence[ClusterQueue], pools: Sequence[GpuPool]
 ) -> list[GpuPool]:
-    """Pools owned by the other queues of ``queue``'s cohort: borrowable, never nominal here."""
-    if queue.cohort is None:
-        return []
-    own = {p.name for p in queue_pools(queue, pools)}
-    out: list[GpuPool] = []
-    for other in queues:
-        if other.name == queue.name or other.cohort != queue.cohort:
-            continue
-        out += [p for p in queue_pools(other, pools) if p.name not in own and p not in out]
-    return out
+    """Pools owned by the other queues of ``queue``'s cohort: borrowable, never nominal here. For many
+    queues build one ``QueueIndex`` instead: this call is linear in every queue's pools."""
+    return QueueIndex(queues, pools).peers(queue)
 
 
 def covered_resources(pools: Sequence[GpuPool]) -> list[str]:
@@ -319,41 +379,59 @@ def _queue(raw: Mapping[str, Any], p: Problems) -> ClusterQueue:
 
 def _queue_pools_problems(queues: Sequence[ClusterQueue], pools: ResolvedPools, p: Problems) -> None:
     names = [pl.name for pl in pools.pools]
+    known = set(names)
+    valid = ", ".join(names)
     owner = pool_owners(queues, names)
+    owners = set(owner.values())
+    everything = ""
+    first: dict[str, int] = {}
     for i, q in enumerate(queues):
-        if q.name in [other.name for other in queues[:i]]:
+        if first.setdefault(q.name, i) != i:
             p.add((i, "name"), f"'{q.name}' is used by more than one ClusterQueue")
+        listed: set[str] = set()
         for j, name in enumerate(q.pools):
-            if name in q.pools[:j]:
+            if name in listed:
                 p.add((i, "pools", j), f"'{name}' is listed twice")
-            elif name not in names and name not in pools.broken:
-                p.add((i, "pools", j), f"'{name}' is not a GPU pool; valid: {', '.join(names)}")
-        for j, name in enumerate(q.pools or names):
-            if name not in names:
-                continue
-            if owner[name] != i:
-                where: tuple[str | int, ...] = (i, "pools", j) if q.pools else (i, "pools")
-                p.add(
-                    where,
-                    f"pool '{name}' is already the quota of ClusterQueue '{queues[owner[name]].name}'; a pool's "
-                    "capacity can be nominal quota of one queue only, or Kueue admits more than the nodes hold. "
-                    "To share it, put both queues in one cohort: the other queue can then borrow it",
-                )
+            elif name not in known and name not in pools.broken:
+                p.add((i, "pools", j), f"'{name}' is not a GPU pool; valid: {valid}")
+            listed.add(name)
+        if q.pools:
+            for j, name in enumerate(q.pools):
+                if name in known and owner[name] != i:
+                    p.add((i, "pools", j), _owned_elsewhere([name], [queues[owner[name]].name]))
+            continue
+        # A queue listing no pools takes every pool: one problem naming the queues that own some.
+        if not names:
+            continue
+        if i not in owners:
+            everything = everything or _owned_elsewhere(names, [queues[j].name for j in sorted(owners)])
+            p.add((i, "pools"), everything)
+        elif taken := [n for n in names if owner[n] != i]:
+            p.add((i, "pools"), _owned_elsewhere(taken, [queues[j].name for j in sorted(owners - {i})]))
 
 
-def _limit_problems(
-    queue: ClusterQueue,
-    queues: Sequence[ClusterQueue],
-    pools: Sequence[GpuPool],
-    p: Problems,
-    system_flavor: bool = False,
-) -> None:
+def _few(names: Sequence[str]) -> str:
+    shown = ", ".join(f"'{n}'" for n in names[:5])
+    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _owned_elsewhere(pools: Sequence[str], queues: Sequence[str]) -> str:
+    what = f"pool {_few(pools)} is" if len(pools) == 1 else f"pools {_few(pools)} are"
+    whose = f"ClusterQueue {_few(queues)}" if len(queues) == 1 else f"ClusterQueues {_few(queues)}"
+    return (
+        f"{what} already the quota of {whose}; a pool's capacity can be nominal quota of one queue only, or "
+        "Kueue admits more than the nodes hold. To share it, put both queues in one cohort: the other queue "
+        "can then borrow it"
+    )
+
+
+def _limit_problems(queue: ClusterQueue, index: QueueIndex, p: Problems, system_flavor: bool = False) -> None:
     """Kueue's size limits on the ClusterQueue the library would generate for ``queue``."""
-    gpu_flavors = [*queue_pools(queue, pools), *cohort_peers(queue, queues, pools)]
-    covered = covered_resources(gpu_flavors)
-    n_flavors = len(gpu_flavors) + int(system_flavor)
+    gpu_flavors = index.flavor_count(queue)
+    covered = index.covered(queue)
+    n_flavors = gpu_flavors + int(system_flavor)
     what = (
-        f"{n_flavors} flavors ({len(gpu_flavors)} pools and the system flavor)"
+        f"{n_flavors} flavors ({gpu_flavors} pools and the system flavor)"
         if system_flavor
         else f"{n_flavors} pools"
     )
@@ -374,8 +452,10 @@ def _limit_problems(
 
 
 def _teams(raw: Sequence[Mapping[str, Any]], queues: Sequence[ClusterQueue], p: Problems) -> list[Team]:
-    names = [q.name for q in queues]
+    names = {q.name for q in queues}
+    valid = ", ".join(sorted(names))
     out: list[Team] = []
+    first: dict[tuple[str, str, str], Team] = {}
     ns_queue: dict[str, tuple[int, str]] = {}
     for i, t in enumerate(raw):
         here = p.at(i)
@@ -391,7 +471,7 @@ def _teams(raw: Sequence[Mapping[str, Any]], queues: Sequence[ClusterQueue], p: 
         if team.cluster_queue not in names:
             here.add(
                 ("cluster_queue",),
-                f"'{team.cluster_queue}' is not a ClusterQueue; valid: {', '.join(sorted(names))}",
+                f"'{team.cluster_queue}' is not a ClusterQueue; valid: {valid}",
             )
         if not DNS_LABEL.match(team.namespace):
             here.add(("namespace",), f"'{team.namespace}' is not a valid namespace name (DNS label)")
@@ -402,13 +482,11 @@ def _teams(raw: Sequence[Mapping[str, Any]], queues: Sequence[ClusterQueue], p: 
                 f"'{team.namespace}' is {RESERVED_NAMESPACES[team.namespace]}; give the team its own namespace",
             )
         key = (team.namespace, team.queue_name, team.cluster_queue)
-        same = [o for o in out if (o.namespace, o.queue_name, o.cluster_queue) == key]
-        if same and same[0].name == team.name:
+        same = first.setdefault(key, team)
+        if same is not team and same.name == team.name:
             here.add(("name",), f"team '{team.name}' is listed twice")
-        elif same:
-            reason = (
-                f"LocalQueue '{team.queue_name}' in '{team.namespace}' is already team '{same[0].name}''s"
-            )
+        elif same is not team:
+            reason = f"LocalQueue '{team.queue_name}' in '{team.namespace}' is already team '{same.name}''s"
             here.add(("queue_name",), reason)
         if team.namespace in ns_queue and ns_queue[team.namespace][1] != team.cluster_queue:
             j, other = ns_queue[team.namespace]
@@ -428,11 +506,13 @@ def _priority_classes(raw: Sequence[Mapping[str, Any]] | None, p: Problems) -> l
     if raw is None:
         return [PriorityClass(*pc) for pc in a.DEFAULT_PRIORITY_CLASSES]
     out: list[PriorityClass] = []
+    seen: set[str] = set()
     for i, pc in enumerate(raw):
         if not is_dns_subdomain(pc["name"]):
             p.add((i, "name"), f"'{pc['name']}' is not a valid object name (DNS subdomain)")
-        if pc["name"] in [o.name for o in out]:
+        if pc["name"] in seen:
             p.add((i, "name"), f"'{pc['name']}' is defined twice")
+        seen.add(pc["name"])
         if not -(2**31) <= pc["value"] < 2**31:
             p.add((i, "value"), "must fit in a 32-bit integer")
         out.append(PriorityClass(pc["name"], pc["value"], pc.get("description", "")))
@@ -613,9 +693,10 @@ def resolve_kueue(
     explicit = [_queue(q, p.at("cluster_queues", i)) for i, q in enumerate(raw.get("cluster_queues", ()))]
     queues = explicit or [ClusterQueue(a.DEFAULT_CLUSTER_QUEUE)]
     _queue_pools_problems(explicit, pools, p.at("cluster_queues"))
+    index = QueueIndex(queues, pools.pools)
     for i, q in enumerate(queues):
         where = p.at("cluster_queues", i) if explicit else p.at("cluster_queues")
-        _limit_problems(q, queues, pools.pools, where, system_flavor=system is not None)
+        _limit_problems(q, index, where, system_flavor=system is not None)
     teams = _teams(raw.get("teams", ()), queues, p.at("teams"))
     classes = _priority_classes(raw.get("priority_classes"), p.at("priority_classes"))
     integrations = tuple(raw.get("integrations", a.DEFAULT_INTEGRATIONS))

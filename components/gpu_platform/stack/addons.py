@@ -34,19 +34,19 @@ def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
 
 
 def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str, Any]) -> Any:
-    """Kueue without team namespaces: the stack owns every namespace (``stack.namespaces``)."""
+    """Kueue without team namespaces: the stack owns every namespace (``stack.namespaces``); each LocalQueue
+    waits for its own namespace only."""
     from gpu_platform.operators.kueue import Kueue
 
     assert spec.kueue is not None
     secret = "kueue" in spec.secret_sections
     plan = kueue_plan(spec.pools, spec.kueue, addons.KUEUE.namespace, manage_namespaces=False, secret=secret)
-    after = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=list(namespaces.values())))
-    return Kueue.from_plan(addons.KUEUE.component_name, plan, after)
+    return Kueue.in_namespaces(addons.KUEUE.component_name, plan, namespaces, opts)
 
 
 def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any]) -> Any:
-    """The NVIDIA DRA driver, after the GPU Operator (NFD labels, driver, toolkit) and Kueue (the
-    team namespaces its claim templates may go into)."""
+    """The NVIDIA DRA driver, after ``depends_on``: the GPU Operator (NFD labels, driver, toolkit), Kueue's
+    release (not its every queue) and the namespaces its claim templates go into."""
     from gpu_platform.operators.dra import DraDriver
     from gpu_platform.plans.dra import dra_plan
     from gpu_platform.resolve.dra import ResolvedDra
@@ -72,11 +72,13 @@ def kserve(
     opts: pulumi.ResourceOptions,
     depends_on: list[Any],
     namespaces: dict[str, Any] | None = None,
+    kueue: Any = None,
 ) -> dict[str, Any]:
     """cert-manager, KServe and one ``GpuInferenceService`` per service; returns the stack outputs.
 
-    ``depends_on`` (the GPU Operator, and Kueue for the services' queues) orders the inference services
-    after what their pods need on the nodes; ``namespaces`` are the stack's (``stack.namespaces``).
+    ``depends_on`` (the GPU Operator) orders the inference services after what their pods need on the
+    nodes; of ``kueue``, each service waits for its own LocalQueue and priority class only
+    (``Kueue.needed_by``); ``namespaces`` are the stack's (``stack.namespaces``).
     """
     from gpu_platform.inference import GpuInferenceService
     from gpu_platform.operators.cert_manager import CertManager
@@ -98,6 +100,7 @@ def kserve(
         deps = [
             server,
             *depends_on,
+            *(kueue.needed_by(request.namespace, request.queue, request.priority_class) if kueue else []),
             *([namespaces[request.namespace]] if request.namespace in namespaces else []),
         ]
         # Namespaces and service names never contain '.', so "<namespace>.<name>" cannot collide.

@@ -41,15 +41,16 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
         outputs["clusterQueues"] = kueue.cluster_queue_names
     # Workload layer: Volcano and the controllers behind Kueue's integrations.
     outputs.update(deploy_workloads(spec, k8s_opts, namespaces))
-    if spec.dra is not None:  # DRA: after the operator, Kueue and the claim templates' namespaces
+    if spec.dra is not None:  # DRA: after the operator, Kueue's release and the claim templates' namespaces
         claims = [namespaces[n] for n in spec.dra.claim_namespaces if n in namespaces]
-        dra = addons.dra(spec, k8s_opts, [*(r for r in (operator, kueue) if r is not None), *claims])
+        after = [r for r in (operator, kueue.release if kueue is not None else None) if r is not None]
+        dra = addons.dra(spec, k8s_opts, [*after, *claims])
         outputs["draDeviceClasses"] = dra.device_classes
         outputs["draClaimTemplates"] = dra.claim_templates
     if spec.kserve is not None:
-        # After the operator (GPU pods need the device plugin) and Kueue (queues).
-        deps = [r for r in (operator, kueue) if r is not None]
-        outputs.update(addons.kserve(spec, k8s_opts, deps, namespaces))
+        # After the operator (GPU pods need the device plugin) and each service's own Kueue queue.
+        deps = [operator] if operator is not None else []
+        outputs.update(addons.kserve(spec, k8s_opts, deps, namespaces, kueue))
     return outputs
 
 
