@@ -119,6 +119,10 @@ def cluster_policy_spec(values: Mapping[str, Any]) -> dict[str, Any]:
             spec[section] = {}
     for section, (key, sub) in HELM_ONLY.items():
         spec.get(section, {}).get(key, {}).pop(sub, None)
+    upgrade = spec.get("driver", {}).get("upgradePolicy", {})
+    if "gpuPodDeletion" in upgrade:
+        # The chart's clusterpolicy.yaml writes values.driver.upgradePolicy.gpuPodDeletion as podDeletion.
+        upgrade["podDeletion"] = upgrade.pop("gpuPodDeletion")
     return spec
 
 
