@@ -342,10 +342,6 @@ def test_closed_pipe_is_quiet(tmp_path: Path, argv: list[str]) -> None:
     assert proc.returncode in (0, 141)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the 64 KiB stack-file bound (issue 21) refuses this 1,000-queue file before the cohort check (issue 22)",
-)
 def test_a_thousand_queue_invalid_config_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Refused before anything is planned: 1,000 queues in one cohort each list more than 64 flavors (the
     checks are linear, so this is quick; tests/resolve/test_kueue.py counts the work)."""

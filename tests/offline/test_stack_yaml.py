@@ -145,8 +145,8 @@ BOUNDED = {
         f"nested more than {MAX_DEPTH} levels deep (the limit is {MAX_DEPTH})",
     ),
     "huge-file": (
-        "config:\n  gpu-platform:cloud: existing\n" + "# padding\n" * 100_000,
-        f"larger than {MAX_BYTES // 1024} KiB (the limit for a stack file)",
+        "config:\n  gpu-platform:cloud: existing\n" + "# padding\n" * (MAX_BYTES // 10 + 1),
+        f"larger than {MAX_BYTES // 1024 // 1024} MiB (the limit for a stack file)",
     ),
 }
 
@@ -176,11 +176,13 @@ def test_oversized_inputs_are_refused_fast_in_one_line(
 
 
 def test_a_stack_file_at_the_size_limit_is_read_in_well_under_the_bound() -> None:
-    text = "config:\n  gpu-platform:x: [" + "1," * (MAX_BYTES // 2 - 40) + "1]\n"
+    item = "a" * 47 + ","
+    text = "config:\n  gpu-platform:x: [" + item * (MAX_BYTES // len(item) - 1) + "1]\n"
+    assert len(text) <= MAX_BYTES
     start = time.monotonic()
     doc = parse(text, PATH).doc
     assert time.monotonic() - start < 2.0
-    assert len(doc["config"]["gpu-platform:x"]) > MAX_BYTES // 3
+    assert len(doc["config"]["gpu-platform:x"]) == MAX_BYTES // len(item)
 
 
 def test_many_small_aliases_within_the_limit_are_fine() -> None:

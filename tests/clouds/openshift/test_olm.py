@@ -120,10 +120,6 @@ def _leaves(value: Any, path: str = "") -> dict[str, Any]:
     return {path: value}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the driver upgradePolicy (issue 20) renders drain.podSelector in the chart's ClusterPolicy but not in the OLM one",
-)
 def test_cluster_policy_means_what_the_helm_values_mean(plan: OperatorPlan) -> None:
     """Every field the library sets is what the chart's own template makes of the same values."""
     ours = _leaves(o.cluster_policy(plan)["spec"])

@@ -123,6 +123,10 @@ def cluster_policy_spec(values: Mapping[str, Any]) -> dict[str, Any]:
     if "gpuPodDeletion" in upgrade:
         # The chart's clusterpolicy.yaml writes values.driver.upgradePolicy.gpuPodDeletion as podDeletion.
         upgrade["podDeletion"] = upgrade.pop("gpuPodDeletion")
+    for step in ("waitForCompletion", "drain"):
+        # The chart writes a podSelector only when it is non-empty (``{{- if ...podSelector }}``).
+        if isinstance(upgrade.get(step), dict) and not upgrade[step].get("podSelector", True):
+            upgrade[step] = {k: v for k, v in upgrade[step].items() if k != "podSelector"}
     return spec
 
 
