@@ -27,6 +27,7 @@ from gpu_platform.args import (
     GpuPoolArgs,
     KServeArgs,
     KueueArgs,
+    OpenShiftGpuMachineSetArgs,
 )
 from gpu_platform.args.autoprovisioning import (
     AksNapGpuNodePoolArgs,
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from gpu_platform.clouds.gke.cluster import GkeCluster
     from gpu_platform.clouds.gke.compute_class import GkeGpuComputeClass
     from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
+    from gpu_platform.clouds.openshift.machine_set import OpenShiftGpuMachineSet
     from gpu_platform.inference import GpuInferenceService
     from gpu_platform.operators.cert_manager import CertManager
     from gpu_platform.operators.dra import DraDriver
@@ -100,6 +102,7 @@ _COMPONENTS = {
     "EksKarpenterGpuNodePool": "gpu_platform.clouds.eks.karpenter_node_pool",
     "AksNapGpuNodePool": "gpu_platform.clouds.aks.nap_node_pool",
     "GkeGpuComputeClass": "gpu_platform.clouds.gke.compute_class",
+    "OpenShiftGpuMachineSet": "gpu_platform.clouds.openshift.machine_set",
 }
 """Component class -> module, imported on first attribute access."""
 
@@ -158,6 +161,8 @@ __all__ = [
     "KueueArgs",
     "LeaderWorkerSet",
     "LeaderWorkerSetArgs",
+    "OpenShiftGpuMachineSet",
+    "OpenShiftGpuMachineSetArgs",
     "Volcano",
     "VolcanoArgs",
     "__version__",

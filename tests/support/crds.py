@@ -34,6 +34,18 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # --- which CRD validates which kind ---------------------------------------------------------------------
 
 CRDS: dict[tuple[str, str], tuple[str, ...]] = {
+    # openshift/api, openshift/cluster-autoscaler-operator
+    ("machine.openshift.io/v1beta1", "MachineSet"): ("openshift-machine-api", "crds", "machinesets.yaml"),
+    ("autoscaling.openshift.io/v1beta1", "MachineAutoscaler"): (
+        "openshift-autoscaler",
+        "crds",
+        "machineautoscalers.yaml",
+    ),
+    ("autoscaling.openshift.io/v1", "ClusterAutoscaler"): (
+        "openshift-autoscaler",
+        "crds",
+        "clusterautoscalers.yaml",
+    ),
     # kubeflow/trainer
     ("trainer.kubeflow.org/v1alpha1", "TrainJob"): (
         "kubeflow-trainer",

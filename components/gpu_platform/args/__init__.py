@@ -17,7 +17,12 @@ from gpu_platform.args.kueue import (
     TeamArgs,
     WaitForPodsReadyArgs,
 )
-from gpu_platform.args.nodepools import AksGpuNodePoolArgs, EksGpuNodePoolArgs, GkeGpuNodePoolArgs
+from gpu_platform.args.nodepools import (
+    AksGpuNodePoolArgs,
+    EksGpuNodePoolArgs,
+    GkeGpuNodePoolArgs,
+    OpenShiftGpuMachineSetArgs,
+)
 from gpu_platform.args.operators import (
     CertManagerArgs,
     DcgmExporterArgs,
@@ -64,6 +69,7 @@ __all__ = [
     "ManagedBy",
     "MigArgs",
     "MigStrategy",
+    "OpenShiftGpuMachineSetArgs",
     "PreemptionArgs",
     "PriorityClassArgs",
     "RequeuingStrategyArgs",

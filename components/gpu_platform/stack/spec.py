@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform.args.common import Cloud
+from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.plans.kserve import check_kserve_settings
@@ -86,7 +87,9 @@ def load_platform(
     at = lambda i: p.at("gpu_pools", i)  # noqa: E731
     check_cuda_default(cfg.get("cuda_version"), p.at("cuda_version"))
     raw_pools = cfg.get("gpu_pools", [])
-    pools = resolve_cluster_pools(cloud, raw_pools, cfg.get("cuda_version"), at, camel=True, created=True)
+    # Pools of clouds that make no nodes (existing, OpenShift, Yandex) only describe nodes made elsewhere.
+    created = profile_of(cloud).creates_nodes
+    pools = resolve_cluster_pools(cloud, raw_pools, cfg.get("cuda_version"), at, camel=True, created=created)
     cluster = (
         resolve_cluster(cloud, cfg["cluster"], pools.pools, at, p.at("cluster")) if "cluster" in cfg else None
     )

@@ -12,10 +12,17 @@ from gpu_platform.versions import OPENSHIFT_GPU_OPERATOR
 
 
 def _resource(obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    meta = obj["metadata"]
+    return kubernetes_object(
+        f"{obj['kind'].lower()}-{meta.get('namespace', 'cluster')}-{meta['name']}", obj, opts
+    )
+
+
+def kubernetes_object(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    """A planned object as its Pulumi resource: typed for core kinds, a ``CustomResource`` for the rest."""
     import pulumi_kubernetes as k8s
 
     meta = obj["metadata"]
-    name = f"{obj['kind'].lower()}-{meta.get('namespace', 'cluster')}-{meta['name']}"
     if obj["kind"] == "Namespace":
         return k8s.core.v1.Namespace(name, metadata=meta, opts=opts)
     if obj["kind"] == "ConfigMap":

@@ -7,6 +7,7 @@ from __future__ import annotations
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.cloud import CloudProfile
 from gpu_platform.driver import DriverPlan, DriverPlanError
+from gpu_platform.pools import GpuPool
 
 
 class OpenShiftProfile(CloudProfile):
@@ -15,6 +16,7 @@ class OpenShiftProfile(CloudProfile):
     article = "an"
     stack_module = "gpu_platform.clouds.openshift.stack"
     gpu_operator_installer = "gpu_platform.clouds.openshift.olm"
+    policy_module = "gpu_platform.clouds.openshift.policy"
     creates_nodes = False
 
     @classmethod
@@ -27,6 +29,23 @@ class OpenShiftProfile(CloudProfile):
                 "(or 'auto')"
             )
         return DriverPlan("operator", "operator", "operator", operator)
+
+    @classmethod
+    def scale_from_zero_problem(cls, pool: GpuPool) -> str | None:
+        # The machine API tells the autoscaler an empty MachineSet's GPU count (machine.openshift.io/GPU),
+        # which it reads as whole nvidia.com/gpu; slices and renamed replicas exist only once a node runs.
+        s = pool.sharing
+        if s.mode == "mig":
+            return (
+                "OpenShift's cluster autoscaler knows an empty MachineSet's GPUs only as whole nvidia.com/gpu; "
+                "the GPU Operator's MIG slices exist only once a node runs"
+            )
+        if s.mode in ("time-slicing", "mps") and s.rename_by_default:
+            return (
+                "OpenShift's cluster autoscaler does not know nvidia.com/gpu.shared, which the GPU Operator adds "
+                "only once a node runs"
+            )
+        return None
 
 
 PROFILE = OpenShiftProfile()
