@@ -281,4 +281,7 @@ OPENSHIFT_GPU_OPERATOR = OlmPin(
     namespace="nvidia-gpu-operator",
     starting_csv="gpu-operator-certified.v26.7.0",
 )
-"""The same release as the Helm ``GPU_OPERATOR`` pin (v26.7.0)."""
+"""The same release as the Helm ``GPU_OPERATOR`` pin (v26.7.0). The certified catalog publishes bundle 26.7.0
+(CSV ``gpu-operator-certified.v26.7.0``) in channels ``stable`` and ``v26.7`` for OpenShift 4.18-4.22
+(redhat-openshift-ecosystem/certified-operators, ``operators/gpu-operator-certified/26.7.0/release-config.yaml``
+at 274dbde)."""

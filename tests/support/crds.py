@@ -41,6 +41,7 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
         "crds",
         "machineautoscalers.yaml",
     ),
+    ("nfd.openshift.io/v1", "NodeFeatureDiscovery"): ("openshift-nfd", "crds", "nodefeaturediscoveries.yaml"),
     ("autoscaling.openshift.io/v1", "ClusterAutoscaler"): (
         "openshift-autoscaler",
         "crds",

@@ -102,6 +102,14 @@ def test_cluster_policy_validates_against_the_gpu_operator_crd(plan: OperatorPla
     assert problems_of(o.cluster_policy(plan)) == []
 
 
+def test_the_nfd_instance_validates_against_the_nfd_operator_crd() -> None:
+    assert problems_of(o.node_feature_discovery()) == []
+
+
+def test_the_driver_is_built_with_the_driver_toolkit(plan: OperatorPlan) -> None:
+    assert o.cluster_policy(plan)["spec"]["operator"]["use_ocp_driver_toolkit"] is True
+
+
 def _rendered_cluster_policy(values: dict[str, Any]) -> dict[str, Any]:
     helm = pytest.importorskip("helm_python")
     texts = helm.Chart.load(CHART).render(

@@ -4,6 +4,8 @@ driver is always the operator's."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.cloud import CloudProfile
 from gpu_platform.driver import DriverPlan, DriverPlanError
@@ -29,6 +31,12 @@ class OpenShiftProfile(CloudProfile):
                 "(or 'auto')"
             )
         return DriverPlan("operator", "operator", "operator", operator)
+
+    @classmethod
+    def gpu_operator_values(cls, values: dict[str, Any], driver: DriverPlan) -> None:
+        # RHCOS has no kernel headers to build against: the driver container builds with the cluster's Driver
+        # Toolkit image, as the certified operator's own example ClusterPolicy (alm-examples) sets.
+        values.setdefault("operator", {})["use_ocp_driver_toolkit"] = True
 
     @classmethod
     def scale_from_zero_problem(cls, pool: GpuPool) -> str | None:
