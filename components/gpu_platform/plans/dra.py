@@ -63,7 +63,6 @@ MIG_CLASS = "mig.nvidia.com"
 CHART_DEVICE_CLASSES = (CHART_GPU_CLASS, MIG_CLASS, "vfio.gpu.nvidia.com")
 OPERATOR_DRIVER_ROOT = "/run/nvidia/driver"
 """Where the GPU Operator's driver container puts the driver (chart values.yaml comment)."""
-HOST_DRIVER_ROOT = "/"
 EVICTION_ENV = "NODE_LABEL_FOR_GPU_POD_EVICTION"
 """GPU Operator driver manager: also evict pods on nodes with this label when the driver is upgraded."""
 RELEASE_NAME = "dra-driver-nvidia-gpu"

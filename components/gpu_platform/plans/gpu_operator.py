@@ -25,9 +25,6 @@ from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import resources_values
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.gpu_operator import ResolvedGpuOperator
-from gpu_platform.resolve.gpu_operator import (  # re-exported: plans.kueue imports it from here
-    check_operator_settings as check_operator_settings,
-)
 from gpu_platform.scheduling import pool_tolerations
 from gpu_platform.sharing import (
     cluster_mig_strategy,
