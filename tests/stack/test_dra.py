@@ -172,6 +172,26 @@ def test_stack_program_plans_the_driver_after_operator_and_kueue(plan_stack: Any
     assert quota["l40s"]["dra.gpu-platform.io/gpu"] == 0 and quota["l40s"]["nvidia.com/gpu"] == 16
 
 
+def test_each_claim_template_waits_for_its_own_namespace_only(plan_stack: Any) -> None:
+    """Links grow with templates, not templates x namespaces."""
+    raw = existing()
+    raw["kueue"] = {"teams": [{"name": "ml", "clusterQueue": "gpu"}, {"name": "cv", "clusterQueue": "gpu"}]}
+    raw["dra"] = {"enabled": True, "claimNamespaces": ["ml", "cv"]}
+    plan = plan_stack("test", REPO, stack_config(raw))
+    namespaces = {
+        r.inputs["metadata"]["name"]: r.urn
+        for r in plan.by_type("kubernetes:core/v1:Namespace")
+        if r.inputs["metadata"]["name"] in ("ml", "cv")
+    }
+    templates = plan.by_type("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
+    assert len(templates) == 4
+    release = plan.one(RELEASE, "dra-driver-helm").urn
+    for t in templates:
+        own = t.inputs["metadata"]["namespace"]
+        assert release in t.depends_on and namespaces[own] in t.depends_on
+        assert not set(namespaces.values()) - {namespaces[own]} & set(t.depends_on), t.name
+
+
 def test_no_dra_no_kueue_resources_block(plan_stack: Any) -> None:
     raw = existing()
     raw.pop("dra")

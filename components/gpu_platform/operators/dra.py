@@ -6,7 +6,8 @@ brings the ``gpu.nvidia.com`` class they sit next to). Everything comes from ``p
 must be given the same pools: their labels keep its device plugin and MIG manager off the DRA nodes.
 """
 
-from typing import Any, cast
+from collections.abc import Mapping
+from typing import Any, Self, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -31,8 +32,32 @@ class DraDriver(PlannedComponent[d.DraPlan]):
     claim_templates: pulumi.Output[list[str]]
     """``<namespace>/<name>`` of every ResourceClaimTemplate created."""
 
+    _given_namespaces: Mapping[str, Any] | None = None
+
     def __init__(self, name: str, args: DraDriverArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         self._start(name, d.dra_plan(resolve_dra_driver(args)), opts)
+
+    @classmethod
+    def in_namespaces(
+        cls,
+        name: str,
+        plan: d.DraPlan,
+        namespaces: Mapping[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> Self:
+        """``from_plan`` for a plan whose claim namespaces exist already (``namespaces``: name -> Namespace):
+        each ResourceClaimTemplate depends on its own namespace, not on all of them."""
+        obj = cls.__new__(cls)
+        obj._given_namespaces = dict(namespaces)
+        obj._start(name, plan, opts)
+        return obj
+
+    def _template_dependencies(self, namespace: str) -> list[Any]:
+        if self._given_namespaces is None:
+            # The component's own dependencies (a direct user passes what creates the namespaces).
+            return list(self._dependencies)
+        own = self._given_namespaces.get(namespace)
+        return [own] if own is not None else []
 
     def _create(self, name: str, plan: d.DraPlan) -> dict[str, Any]:
         ns = helm_namespace(self, f"{name}-ns", plan.namespace, labels=d.PSA_PRIVILEGED_LABELS)
@@ -61,10 +86,9 @@ class DraDriver(PlannedComponent[d.DraPlan]):
         for obj in d.claim_templates(plan):
             meta = obj["metadata"]
             templates.append(f"{meta['namespace']}/{meta['name']}")
-            # A template's spec is immutable: a changed device request replaces it. The component's own
-            # dependencies (the stack passes Kueue, which creates the team namespaces) come along.
+            # A template's spec is immutable: a changed device request replaces it.
             opts = self.child_opts(
-                depends_on=[release, *classes, *self._dependencies],
+                depends_on=[release, *classes, *self._template_dependencies(meta["namespace"])],
                 replace_on_changes=["spec"],
                 delete_before_replace=True,
             )

@@ -136,13 +136,12 @@ def mig_parted_config_data(plan: OperatorPlan) -> dict[str, str]:
 
 def operand_tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]:
     """Tolerations every GPU-node operand needs: the GPU taint (Exists, any value), users' pool taints
-    and the AKS spot taint, each once."""
-    out: list[dict[str, str]] = []
+    and the AKS spot taint, each once (in first-seen order; a set keeps it linear in pools)."""
+    out: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
     for pool in pools:
         for tol in pool_tolerations(pool):
-            if tol not in out:
-                out.append(tol)
-    return out
+            out.setdefault(tuple(sorted(tol.items())), tol)
+    return list(out.values())
 
 
 def config_digest(data: Mapping[str, str]) -> str:

@@ -44,9 +44,11 @@ def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str
     return Kueue.in_namespaces(addons.KUEUE.component_name, plan, namespaces, opts)
 
 
-def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any]) -> Any:
-    """The NVIDIA DRA driver, after ``depends_on``: the GPU Operator (NFD labels, driver, toolkit), Kueue's
-    release (not its every queue) and the namespaces its claim templates go into."""
+def dra(
+    spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any], namespaces: dict[str, Any]
+) -> Any:
+    """The NVIDIA DRA driver, after ``depends_on``: the GPU Operator (NFD labels, driver, toolkit) and Kueue's
+    release (not its every queue); each claim template after its own namespace (``stack.namespaces``)."""
     from gpu_platform.operators.dra import DraDriver
     from gpu_platform.plans.dra import dra_plan
     from gpu_platform.resolve.dra import ResolvedDra
@@ -64,7 +66,7 @@ def dra(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any])
     )
     plan = replace(plan, secret_values="dra" in spec.secret_sections)
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=depends_on))
-    return DraDriver.from_plan(addons.DRA_DRIVER.component_name, plan, merged)
+    return DraDriver.in_namespaces(addons.DRA_DRIVER.component_name, plan, namespaces, merged)
 
 
 def kserve(

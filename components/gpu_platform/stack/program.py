@@ -41,10 +41,9 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
         outputs["clusterQueues"] = kueue.cluster_queue_names
     # Workload layer: Volcano and the controllers behind Kueue's integrations.
     outputs.update(deploy_workloads(spec, k8s_opts, namespaces))
-    if spec.dra is not None:  # DRA: after the operator, Kueue's release and the claim templates' namespaces
-        claims = [namespaces[n] for n in spec.dra.claim_namespaces if n in namespaces]
+    if spec.dra is not None:  # DRA: after the operator and Kueue's release; each claim after its namespace
         after = [r for r in (operator, kueue.release if kueue is not None else None) if r is not None]
-        dra = addons.dra(spec, k8s_opts, [*after, *claims])
+        dra = addons.dra(spec, k8s_opts, after, namespaces)
         outputs["draDeviceClasses"] = dra.device_classes
         outputs["draClaimTemplates"] = dra.claim_templates
     if spec.kserve is not None:
