@@ -149,7 +149,7 @@ def _pool_problems(
             i, queue = queues[name]
             here.add(
                 (),
-                f"pool '{name}' is also the quota of Kueue ClusterQueue '{queue}' (kueue.cluster_queues[{i}].pools); "
+                f"pool '{name}' is also the quota of Kueue ClusterQueue '{queue}' (kueue.clusterQueues[{i}].pools); "
                 "slurmd holds every GPU of a Slurm node, so a pool belongs to Slurm or to Kueue, never both: "
                 "remove it from one of them",
             )
@@ -176,8 +176,8 @@ def _namespace_problems(namespace: str, kueue: Mapping[str, Any] | None, p: Prob
         if team.get("namespace", team.get("name")) == namespace:
             p.add(
                 ("namespace",),
-                f"namespace '{namespace}' is Kueue team '{team.get('name')}''s (kueue.teams[{i}]); slurmd pods are "
-                "not Kueue workloads: give Slurm its own namespace",
+                f"namespace '{namespace}' is the namespace of Kueue team '{team.get('name')}' (kueue.teams[{i}]); "
+                "slurmd pods are not Kueue workloads: give Slurm its own namespace",
             )
             break
 
