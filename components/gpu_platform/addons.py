@@ -221,7 +221,6 @@ SLURM_OPERATOR = Addon(
     versions.SLURM_OPERATOR,
     "slurm-operator",
     "slurm",
-    reserves_namespace=True,
     namespace_owner="the Slinky operator's namespace",
 )
 SLURM = Addon(
@@ -230,7 +229,6 @@ SLURM = Addon(
     versions.SLURM,
     "slurm",  # the chart names the Controller, NodeSets, LoginSets and services after the release
     "slurm",
-    reserves_namespace=True,
     namespace_owner="the Slurm cluster's namespace",
     gang_scheduler=True,
 )

@@ -151,21 +151,31 @@ def test_crds_chart_renders_the_vendored_crds() -> None:
         if d
     }
     assert {c["metadata"]["name"] for c in rendered} == set(vendored)
-    assert {c["spec"]["names"]["kind"] for c in rendered} >= {"Controller", "NodeSet", "LoginSet", "RestApi", "Accounting"}
+    assert {c["spec"]["names"]["kind"] for c in rendered} >= {
+        "Controller",
+        "NodeSet",
+        "LoginSet",
+        "RestApi",
+        "Accounting",
+    }
     for crd in rendered:
         assert crd["spec"] == vendored[crd["metadata"]["name"]]["spec"]
 
 
 def test_operator_chart_renders_without_crds_and_with_cert_manager_certificates() -> None:
     plan = _plan()
-    objects = _render(CHARTS[SLURM_OPERATOR.key], plan.operator_values, SLURM_OPERATOR.release_name, plan.operator_namespace)
+    objects = _render(
+        CHARTS[SLURM_OPERATOR.key], plan.operator_values, SLURM_OPERATOR.release_name, plan.operator_namespace
+    )
     kinds = {o["kind"] for o in objects}
     assert "CustomResourceDefinition" not in kinds  # the CRDs are their own release
     assert {"Certificate", "Issuer", "ValidatingWebhookConfiguration", "Deployment"} <= kinds
     for deployment in _kind(objects, "Deployment"):
         pod = deployment["spec"]["template"]["spec"]
         assert not any(t.get("key") == GPU_RESOURCE for t in pod.get("tolerations") or [])
-        terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+        terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+            "nodeSelectorTerms"
+        ]
         assert terms  # off the GPU nodes
 
 
@@ -206,7 +216,9 @@ def test_nodesets_run_pyxis_slurmd_on_their_pool_only() -> None:
         pool = pools[nodeset["spec"]["template"]["spec"]["hostname"].rstrip("-")]
         spec = nodeset["spec"]
         assert spec["scalingMode"] == "DaemonSet"
-        assert spec["slurmd"]["image"] == f"{versions.SLURMD_PYXIS_IMAGE_REPOSITORY}:{versions.SLURM_IMAGE_TAG}"
+        assert (
+            spec["slurmd"]["image"] == f"{versions.SLURMD_PYXIS_IMAGE_REPOSITORY}:{versions.SLURM_IMAGE_TAG}"
+        )
         pod = spec["template"]["spec"]
         placement = pool_placement(pool)
         assert placement["nodeSelector"].items() <= pod["nodeSelector"].items()
@@ -225,7 +237,9 @@ def test_login_set_runs_pyxis_off_the_gpu_nodes_with_the_given_key() -> None:
 
 
 def test_pyxis_and_gres_autodetect_are_configured() -> None:
-    [config] = [o for o in _kind(_slurm_objects(), "ConfigMap") if o["metadata"]["name"] == "slurm-config-extra"]
+    [config] = [
+        o for o in _kind(_slurm_objects(), "ConfigMap") if o["metadata"]["name"] == "slurm-config-extra"
+    ]
     assert config["data"]["gres.conf"] == GRES_CONF == "AutoDetect=nvidia\n"
     assert config["data"]["plugstack.conf"] == PLUGSTACK_CONF
     [controller] = _kind(_slurm_objects(), "Controller")
@@ -253,7 +267,9 @@ def test_accounting_uses_the_external_database_from_its_secret() -> None:
     ids=lambda p: p["name"],
 )
 def test_gres_equals_the_gpus_the_pool_advertises(pool: dict[str, Any]) -> None:
-    plan = plan_slurm({"cloud": "existing", "gpu_pools": [pool, L4 if pool is not L4 else H100], "pools": [pool["name"]]})  # type: ignore[typeddict-item]
+    plan = plan_slurm(
+        {"cloud": "existing", "gpu_pools": [pool, L4 if pool is not L4 else H100], "pools": [pool["name"]]}
+    )  # type: ignore[typeddict-item]
     [resolved] = plan.spec.pools
     advertised = advertised_resources(resolved)
     objects = _render(CHARTS[SLURM.key], plan.slurm_values, SLURM.release_name, plan.namespace)
@@ -276,7 +292,10 @@ def test_mig_and_shared_pools_are_refused_with_why() -> None:
     assert "AutoDetect=nvml" in errors["pools[0]"] and "MIG" in errors["pools[0]"]
     assert "time-slicing" in errors["pools[1]"]
     # The same pool with whole GPUs is Slurm's.
-    assert plan_slurm({"cloud": "existing", "gpu_pools": [H100], "pools": ["h100"]}).nodesets["h100"]["gres"] == "gpu:h100:8"  # type: ignore[typeddict-item]
+    assert (
+        plan_slurm({"cloud": "existing", "gpu_pools": [H100], "pools": ["h100"]}).nodesets["h100"]["gres"]
+        == "gpu:h100:8"
+    )  # type: ignore[typeddict-item]
 
 
 # --- Kueue and Volcano never count Slurm pools ---------------------------------------------------
@@ -285,8 +304,22 @@ EXISTING = {
     "cloud": "existing",
     "cluster": {"name": "research", "kubeconfig": "apiVersion: v1\nkind: Config\n"},
     "gpuPools": [
-        {"name": "h100", "gpu": "h100-80gb", "gpusPerNode": 8, "cpusPerNode": 208, "memoryGibPerNode": 1872, "maxNodes": 2},
-        {"name": "l4", "gpu": "l4", "gpusPerNode": 4, "cpusPerNode": 48, "memoryGibPerNode": 192, "maxNodes": 2},
+        {
+            "name": "h100",
+            "gpu": "h100-80gb",
+            "gpusPerNode": 8,
+            "cpusPerNode": 208,
+            "memoryGibPerNode": 1872,
+            "maxNodes": 2,
+        },
+        {
+            "name": "l4",
+            "gpu": "l4",
+            "gpusPerNode": 4,
+            "cpusPerNode": 48,
+            "memoryGibPerNode": 192,
+            "maxNodes": 2,
+        },
     ],
     "gpuOperator": {"driver": {"owner": "operator"}},
 }
@@ -331,7 +364,9 @@ def test_volcano_queues_exclude_slurm_pools() -> None:
 def test_a_pool_claimed_by_kueue_and_slurm_is_refused_once() -> None:
     cfg = {
         **EXISTING,
-        "kueue": {"clusterQueues": [{"name": "training", "pools": ["h100"]}, {"name": "serving", "pools": ["l4"]}]},
+        "kueue": {
+            "clusterQueues": [{"name": "training", "pools": ["h100"]}, {"name": "serving", "pools": ["l4"]}]
+        },
         "slurm": {"enabled": True, "pools": ["h100"]},
     }
     with pytest.raises(ConfigError) as err:
@@ -358,10 +393,16 @@ def test_component_installs_crds_operator_and_cluster_in_order(run_component: Ca
     plan = run_component(lambda: SlurmCluster("slurm", _args(login={"enabled": False})))  # type: ignore[arg-type]
     releases = {r.inputs["name"]: r for r in plan.by_type(RELEASE)}
     assert set(releases) == {"cert-manager", "slurm-operator-crds", "slurm-operator", "slurm"}
-    for key, name in ((SLURM_OPERATOR_CRDS.key, "slurm-operator-crds"), (SLURM_OPERATOR.key, "slurm-operator"), (SLURM.key, "slurm")):
+    for key, name in (
+        (SLURM_OPERATOR_CRDS.key, "slurm-operator-crds"),
+        (SLURM_OPERATOR.key, "slurm-operator"),
+        (SLURM.key, "slurm"),
+    ):
         pin = addon(key).pin
         assert (releases[name].inputs["chart"], releases[name].inputs["version"]) == (pin.chart, pin.version)
-    crds, operator, slurm, certs = (releases[n] for n in ("slurm-operator-crds", "slurm-operator", "slurm", "cert-manager"))
+    crds, operator, slurm, certs = (
+        releases[n] for n in ("slurm-operator-crds", "slurm-operator", "slurm", "cert-manager")
+    )
     assert crds.options["retainOnDelete"] is True
     assert not operator.options.get("retainOnDelete")
     assert crds.urn in operator.depends_on and certs.urn in operator.depends_on
@@ -374,21 +415,33 @@ def test_component_installs_crds_operator_and_cluster_in_order(run_component: Ca
 
 def test_component_without_cert_manager(run_component: Callable[..., Plan]) -> None:
     plan = run_component(lambda: SlurmCluster("slurm", _args(install_cert_manager=False)))  # type: ignore[arg-type]
-    assert {r.inputs["name"] for r in plan.by_type(RELEASE)} == {"slurm-operator-crds", "slurm-operator", "slurm"}
+    assert {r.inputs["name"] for r in plan.by_type(RELEASE)} == {
+        "slurm-operator-crds",
+        "slurm-operator",
+        "slurm",
+    }
 
 
 def test_user_values_never_override_the_nodesets() -> None:
-    values = {"nodesets": {"h100": {"slurmd": {"image": {"repository": "example.com/slurmd"}}}}, "asciiArt": False}
+    values = {
+        "nodesets": {"h100": {"slurmd": {"image": {"repository": "example.com/slurmd"}}}},
+        "asciiArt": False,
+    }
     plan = plan_slurm(_args(values=values))  # type: ignore[arg-type]
     assert plan.slurm_values["asciiArt"] is False
-    assert plan.slurm_values["nodesets"]["h100"]["slurmd"]["image"]["repository"] == versions.SLURMD_PYXIS_IMAGE_REPOSITORY
+    assert (
+        plan.slurm_values["nodesets"]["h100"]["slurmd"]["image"]["repository"]
+        == versions.SLURMD_PYXIS_IMAGE_REPOSITORY
+    )
 
 
 def test_controllers_follow_the_system_pool_selector() -> None:
     spec = plan_slurm(_args()).spec
     placement = controller_placement("aks")
     plan = slurm_plan(spec, placement)
-    assert plan.slurm_values["controller"]["podSpec"]["nodeSelector"] == {"kubernetes.azure.com/mode": "system"}
+    assert plan.slurm_values["controller"]["podSpec"]["nodeSelector"] == {
+        "kubernetes.azure.com/mode": "system"
+    }
     assert plan.operator_values["operator"]["nodeSelector"] == {"kubernetes.azure.com/mode": "system"}
 
 

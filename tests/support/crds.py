@@ -56,11 +56,19 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
     ),
     ("jobset.x-k8s.io/v1alpha2", "JobSet"): ("jobset", "crds", "jobset.x-k8s.io_jobsets.yaml"),
     # SlinkyProject/slurm-operator
-    ("slinky.slurm.net/v1beta1", "Controller"): ("slurm-operator", "crds", "slinky.slurm.net_controllers.yaml"),
+    ("slinky.slurm.net/v1beta1", "Controller"): (
+        "slurm-operator",
+        "crds",
+        "slinky.slurm.net_controllers.yaml",
+    ),
     ("slinky.slurm.net/v1beta1", "NodeSet"): ("slurm-operator", "crds", "slinky.slurm.net_nodesets.yaml"),
     ("slinky.slurm.net/v1beta1", "LoginSet"): ("slurm-operator", "crds", "slinky.slurm.net_loginsets.yaml"),
     ("slinky.slurm.net/v1beta1", "RestApi"): ("slurm-operator", "crds", "slinky.slurm.net_restapis.yaml"),
-    ("slinky.slurm.net/v1beta1", "Accounting"): ("slurm-operator", "crds", "slinky.slurm.net_accountings.yaml"),
+    ("slinky.slurm.net/v1beta1", "Accounting"): (
+        "slurm-operator",
+        "crds",
+        "slinky.slurm.net_accountings.yaml",
+    ),
     # volcano
     ("batch.volcano.sh/v1alpha1", "Job"): ("volcano", "crds", "batch.volcano.sh_jobs.yaml"),
     ("scheduling.volcano.sh/v1beta1", "Queue"): ("volcano", "crds", "scheduling.volcano.sh_queues.yaml"),

@@ -55,7 +55,9 @@ class SlurmPasswordSecretArgs(TypedDict):
     """A Secret key in the Slurm namespace holding the database password (never the password itself)."""
 
     name: str
+    """The Secret's name."""
     key: str
+    """The key in the Secret whose value is the password."""
 
 
 @with_config(ARGS_CONFIG)
@@ -63,6 +65,7 @@ class SlurmDatabaseArgs(TypedDict):
     """A MySQL/MariaDB database slurmdbd writes to (a managed cloud database or one run elsewhere)."""
 
     host: str
+    """The database's host name or address."""
     port: NotRequired[int]
     """Default 3306."""
     database: NotRequired[str]
@@ -106,8 +109,11 @@ class SlurmSettings(TypedDict):
     """Install cert-manager (the operator's webhook certificates need it); default true; false when the
     cluster runs it already."""
     login: NotRequired[SlurmLoginArgs]
+    """The login set (on by default)."""
     accounting: NotRequired[SlurmAccountingArgs]
+    """slurmdbd with an external database (off by default)."""
     controller: NotRequired[SlurmControllerArgs]
+    """slurmctld's state-save volume."""
     values: NotRequired[Mapping[str, Any]]
     """Escape hatch: extra ``slurm`` chart values (the library's NodeSets, GRES and images win)."""
 

@@ -45,7 +45,9 @@ class SlurmCluster(PlannedComponent[SlurmPlan]):
                     self.child_opts(depends_on=deps),
                 )
             )
-        operator_ns = helm_namespace(self, f"{name}-operator-namespace", plan.operator_namespace, depends_on=deps)
+        operator_ns = helm_namespace(
+            self, f"{name}-operator-namespace", plan.operator_namespace, depends_on=deps
+        )
         crds = helm_release(
             self,
             f"{name}-crds",

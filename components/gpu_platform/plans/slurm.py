@@ -173,7 +173,9 @@ class SlurmPlan:
     """The user's values hold a secret: the values inputs are stored encrypted."""
 
 
-def slurm_plan(spec: SlurmSpec, placement: Placement, cert_manager: bool | None = None, secret: bool = False) -> SlurmPlan:
+def slurm_plan(
+    spec: SlurmSpec, placement: Placement, cert_manager: bool | None = None, secret: bool = False
+) -> SlurmPlan:
     """The plan from a resolved spec; ``cert_manager`` overrides ``spec.install_cert_manager`` (the stack
     installs cert-manager once for Slurm and KServe)."""
     install = spec.install_cert_manager if cert_manager is None else cert_manager

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_platform.addons import SLURM
+from gpu_platform.addons import SLURM, scheduling_namespaces
 from gpu_platform.args import slurm as a
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Problems
@@ -31,7 +31,9 @@ from gpu_platform.resolve.workloads import node_selector_problems
 
 SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
 """A Secret data key (Kubernetes ``IsConfigMapKey``)."""
-SSH_KEY = re.compile(r"^(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)|sk-(ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com) [A-Za-z0-9+/=]+( .*)?$")
+SSH_KEY = re.compile(
+    r"^(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)|sk-(ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com) [A-Za-z0-9+/=]+( .*)?$"
+)
 """One OpenSSH public key line (``authorized_keys`` without options)."""
 MAX_LOGIN_REPLICAS = 16
 
@@ -165,21 +167,25 @@ def _pool_problems(
     return mine
 
 
-def _namespace_problems(namespace: str, kueue: Mapping[str, Any] | None, p: Problems) -> None:
+def _namespace_problems(
+    namespace: str, kueue: Mapping[str, Any] | None, volcano: Mapping[str, Any] | None, p: Problems
+) -> None:
     if not DNS_LABEL.match(namespace):
         p.add(("namespace",), f"'{namespace}' is not a valid namespace name (DNS label)")
         return
-    owner = RESERVED_NAMESPACES.get(namespace)
+    owner = RESERVED_NAMESPACES.get(namespace) or scheduling_namespaces().get(namespace)
     if owner is not None and namespace != SLURM.namespace:
         p.add(("namespace",), f"'{namespace}' is {owner}, never the Slurm cluster's")
-    for i, team in enumerate((kueue or {}).get("teams") or ()):
-        if team.get("namespace", team.get("name")) == namespace:
-            p.add(
-                ("namespace",),
-                f"namespace '{namespace}' is the namespace of Kueue team '{team.get('name')}' (kueue.teams[{i}]); "
-                "slurmd pods are not Kueue workloads: give Slurm its own namespace",
-            )
-            break
+    for scheduler, section in (("Kueue", kueue), ("Volcano", volcano)):
+        for i, team in enumerate((section or {}).get("teams") or ()):
+            if team.get("namespace", team.get("name")) == namespace:
+                p.add(
+                    ("namespace",),
+                    f"namespace '{namespace}' is the namespace of {scheduler} team '{team.get('name')}' "
+                    f"({scheduler.lower()}.teams[{i}]); slurmd pods are no {scheduler} workloads: give Slurm its "
+                    "own namespace",
+                )
+                return
 
 
 def _login(raw: Mapping[str, Any], p: Problems) -> SlurmLogin:
@@ -188,7 +194,9 @@ def _login(raw: Mapping[str, Any], p: Problems) -> SlurmLogin:
         p.add(("replicas",), f"{replicas} is out of range; must be between 1 and {MAX_LOGIN_REPLICAS}")
     keys = raw.get("root_ssh_authorized_keys")
     if keys is not None:
-        lines = [line.strip() for line in keys.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        lines = [
+            line.strip() for line in keys.splitlines() if line.strip() and not line.lstrip().startswith("#")
+        ]
         if not lines:
             p.add(("root_ssh_authorized_keys",), "holds no key; give OpenSSH public keys, one a line")
         for n, line in enumerate(lines, 1):
@@ -282,7 +290,7 @@ def resolve_slurm(
                 "schedule; serve from a pool Slurm does not own",
             )
     namespace = raw.get("namespace", a.DEFAULT_SLURM_NAMESPACE)
-    _namespace_problems(namespace, kueue, p)
+    _namespace_problems(namespace, kueue, volcano, p)
     login = _login(raw.get("login", {}), p.at("login"))
     database = _database(raw.get("accounting", {}), p.at("accounting"))
     controller = raw.get("controller", {})
@@ -290,7 +298,10 @@ def resolve_slurm(
     if storage < 1:
         p.add(("controller", "storage_gib"), f"{storage} is out of range; must be at least 1")
     if "storage_class" in controller and not is_dns_subdomain(controller["storage_class"]):
-        p.add(("controller", "storage_class"), f"'{controller['storage_class']}' is not a valid StorageClass name")
+        p.add(
+            ("controller", "storage_class"),
+            f"'{controller['storage_class']}' is not a valid StorageClass name",
+        )
     if p.count() != before:
         return None
     return SlurmSpec(

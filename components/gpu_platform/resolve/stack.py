@@ -236,7 +236,9 @@ def workload_layer(
 # --- end workload layer ---
 
 
-def resolve_stack_slurm(cfg: Mapping[str, Any], pools: ResolvedPools, kueue_on: bool, p: Problems) -> SlurmSpec | None:
+def resolve_stack_slurm(
+    cfg: Mapping[str, Any], pools: ResolvedPools, kueue_on: bool, p: Problems
+) -> SlurmSpec | None:
     """The ``slurm`` section over every pool, with the Kueue queues, Volcano teams and KServe services of the
     same stack: none of them may use a pool Slurm owns."""
     section = cfg.get("slurm", {})

@@ -40,7 +40,9 @@ def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str
 
     assert spec.kueue is not None
     secret = "kueue" in spec.secret_sections
-    plan = kueue_plan(spec.queue_pools, spec.kueue, addons.KUEUE.namespace, manage_namespaces=False, secret=secret)
+    plan = kueue_plan(
+        spec.queue_pools, spec.kueue, addons.KUEUE.namespace, manage_namespaces=False, secret=secret
+    )
     return Kueue.in_namespaces(addons.KUEUE.component_name, plan, namespaces, opts)
 
 

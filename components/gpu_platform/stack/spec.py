@@ -105,7 +105,9 @@ def load_platform(
     system_pool = cluster.system_pool if cluster is not None and cluster.create else None
     # Slurm's pools are its own: Kueue's quotas and Volcano's queues are made over the others.
     scheduled = without_exclusive(pools, slurm_pool_names(cfg.get("slurm", {})))
-    kueue = resolve_kueue(cloud, kueue_section, scheduled, at, p.at("kueue"), system_pool) if kueue_on else None
+    kueue = (
+        resolve_kueue(cloud, kueue_section, scheduled, at, p.at("kueue"), system_pool) if kueue_on else None
+    )
     workloads, volcano, kueue = workload_layer(cfg, scheduled, kueue, kueue_on, p)
     slurm = resolve_stack_slurm(cfg, pools, kueue_on, p)
     kserve = None
