@@ -23,6 +23,7 @@ from gpu_platform.plans.kueue import kueue_plan
 from gpu_platform.plans.slurm import (
     GRES_CONF,
     PLUGSTACK_CONF,
+    SlurmPlan,
     gres_type,
     plan_slurm,
     slurm_plan,
@@ -64,8 +65,13 @@ KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleExampleExampleExampleExampleE
 DATABASE = {"host": "mysql.example.internal", "password_secret": {"name": "slurm-db", "key": "password"}}
 
 
-def _args(**extra: Any) -> dict[str, Any]:
+def _args(**extra: Any) -> Any:
     return {"cloud": "existing", "gpu_pools": [H100, L4, A100], "pools": ["h100", "l4", "a100"], **extra}
+
+
+def _plan_of(args: Any) -> SlurmPlan:
+    """``plan_slurm`` on arguments built as plain dicts (the checks are the point, not the static types)."""
+    return plan_slurm(args)
 
 
 def _render(chart_dir: str, values: dict[str, Any], name: str, namespace: str) -> list[dict[str, Any]]:
@@ -83,7 +89,7 @@ def _plan(accounting: bool = True) -> Any:
     extra: dict[str, Any] = {"login": {"root_ssh_authorized_keys": KEY + "\n"}}
     if accounting:
         extra["accounting"] = {"enabled": True, "database": DATABASE}
-    return plan_slurm(_args(**extra))  # type: ignore[arg-type]
+    return _plan_of(_args(**extra))
 
 
 @functools.cache
@@ -267,9 +273,9 @@ def test_accounting_uses_the_external_database_from_its_secret() -> None:
     ids=lambda p: p["name"],
 )
 def test_gres_equals_the_gpus_the_pool_advertises(pool: dict[str, Any]) -> None:
-    plan = plan_slurm(
+    plan = _plan_of(
         {"cloud": "existing", "gpu_pools": [pool, L4 if pool is not L4 else H100], "pools": [pool["name"]]}
-    )  # type: ignore[typeddict-item]
+    )
     [resolved] = plan.spec.pools
     advertised = advertised_resources(resolved)
     objects = _render(CHARTS[SLURM.key], plan.slurm_values, SLURM.release_name, plan.namespace)
@@ -286,16 +292,16 @@ def test_mig_and_shared_pools_are_refused_with_why() -> None:
     mig = _pool("a100", "a100-80gb", 8, sharing={"mode": "mig", "mig": {"layout": "all-1g.10gb"}})
     sliced = _pool("l4", "l4", 4, sharing={"mode": "time-slicing", "replicas": 4})
     with pytest.raises(ArgumentsError) as err:
-        plan_slurm({"cloud": "existing", "gpu_pools": [mig, sliced, H100], "pools": ["a100", "l4"]})  # type: ignore[typeddict-item]
+        _plan_of({"cloud": "existing", "gpu_pools": [mig, sliced, H100], "pools": ["a100", "l4"]})
     errors = dict(err.value.problems)
     assert set(errors) == {"pools[0]", "pools[1]"}
     assert "AutoDetect=nvml" in errors["pools[0]"] and "MIG" in errors["pools[0]"]
     assert "time-slicing" in errors["pools[1]"]
     # The same pool with whole GPUs is Slurm's.
     assert (
-        plan_slurm({"cloud": "existing", "gpu_pools": [H100], "pools": ["h100"]}).nodesets["h100"]["gres"]
+        _plan_of({"cloud": "existing", "gpu_pools": [H100], "pools": ["h100"]}).nodesets["h100"]["gres"]
         == "gpu:h100:8"
-    )  # type: ignore[typeddict-item]
+    )
 
 
 # --- Kueue and Volcano never count Slurm pools ---------------------------------------------------
@@ -390,7 +396,7 @@ def test_without_exclusive_is_what_pool_owners_sees() -> None:
 
 
 def test_component_installs_crds_operator_and_cluster_in_order(run_component: Callable[..., Plan]) -> None:
-    plan = run_component(lambda: SlurmCluster("slurm", _args(login={"enabled": False})))  # type: ignore[arg-type]
+    plan = run_component(lambda: SlurmCluster("slurm", _args(login={"enabled": False})))
     releases = {r.inputs["name"]: r for r in plan.by_type(RELEASE)}
     assert set(releases) == {"cert-manager", "slurm-operator-crds", "slurm-operator", "slurm"}
     for key, name in (
@@ -414,7 +420,7 @@ def test_component_installs_crds_operator_and_cluster_in_order(run_component: Ca
 
 
 def test_component_without_cert_manager(run_component: Callable[..., Plan]) -> None:
-    plan = run_component(lambda: SlurmCluster("slurm", _args(install_cert_manager=False)))  # type: ignore[arg-type]
+    plan = run_component(lambda: SlurmCluster("slurm", _args(install_cert_manager=False)))
     assert {r.inputs["name"] for r in plan.by_type(RELEASE)} == {
         "slurm-operator-crds",
         "slurm-operator",
@@ -427,7 +433,7 @@ def test_user_values_never_override_the_nodesets() -> None:
         "nodesets": {"h100": {"slurmd": {"image": {"repository": "example.com/slurmd"}}}},
         "asciiArt": False,
     }
-    plan = plan_slurm(_args(values=values))  # type: ignore[arg-type]
+    plan = _plan_of(_args(values=values))
     assert plan.slurm_values["asciiArt"] is False
     assert (
         plan.slurm_values["nodesets"]["h100"]["slurmd"]["image"]["repository"]
@@ -436,7 +442,7 @@ def test_user_values_never_override_the_nodesets() -> None:
 
 
 def test_controllers_follow_the_system_pool_selector() -> None:
-    spec = plan_slurm(_args()).spec
+    spec = _plan_of(_args()).spec
     placement = controller_placement("aks")
     plan = slurm_plan(spec, placement)
     assert plan.slurm_values["controller"]["podSpec"]["nodeSelector"] == {

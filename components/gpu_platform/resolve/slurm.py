@@ -111,7 +111,8 @@ def slurm_pool_names(raw: Mapping[str, Any]) -> list[str]:
 def _claims(section: Mapping[str, Any] | None, key: str) -> dict[str, tuple[int, str]]:
     """Pool -> (index, name) of the first Kueue ClusterQueue / Volcano team that lists it explicitly."""
     out: dict[str, tuple[int, str]] = {}
-    for i, entry in enumerate((section or {}).get(key) or ()):
+    entries: Sequence[Any] = (section.get(key) or ()) if section is not None else ()
+    for i, entry in enumerate(entries):
         for name in entry.get("pools") or ():
             out.setdefault(name, (i, entry.get("name", "")))
     return out
