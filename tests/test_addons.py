@@ -63,11 +63,12 @@ def test_reserved_namespaces_are_the_ones_refused_before_the_registry() -> None:
         "kubeflow-system": "Kubeflow Trainer's namespace",
         "kuberay-system": "KubeRay's namespace",
         "volcano-system": "Volcano's own namespace (its webhooks skip it)",
+        "slurm": "the Slurm cluster's namespace",
     }
 
 
 def test_gang_schedulers() -> None:
-    assert [a.key for a in addons.ADDONS if a.gang_scheduler] == ["kueue", "volcano"]
+    assert [a.key for a in addons.ADDONS if a.gang_scheduler] == ["kueue", "volcano", "slurm"]
 
 
 def test_every_framework_an_addon_serves_is_a_kueue_integration() -> None:

@@ -36,6 +36,7 @@ from gpu_platform.args.autoprovisioning import (
     GkeGpuComputeClassArgs,
 )
 from gpu_platform.args.dra import DraDriverArgs
+from gpu_platform.args.slurm import SlurmClusterArgs
 from gpu_platform.args.workloads import (
     JobSetArgs,
     KubeflowTrainerArgs,
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
     from gpu_platform.operators.gpu_operator import GpuOperator
     from gpu_platform.operators.kserve import KServe
     from gpu_platform.operators.kueue import Kueue
+    from gpu_platform.operators.slurm import SlurmCluster
     from gpu_platform.operators.volcano import Volcano
     from gpu_platform.operators.workloads import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
 
@@ -96,6 +98,7 @@ _COMPONENTS = {
     "KubeflowTrainer": "gpu_platform.operators.workloads",
     "KubeRay": "gpu_platform.operators.workloads",
     "Volcano": "gpu_platform.operators.volcano",
+    "SlurmCluster": "gpu_platform.operators.slurm",
     # DRA and node auto-provisioning
     "DraDriver": "gpu_platform.operators.dra",
     "EksKarpenter": "gpu_platform.clouds.eks.karpenter",
@@ -163,6 +166,8 @@ __all__ = [
     "LeaderWorkerSetArgs",
     "OpenShiftGpuMachineSet",
     "OpenShiftGpuMachineSetArgs",
+    "SlurmCluster",
+    "SlurmClusterArgs",
     "Volcano",
     "VolcanoArgs",
     "__version__",

@@ -40,7 +40,8 @@ class Addon:
     namespace_owner: str = ""
     """What a refusal calls its namespace ("Kueue's namespace")."""
     gang_scheduler: bool = False
-    """A gang scheduler whose queues own pools (Kueue or Volcano; a pool belongs to one of them)."""
+    """A scheduler that owns pools (Kueue, Volcano or Slurm; a pool belongs to one of them). Slurm's pools are
+    its own outright: no Kueue or Volcano quota counts them (``resolve.kueue.without_exclusive``)."""
     section_key: str | None = None
     """Its key in the stack file's ``workloads`` section (snake_case), for the workload controllers."""
     volcano_gang: bool = False
@@ -206,6 +207,31 @@ KARPENTER_CRD = Addon(
     "karpenter",
     release_holds_crds=True,
 )
+SLURM_OPERATOR_CRDS = Addon(
+    "slurmOperatorCrds",
+    "Slinky's CRDs",
+    versions.SLURM_OPERATOR_CRDS,
+    "slurm-operator-crds",
+    "slurm",
+    release_holds_crds=True,
+)
+SLURM_OPERATOR = Addon(
+    "slurmOperator",
+    "the Slinky slurm-operator",
+    versions.SLURM_OPERATOR,
+    "slurm-operator",
+    "slurm",
+    namespace_owner="the Slinky operator's namespace",
+)
+SLURM = Addon(
+    "slurm",
+    "Slurm",
+    versions.SLURM,
+    "slurm",  # the chart names the Controller, NodeSets, LoginSets and services after the release
+    "slurm",
+    namespace_owner="the Slurm cluster's namespace",
+    gang_scheduler=True,
+)
 
 ADDONS: tuple[Addon, ...] = (
     GPU_OPERATOR,
@@ -224,6 +250,9 @@ ADDONS: tuple[Addon, ...] = (
     DRA_DRIVER,
     KARPENTER,
     KARPENTER_CRD,
+    SLURM_OPERATOR_CRDS,
+    SLURM_OPERATOR,
+    SLURM,
 )
 """Every add-on, in the order of ``versions.ALL_CHARTS``."""
 BY_KEY: dict[str, Addon] = {a.key: a for a in ADDONS}

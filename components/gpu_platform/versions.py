@@ -230,6 +230,37 @@ KARPENTER_CRD = ChartPin(
 KARPENTER_IMAGE_TAG = "1.14.1"
 KARPENTER_IMAGE_DIGEST = "sha256:723130949e4cab989461ff07d1be4cd781d63515432494641b33c235f300ae23"
 
+# --- Slurm on Kubernetes (SchedMD Slinky) ---------------------------------------------------
+# SlinkyProject/slurm-operator@v1.2.1 (87313dac): three charts published together as OCI charts. The CRDs
+# (group slinky.slurm.net) are their own release so removing the operator never deletes a Slurm cluster;
+# the operator's webhook certificates come from cert-manager (docs/installation.md at the tag).
+SLURM_OPERATOR_CRDS = ChartPin(
+    chart="oci://ghcr.io/slinkyproject/charts/slurm-operator-crds",
+    version="1.2.1",
+    repo=None,
+    namespace="slinky",
+)
+SLURM_OPERATOR = ChartPin(
+    chart="oci://ghcr.io/slinkyproject/charts/slurm-operator",
+    version="1.2.1",
+    repo=None,
+    namespace="slinky",
+)
+SLURM = ChartPin(
+    chart="oci://ghcr.io/slinkyproject/charts/slurm",
+    version="1.2.1",
+    repo=None,
+    namespace="slurm",
+)
+SLURM_IMAGE_TAG = "26.05-ubuntu26.04"
+"""Slurm 26.05 on Ubuntu 26.04: the tag the slurm chart 1.2.1 gives every Slurm image (its appVersion is
+Slurm 26.05); the pyxis images are built from the same slurmd and login images
+(SlinkyProject/containers ``schedmd/slurm/26.05/ubuntu26.04/Dockerfile.pyxis``)."""
+SLURMD_PYXIS_IMAGE_REPOSITORY = "ghcr.io/slinkyproject/slurmd-pyxis"
+"""slurmd with enroot and the pyxis SPANK plugin (``srun --container-image``)."""
+LOGIN_PYXIS_IMAGE_REPOSITORY = "ghcr.io/slinkyproject/login-pyxis"
+"""The login image with the same pyxis plugin, so ``srun --container-*`` options parse on the login pod."""
+
 ALL_CHARTS: tuple[ChartPin, ...] = (
     GPU_OPERATOR,
     KUEUE,
@@ -247,6 +278,9 @@ ALL_CHARTS: tuple[ChartPin, ...] = (
     DRA_DRIVER,
     KARPENTER,
     KARPENTER_CRD,
+    SLURM_OPERATOR_CRDS,
+    SLURM_OPERATOR,
+    SLURM,
 )
 """Every chart the library installs, once (``gpu_platform.addons`` gives each its release and namespace)."""
 

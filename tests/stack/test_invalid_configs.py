@@ -30,6 +30,7 @@ SECTIONS = {
     "gpu-pools": "gpuPools",
     "kserve": "kserve",
     "kueue": "kueue",
+    "slurm": "slurm",
     "volcano": "volcano",
     "workloads": "workloads",
 }

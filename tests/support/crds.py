@@ -68,6 +68,20 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
         "leaderworkerset.x-k8s.io_leaderworkersets.yaml",
     ),
     ("jobset.x-k8s.io/v1alpha2", "JobSet"): ("jobset", "crds", "jobset.x-k8s.io_jobsets.yaml"),
+    # SlinkyProject/slurm-operator
+    ("slinky.slurm.net/v1beta1", "Controller"): (
+        "slurm-operator",
+        "crds",
+        "slinky.slurm.net_controllers.yaml",
+    ),
+    ("slinky.slurm.net/v1beta1", "NodeSet"): ("slurm-operator", "crds", "slinky.slurm.net_nodesets.yaml"),
+    ("slinky.slurm.net/v1beta1", "LoginSet"): ("slurm-operator", "crds", "slinky.slurm.net_loginsets.yaml"),
+    ("slinky.slurm.net/v1beta1", "RestApi"): ("slurm-operator", "crds", "slinky.slurm.net_restapis.yaml"),
+    ("slinky.slurm.net/v1beta1", "Accounting"): (
+        "slurm-operator",
+        "crds",
+        "slinky.slurm.net_accountings.yaml",
+    ),
     # volcano
     ("batch.volcano.sh/v1alpha1", "Job"): ("volcano", "crds", "batch.volcano.sh_jobs.yaml"),
     ("scheduling.volcano.sh/v1beta1", "Queue"): ("volcano", "crds", "scheduling.volcano.sh_queues.yaml"),
@@ -155,9 +169,12 @@ def json_schema(parts: tuple[str, ...]) -> dict[str, Any]:
 
 
 def with_defaults(schema: dict[str, Any], value: Any) -> Any:
-    """Structural defaulting: absent properties that declare a ``default`` get it, recursively."""
+    """Structural defaulting: absent properties that declare a ``default`` get it, recursively. A ``null`` for a
+    property that is not ``nullable`` is pruned first, as the API server does before defaulting (charts render
+    ``epilogScriptRefs: null``)."""
     if isinstance(value, dict) and "properties" in schema:
-        out = dict(value)
+        props = schema["properties"]
+        out = {k: v for k, v in value.items() if v is not None or k not in props or props[k].get("nullable")}
         for key, sub in schema["properties"].items():
             if key not in out and "default" in sub:
                 out[key] = copy.deepcopy(sub["default"])
@@ -211,6 +228,8 @@ def schema_problems(value: Any, schema: dict[str, Any], path: str = "") -> list[
     found = [
         f"{_path(path, e.absolute_path) or '<root>'}: {e.message}"
         for e in jsonschema.Draft7Validator(schema).iter_errors(value)
+        # OpenAPI ``nullable: true`` admits null, which JSON schema's ``type`` does not know.
+        if not (e.instance is None and isinstance(e.schema, dict) and e.schema.get("nullable"))
     ]
     return found + list(_walk(schema, value, path))
 

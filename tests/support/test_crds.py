@@ -82,6 +82,21 @@ def test_defaults_apply_before_the_rules_and_a_missing_field_fails_its_rule() ->
     assert schema_problems({"mode": "slow", "n": 2}, SCHEMA, "X") == []
 
 
+def test_a_null_for_a_known_field_is_pruned_before_defaulting() -> None:
+    # The API server drops ``null`` for a non-nullable field before defaulting: the default then applies and
+    # the rules see it. A null under an unknown key is still an unknown field.
+    assert schema_problems({"mode": None, "n": 2}, SCHEMA, "X") == ["X: mode must be slow"]
+    assert schema_problems({"mode": "slow", "n": 2, "extra": None}, SCHEMA, "X") == [
+        "X.extra: unknown field (the API server would drop it)"
+    ]
+
+
+def test_a_nullable_field_admits_null_and_nothing_else_of_another_type() -> None:
+    nullable: dict[str, Any] = {"type": "object", "properties": {"refs": {"type": "array", "nullable": True}}}
+    assert schema_problems({"refs": None}, nullable, "X") == []
+    assert schema_problems({"refs": "a"}, nullable, "X") == ["X.refs: 'a' is not of type 'array'"]
+
+
 def test_a_rule_the_evaluator_cannot_read_is_a_problem_not_a_pass() -> None:
     schema = {"type": "object", "x-kubernetes-validations": [{"rule": "self.quantity().isGreaterThan(0)"}]}
     (found,) = schema_problems({}, schema, "X")

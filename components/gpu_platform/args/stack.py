@@ -17,6 +17,7 @@ from gpu_platform.args.inference import InferenceServiceConfigArgs
 from gpu_platform.args.kueue import KueueSettings
 from gpu_platform.args.operators import GpuOperatorSection, KServeSettings
 from gpu_platform.args.pool import GpuPoolArgs
+from gpu_platform.args.slurm import SlurmSettings
 from gpu_platform.args.validate import ARGS_CONFIG
 from gpu_platform.args.workloads import VolcanoSettings, WorkloadsSettings
 
@@ -56,6 +57,14 @@ class VolcanoSection(VolcanoSettings):
     installs (cluster-wide settings), and Kueue keeps the other integrations."""
 
 
+@with_config(ARGS_CONFIG)
+class SlurmSection(SlurmSettings):
+    """``slurm``: Slurm on Kubernetes (SchedMD Slinky) over the GPU pools it owns, with pyxis and enroot."""
+
+    enabled: NotRequired[bool]
+    """Default false."""
+
+
 # --- end workload layer ---
 
 
@@ -91,3 +100,5 @@ class StackConfigArgs(TypedDict):
     """Volcano, the other gang scheduler (docs/workloads.md)."""
     dra: NotRequired[DraSection]
     """Dynamic Resource Allocation for the pools with ``allocation: dra``."""
+    slurm: NotRequired[SlurmSection]
+    """Slurm on Kubernetes (Slinky) on the pools it owns (docs/slurm.md)."""

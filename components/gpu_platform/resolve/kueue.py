@@ -7,7 +7,7 @@ are those of v0.19.2 (CRD ``maxItems``/``maxProperties`` and the ClusterQueue we
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -210,7 +210,8 @@ def queue_pools(queue: ClusterQueue, pools: Sequence[GpuPool]) -> list[GpuPool]:
 def pool_owners(queues: Sequence[ClusterQueue], pools: Sequence[str]) -> dict[str, int]:
     """Pool -> index of the ClusterQueue whose nominal quota it is: the first queue that lists it (a queue
     that lists none takes every pool). The one place that says which pools Kueue owns; Volcano schedules
-    the others."""
+    the others. ``pools`` are those Kueue and Volcano may count at all: ``without_exclusive`` has taken out
+    the pools Slurm owns outright."""
     known = set(pools)
     out: dict[str, int] = {}
     for i, queue in enumerate(queues):
@@ -220,6 +221,16 @@ def pool_owners(queues: Sequence[ClusterQueue], pools: Sequence[str]) -> dict[st
         if not queue.pools:
             break  # every pool has its owner now
     return out
+
+
+def without_exclusive(pools: ResolvedPools, exclusive: Collection[str]) -> ResolvedPools:
+    """The pools Kueue and Volcano may count: all but those a scheduler owns outright (``exclusive``, Slurm's:
+    slurmd holds every GPU of those nodes). Their names join ``broken``, so a queue or team that names one is
+    told once, by the owner's resolver (``resolve.slurm``), that the pool is taken, not that it is no pool."""
+    taken = set(exclusive)
+    if not taken:
+        return pools
+    return ResolvedPools([p for p in pools.pools if p.name not in taken], pools.broken | taken)
 
 
 def given_cluster_queues(raw: Mapping[str, Any]) -> list[ClusterQueue]:

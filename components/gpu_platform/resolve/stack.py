@@ -32,6 +32,7 @@ from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, check_operator_se
 from gpu_platform.resolve.inference import ServiceRequest, resolve_request
 from gpu_platform.resolve.kueue import CapacityBasis, GpuOperatorFacts, KueueSpec
 from gpu_platform.resolve.pools import ResolvedPools
+from gpu_platform.resolve.slurm import SlurmSpec, resolve_slurm
 from gpu_platform.resolve.volcano import VolcanoSpec, resolve_volcano
 from gpu_platform.resolve.workloads import WorkloadsSpec, resolve_workloads, with_workload_integrations
 
@@ -233,6 +234,30 @@ def workload_layer(
 
 
 # --- end workload layer ---
+
+
+def resolve_stack_slurm(
+    cfg: Mapping[str, Any], pools: ResolvedPools, kueue_on: bool, p: Problems
+) -> SlurmSpec | None:
+    """The ``slurm`` section over every pool, with the Kueue queues, Volcano teams and KServe services of the
+    same stack: none of them may use a pool Slurm owns."""
+    section = cfg.get("slurm", {})
+    if not section.get("enabled", False):
+        for key in ("pools", "login", "accounting", "controller"):
+            if key in section:
+                p.add(("slurm", key), "{{slurm.enabled}} is false")
+        return None
+    volcano = cfg.get("volcano", {})
+    serving = cfg.get("kserve", {}).get("enabled", False)
+    return resolve_slurm(
+        section,
+        pools,
+        p.at("slurm"),
+        cfg.get("kueue", {}) if kueue_on else None,
+        volcano if volcano.get("enabled", False) else None,
+        cfg.get("kserve_services", []) if serving else [],
+        p.at("kserve", "services"),
+    )
 
 
 def given_keys(raw: Any) -> set[str]:

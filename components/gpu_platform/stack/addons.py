@@ -40,7 +40,9 @@ def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str
 
     assert spec.kueue is not None
     secret = "kueue" in spec.secret_sections
-    plan = kueue_plan(spec.pools, spec.kueue, addons.KUEUE.namespace, manage_namespaces=False, secret=secret)
+    plan = kueue_plan(
+        spec.queue_pools, spec.kueue, addons.KUEUE.namespace, manage_namespaces=False, secret=secret
+    )
     return Kueue.in_namespaces(addons.KUEUE.component_name, plan, namespaces, opts)
 
 
@@ -75,23 +77,23 @@ def kserve(
     depends_on: list[Any],
     namespaces: dict[str, Any] | None = None,
     kueue: Any = None,
+    cert_manager: Any = None,
 ) -> dict[str, Any]:
     """cert-manager, KServe and one ``GpuInferenceService`` per service; returns the stack outputs.
 
+    ``cert_manager``: the stack's, when Slurm needs it too (else it is created here).
     ``depends_on`` (the GPU Operator) orders the inference services after what their pods need on the
     nodes; of ``kueue``, each service waits for its own LocalQueue and priority class only
     (``Kueue.needed_by``); ``namespaces`` are the stack's (``stack.namespaces``).
     """
     from gpu_platform.inference import GpuInferenceService
-    from gpu_platform.operators.cert_manager import CertManager
     from gpu_platform.operators.kserve import KServe
 
     ks = spec.kserve
     assert ks is not None
     before = []
     if ks.install_cert_manager:
-        certs = cert_manager_plan(addons.CERT_MANAGER.namespace)
-        before = [CertManager.from_plan(addons.CERT_MANAGER.component_name, certs, opts)]
+        before = [cert_manager if cert_manager is not None else install_cert_manager(opts)]
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=before))
     plan = kserve_plan({**ks.settings, "secret_values": "kserve" in spec.secret_sections})
     server = KServe.from_plan(addons.KSERVE_RESOURCES.component_name, plan, merged)
@@ -123,3 +125,33 @@ def kserve(
         "kserveDeploymentMode": mode,
         "inferenceServices": services,
     }
+
+
+def install_cert_manager(opts: pulumi.ResourceOptions) -> Any:
+    """cert-manager, once per stack: KServe's and Slinky's webhooks both take their certificates from it."""
+    from gpu_platform.operators.cert_manager import CertManager
+
+    return CertManager.from_plan(
+        addons.CERT_MANAGER.component_name, cert_manager_plan(addons.CERT_MANAGER.namespace), opts
+    )
+
+
+def needs_cert_manager(spec: PlatformSpec) -> bool:
+    """The stack installs cert-manager: for KServe or for Slurm, each unless told the cluster runs it."""
+    kserve = spec.kserve is not None and spec.kserve.install_cert_manager
+    return kserve or (spec.slurm is not None and spec.slurm.install_cert_manager)
+
+
+def slurm(spec: PlatformSpec, opts: pulumi.ResourceOptions, depends_on: list[Any]) -> Any:
+    """Slinky and the Slurm cluster, after ``depends_on``: cert-manager and the GPU Operator (slurmd asks for
+    ``nvidia.com/gpu``, which its device plugin advertises)."""
+    from gpu_platform.operators.slurm import SlurmCluster
+    from gpu_platform.plans.slurm import slurm_plan
+    from gpu_platform.plans.workloads import controller_placement
+
+    assert spec.slurm is not None
+    placement = controller_placement(spec.cloud, spec.workloads.node_selector)
+    # cert-manager is the stack's (``install_cert_manager``), never the component's own second copy.
+    plan = slurm_plan(spec.slurm, placement, cert_manager=False, secret="slurm" in spec.secret_sections)
+    merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=depends_on))
+    return SlurmCluster.from_plan(addons.SLURM.component_name, plan, merged)

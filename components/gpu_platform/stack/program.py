@@ -46,10 +46,20 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
         dra = addons.dra(spec, k8s_opts, after, namespaces)
         outputs["draDeviceClasses"] = dra.device_classes
         outputs["draClaimTemplates"] = dra.claim_templates
+    # cert-manager once, for KServe's webhook and Slinky's.
+    certs = addons.install_cert_manager(k8s_opts) if addons.needs_cert_manager(spec) else None
+    if certs is not None:
+        outputs["certManagerStatus"] = certs.status
+    if spec.slurm is not None:
+        # After cert-manager (the operator's webhook certificates) and the operator (slurmd's GPUs).
+        after = [r for r in (certs, operator) if r is not None]
+        slurm = addons.slurm(spec, k8s_opts, after)
+        outputs["slurmNodeSets"] = slurm.nodesets
+        outputs["slurmNamespace"] = slurm.namespace
     if spec.kserve is not None:
         # After the operator (GPU pods need the device plugin) and each service's own Kueue queue.
         deps = [operator] if operator is not None else []
-        outputs.update(addons.kserve(spec, k8s_opts, deps, namespaces, kueue))
+        outputs.update(addons.kserve(spec, k8s_opts, deps, namespaces, kueue, certs))
     return outputs
 
 

@@ -23,8 +23,9 @@ from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
 from gpu_platform.resolve.dra import DraSpec
 from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, no_operator_sharing
-from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue
+from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue, without_exclusive
 from gpu_platform.resolve.pools import check_cuda_default
+from gpu_platform.resolve.slurm import SlurmSpec, slurm_pool_names
 from gpu_platform.resolve.stack import (
     KServeSpec,
     config_sections,
@@ -34,6 +35,7 @@ from gpu_platform.resolve.stack import (
     resolve_kserve,
     resolve_stack_dra,
     resolve_stack_driver,
+    resolve_stack_slurm,
     with_capacity_basis,
     workload_layer,
 )
@@ -66,6 +68,14 @@ class PlatformSpec:
     """The workload controllers the stack installs."""
     volcano: VolcanoSpec | None = None
     """Volcano and its team queues, or ``None`` when it is not installed."""
+    slurm: SlurmSpec | None = None
+    """Slurm (Slinky) on the pools it owns, or ``None`` when it is not installed."""
+
+    @property
+    def queue_pools(self) -> tuple[GpuPool, ...]:
+        """The pools Kueue's quotas count: every pool but Slurm's."""
+        owned = set(self.slurm.pool_names) if self.slurm is not None else set()
+        return tuple(p for p in self.pools if p.name not in owned)
 
 
 def load_platform(
@@ -96,8 +106,13 @@ def load_platform(
     kueue_section = cfg.get("kueue", {})
     kueue_on = kueue_section.get("enabled", True)
     system_pool = cluster.system_pool if cluster is not None and cluster.create else None
-    kueue = resolve_kueue(cloud, kueue_section, pools, at, p.at("kueue"), system_pool) if kueue_on else None
-    workloads, volcano, kueue = workload_layer(cfg, pools, kueue, kueue_on, p)
+    # Slurm's pools are its own: Kueue's quotas and Volcano's queues are made over the others.
+    scheduled = without_exclusive(pools, slurm_pool_names(cfg.get("slurm", {})))
+    kueue = (
+        resolve_kueue(cloud, kueue_section, scheduled, at, p.at("kueue"), system_pool) if kueue_on else None
+    )
+    workloads, volcano, kueue = workload_layer(cfg, scheduled, kueue, kueue_on, p)
+    slurm = resolve_stack_slurm(cfg, pools, kueue_on, p)
     kserve = None
     if "kserve" in cfg or "kserve" not in given_keys(raw):
         section = cfg.get("kserve", {})
@@ -125,4 +140,5 @@ def load_platform(
         secret_sections=secret_sections or frozenset(),
         workloads=workloads,
         volcano=volcano,
+        slurm=slurm,
     )
