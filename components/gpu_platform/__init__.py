@@ -34,6 +34,7 @@ from gpu_platform.args.autoprovisioning import (
     EksKarpenterGpuNodePoolArgs,
     GkeGpuComputeClassArgs,
 )
+from gpu_platform.args.docker_host import GpuDockerHostArgs
 from gpu_platform.args.dra import DraDriverArgs
 from gpu_platform.args.workloads import (
     JobSetArgs,
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from gpu_platform.clouds.gke.cluster import GkeCluster
     from gpu_platform.clouds.gke.compute_class import GkeGpuComputeClass
     from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
+    from gpu_platform.docker_host import GpuDockerHost
     from gpu_platform.inference import GpuInferenceService
     from gpu_platform.operators.cert_manager import CertManager
     from gpu_platform.operators.dra import DraDriver
@@ -100,6 +102,8 @@ _COMPONENTS = {
     "EksKarpenterGpuNodePool": "gpu_platform.clouds.eks.karpenter_node_pool",
     "AksNapGpuNodePool": "gpu_platform.clouds.aks.nap_node_pool",
     "GkeGpuComputeClass": "gpu_platform.clouds.gke.compute_class",
+    # Single GPU hosts
+    "GpuDockerHost": "gpu_platform.docker_host",
 }
 """Component class -> module, imported on first attribute access."""
 
@@ -141,6 +145,8 @@ __all__ = [
     "GkeGpuComputeClassArgs",
     "GkeGpuNodePool",
     "GkeGpuNodePoolArgs",
+    "GpuDockerHost",
+    "GpuDockerHostArgs",
     "GpuInferenceService",
     "GpuInferenceServiceArgs",
     "GpuOperator",
