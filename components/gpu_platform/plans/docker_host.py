@@ -398,7 +398,7 @@ def _assign_devices(services: list[ComposeService], host_gpus: int, p: Problems)
                 p.at("services", i).add(
                     ("gpus",),
                     f"{s.count} GPU(s) asked, but only {len(free)} of the host's {host_gpus} are left after the "
-                    "services before it",
+                    "services before it and the GPUs other services name in device_ids",
                 )
                 out.append(s)
                 continue
