@@ -14,7 +14,6 @@ from typing import Any
 
 import pulumi
 
-
 _LOCALS = {"Output": pulumi.Output, "T": Any}
 """``pulumi.Input`` holds the forward reference ``"Output[T]"`` (its type variable read as ``Any``)."""
 
