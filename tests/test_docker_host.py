@@ -377,3 +377,59 @@ def test_azure_vm_gets_cloud_init_as_custom_data() -> None:
         "version": "latest",
     }
     assert plan.one("azure-native:network:PublicIPAddress").inputs["sku"] == {"name": "Standard"}
+
+
+# --- MIG ------------------------------------------------------------------------------------------------
+
+MIG_HOST = {"cloud": "eks", "machine_type": "p4d.24xlarge", **SECTIONS["eks"], "mig_profile": "3g.20gb"}
+
+
+def test_mig_services_get_gpu_colon_mig_device_ids() -> None:
+    services = [
+        {"name": "a", "image": "nvidia/cuda:12.8.1-base-ubuntu22.04", "gpus": 3},
+        {"name": "b", "image": "x:1", "device_ids": ["7:1"]},
+    ]
+    plan = check_docker_host_args({**MIG_HOST, "services": services})
+    devices = {
+        n: s["deploy"]["resources"]["reservations"]["devices"][0] for n, s in plan.compose["services"].items()
+    }
+    # 3g.20gb: two per A100 40GB, so MIG devices 0:0, 0:1, 1:0, ... 7:1; counts never become Docker's count.
+    assert devices["a"] == {"driver": "nvidia", "device_ids": ["0:0", "0:1", "1:0"], "capabilities": ["gpu"]}
+    assert devices["b"]["device_ids"] == ["7:1"]
+    assert "- '1:0'" in plan.compose_yaml  # quoted: YAML 1.1 would read 1:0 as the base-60 number 60
+    assert errors(compose_schema(), yaml.safe_load(plan.compose_yaml)) == []
+    assert yaml.safe_load(plan.compose_yaml) == plan.compose
+
+
+def test_mig_devices_are_created_at_every_boot_before_docker() -> None:
+    plan = check_docker_host_args({**MIG_HOST, "services": [{"name": "a", "image": "x:1"}]})
+    doc = yaml.safe_load(plan.user_data)
+    assert errors(cloud_init_schema(), doc) == []
+    files = {f["path"]: f["content"] for f in doc["write_files"]}
+    script = files["/usr/local/sbin/gpu-docker-host-mig"]
+    assert "nvidia-smi -mig 1" in script and "nvidia-smi mig -cgi 3g.20gb,3g.20gb -C" in script
+    unit = files["/etc/systemd/system/gpu-docker-host-mig.service"]
+    assert "Before=docker.service" in unit and "WantedBy=multi-user.target" in unit
+    assert "gpu-docker-host-mig.service" in files[f"/etc/systemd/system/{COMPOSE_UNIT}"].split("[Service]")[0]
+    run = doc["runcmd"]
+    assert run.index(["systemctl", "start", "gpu-docker-host-mig.service"]) < run.index(
+        ["systemctl", "start", "--no-block", COMPOSE_UNIT]
+    )
+    one = plan.compose["services"]["a"]["deploy"]["resources"]["reservations"]["devices"][0]
+    assert one["device_ids"] == [f"{g}:{m}" for g in range(8) for m in range(2)]
+
+
+def test_mig_is_refused_where_the_gpu_has_none_or_the_profile_is_unknown() -> None:
+    msg = refused(args("gke", machine_type="g2-standard-24", mig_profile="1g.10gb"))
+    assert (
+        "mig_profile: the L4 24GB of g2-standard-24 has no MIG; MIG-capable GPUs: a100-40gb, a100-80gb" in msg
+    )
+    msg = refused({**MIG_HOST, "mig_profile": "1g.12gb"})
+    assert (
+        "mig_profile: '1g.12gb' is not a MIG profile of the A100 40GB; valid: 1g.5gb, 1g.10gb, 2g.10gb" in msg
+    )
+    msg = refused({**MIG_HOST, "services": [{"name": "a", "image": "x:1", "device_ids": ["0"]}]})
+    assert (
+        "services[0].device_ids[0]: '0' is not a MIG device (<GPU>:<MIG> index) of this host; valid: 0:0"
+        in msg
+    )

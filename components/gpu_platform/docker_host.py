@@ -7,7 +7,6 @@ image (or Ubuntu with the driver installed) and the plan's cloud-init: the NVIDI
 pinned version, Docker configured for it, and the Compose file started at every boot.
 """
 
-
 from importlib import import_module
 from typing import Any
 

@@ -21,6 +21,8 @@ COMPOSE_PATH = "/opt/gpu-docker-host/compose.yaml"
 """Where the Compose file is written on the host."""
 COMPOSE_UNIT = "gpu-docker-host-compose.service"
 """systemd unit that runs ``docker compose up`` at every boot, after Docker."""
+MIG_UNIT = "gpu-docker-host-mig.service"
+"""systemd unit that recreates the MIG devices at every boot, before Docker."""
 
 
 class HostCloud(enum.StrEnum):
@@ -49,7 +51,8 @@ class ComposeServiceArgs(TypedDict):
     """Whole GPUs for the service (``count``); default: every GPU of the host (``count: all``) when no
     ``device_ids``. Docker hands out whole devices: fractions are refused."""
     device_ids: NotRequired[Sequence[str]]
-    """GPU indexes (``["0", "1"]``) instead of ``gpus``; excludes ``gpus``."""
+    """GPU indexes (``["0", "1"]``), or MIG devices (``["0:0", "0:1"]``) with ``mig_profile``, instead of
+    ``gpus``. Services share a device only by naming the same one."""
     command: NotRequired[Sequence[str]]
     """Overrides the image's command."""
     environment: NotRequired[Mapping[str, str]]
@@ -125,6 +128,10 @@ class GpuDockerHostArgs(TypedDict):
     needs ``driver_version``, and must be Ubuntu with the driver on it."""
     driver_version: NotRequired[str]
     """The NVIDIA driver of ``image`` (``580.95.05``), for the CUDA check; only with ``image``."""
+    mig_profile: NotRequired[str]
+    """Split every GPU into MIG devices of this profile (``1g.10gb``: seven on an A100 80GB), recreated at
+    each boot; services then reserve MIG devices (``gpus`` counts them, ``device_ids`` are ``"<GPU>:<MIG>"``).
+    Only MIG-capable GPUs (A100, A30, H100, H200, B200). Default: whole GPUs."""
     gpu_count: NotRequired[int]
     """GPUs to attach where the machine type takes a choice (Compute Engine N1: 1, 2 or 4)."""
     disk_size_gb: NotRequired[int]

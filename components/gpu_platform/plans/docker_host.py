@@ -29,6 +29,7 @@ from gpu_platform.args.docker_host import (
     COMPOSE_UNIT,
     DEFAULT_ADMIN_USERNAME,
     DEFAULT_DISK_SIZE_GB,
+    MIG_UNIT,
     AzureVmHostArgs,
     Ec2HostArgs,
     GceHostArgs,
@@ -37,6 +38,7 @@ from gpu_platform.args.docker_host import (
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.drivers import CUDA_MIN_DRIVER, DriverVersion, min_driver_for_cuda
 from gpu_platform.catalog.machines import MachineType
+from gpu_platform.catalog.mig import MIG_TABLES, MigProfile
 from gpu_platform.cloud import CloudProfile, DockerHostImage
 from gpu_platform.clouds import profile_of
 from gpu_platform.errors import Problems
@@ -74,12 +76,16 @@ TOOLKIT_KEYRING = "/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg"
 TOOLKIT_LIST = "/etc/apt/sources.list.d/nvidia-container-toolkit.list"
 
 
+_COLON_NUMBER = re.compile(r"^\d+(:\d+)+$")
+
+
 class _BlockDumper(yaml.SafeDumper):
     """Multi-line strings (files, units) as ``|`` blocks, so the user data reads like the files it writes."""
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
+    # ``0:1`` is a string in YAML 1.2 (Compose) but ``1:0`` is base-60 in YAML 1.1: quote every such value.
+    style = "|" if "\n" in value else ("'" if _COLON_NUMBER.match(value) else None)
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
@@ -149,6 +155,8 @@ class DockerHostPlan:
     spot: bool = False
     labels: Mapping[str, str] = field(default_factory=dict)
     own_image: bool = False
+    mig: MigProfile | None = None
+    """Every GPU split into ``mig.max_instances`` MIG devices of this profile at each boot; ``None``: whole GPUs."""
 
     @property
     def compose(self) -> dict[str, Any]:
@@ -179,7 +187,7 @@ COMPOSE_UNIT_TEXT = f"""\
 [Unit]
 Description=Compose services of the GPU Docker host ({COMPOSE_PATH})
 Requires=docker.service
-After=docker.service network-online.target
+After=docker.service network-online.target {MIG_UNIT}
 Wants=network-online.target
 
 [Service]
@@ -189,6 +197,46 @@ RemainAfterExit=yes
 TimeoutStartSec=0
 ExecStart=/usr/bin/docker compose -f {COMPOSE_PATH} up -d --remove-orphans
 ExecStop=/usr/bin/docker compose -f {COMPOSE_PATH} down
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+MIG_SCRIPT = "/usr/local/sbin/gpu-docker-host-mig"
+
+
+def mig_script(profile: MigProfile) -> str:
+    """MIG mode persists across reboots, GPU and compute instances do not: recreate them at every boot,
+    before Docker starts any container (MIG user guide, "Getting Started with MIG")."""
+    instances = ",".join([profile.name] * profile.max_instances)
+    return f"""\
+#!/bin/sh
+set -eu
+nvidia-smi -mig 1
+# A pending mode change needs a GPU reset, which no process (nvidia-persistenced included) may hold.
+if nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader | grep -q Disabled; then
+  systemctl stop nvidia-persistenced.service 2>/dev/null || true
+  nvidia-smi --gpu-reset
+  systemctl start nvidia-persistenced.service 2>/dev/null || true
+fi
+nvidia-smi mig -dci 2>/dev/null || true
+nvidia-smi mig -dgi 2>/dev/null || true
+# {profile.max_instances} x {profile.name} on every GPU: MIG devices <GPU>:0 .. <GPU>:{profile.max_instances - 1}
+nvidia-smi mig -cgi {instances} -C
+"""
+
+
+MIG_UNIT_TEXT = f"""\
+[Unit]
+Description=MIG devices of the GPU Docker host
+After=nvidia-persistenced.service
+Before=docker.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart={MIG_SCRIPT}
 
 [Install]
 WantedBy=multi-user.target
@@ -226,6 +274,21 @@ def cloud_config(plan: DockerHostPlan) -> dict[str, Any]:
                 "permissions": "0644",
             },
         ]
+    if plan.mig is not None:
+        files += [
+            {
+                "path": MIG_SCRIPT,
+                "content": mig_script(plan.mig),
+                "owner": "root:root",
+                "permissions": "0755",
+            },
+            {
+                "path": f"/etc/systemd/system/{MIG_UNIT}",
+                "content": MIG_UNIT_TEXT,
+                "owner": "root:root",
+                "permissions": "0644",
+            },
+        ]
     run: list[Any] = [
         [
             "sh",
@@ -254,8 +317,13 @@ def cloud_config(plan: DockerHostPlan) -> dict[str, Any]:
         ["nvidia-ctk", "runtime", "configure", "--runtime=docker"],
         ["systemctl", "restart", "docker"],
     ]
-    if plan.services:
+    if plan.services or plan.mig is not None:
         run.append(["systemctl", "daemon-reload"])
+    if plan.mig is not None:
+        run.append(["systemctl", "enable", MIG_UNIT])
+        if plan.driver_from == "image":
+            run.append(["systemctl", "start", MIG_UNIT])
+    if plan.services:
         run.append(["systemctl", "enable", COMPOSE_UNIT])
         if plan.driver_from == "image":
             run.append(["systemctl", "start", "--no-block", COMPOSE_UNIT])
@@ -337,22 +405,44 @@ def _check_cuda(
         )
 
 
+@dataclass(frozen=True)
+class HostDevices:
+    """What a service can reserve: whole GPUs (``"0"``, ``"1"``) or, with MIG, MIG devices by GPU and MIG index
+    (``"0:0"``, ``"0:1"``: the ``<GPU>:<MIG>`` form the MIG user guide uses with ``docker run --gpus``)."""
+
+    ids: tuple[str, ...]
+    mig: bool = False
+
+    @property
+    def noun(self) -> str:
+        return "MIG device(s)" if self.mig else "GPU(s)"
+
+
+def host_devices(gpus: int, mig_per_gpu: int = 0) -> HostDevices:
+    if not mig_per_gpu:
+        return HostDevices(tuple(str(g) for g in range(gpus)))
+    return HostDevices(tuple(f"{g}:{m}" for g in range(gpus) for m in range(mig_per_gpu)), mig=True)
+
+
 def _gpu_request(
-    raw: Mapping[str, Any], host_gpus: int, p: Problems
+    raw: Mapping[str, Any], devices: HostDevices, p: Problems
 ) -> tuple[int | str | None, tuple[str, ...]]:
     gpus = raw.get("gpus")
     ids = raw.get("device_ids")
+    total = len(devices.ids)
     if gpus is not None and ids is not None:
         p.add(("device_ids",), "give either {{gpus}} (a count) or {{device_ids}}, not both")
         return None, ()
     if ids is not None:
         ids = [str(i) for i in ids]
-        valid = [str(i) for i in range(host_gpus)]
+        what = "MIG device (<GPU>:<MIG> index)" if devices.mig else "GPU index"
         for i, d in enumerate(ids):
-            if d not in valid:
-                p.add(("device_ids", i), f"'{d}' is not a GPU index of this host; valid: {', '.join(valid)}")
+            if d not in devices.ids:
+                p.add(
+                    ("device_ids", i), f"'{d}' is not a {what} of this host; valid: {', '.join(devices.ids)}"
+                )
         if len(set(ids)) != len(ids):
-            p.add(("device_ids",), "lists a GPU twice")
+            p.add(("device_ids",), "lists a device twice")
         if not ids:
             p.add(("device_ids",), "is empty; leave it out for no GPUs, or give GPU indexes")
         return None, tuple(ids)
@@ -365,40 +455,46 @@ def _gpu_request(
         p.add(
             ("gpus",),
             f"{gpus} is a fractional GPU: Docker reserves whole devices (a container sees a GPU or not), so "
-            f"give a whole number from 0 to {host_gpus}; to share one GPU between services, give them the "
-            "same {{device_ids}}",
+            f"give a whole number from 0 to {total}; for a slice with its own memory use {{{{mig_profile}}}} on a "
+            "MIG-capable GPU, or give services the same {{device_ids}} to share a GPU without isolation",
         )
         return None, ()
     count = int(gpus)
-    if count < 0 or count > host_gpus:
-        p.add(("gpus",), f"{count} is not between 0 and the host's {host_gpus} GPU(s)")
+    if count < 0 or count > total:
+        p.add(("gpus",), f"{count} is not between 0 and the host's {total} {devices.noun}")
         return None, ()
     return (count if count else None), ()
 
 
-def _assign_devices(services: list[ComposeService], host_gpus: int, p: Problems) -> list[ComposeService]:
-    """Several GPU services get disjoint ``device_ids``: with ``count`` each container would take the first
-    N GPUs, so two services would land on GPU 0."""
+def _assign_devices(
+    services: list[ComposeService], devices: HostDevices, p: Problems
+) -> list[ComposeService]:
+    """Counts become disjoint ``device_ids`` when several services use GPUs (with ``count`` each container
+    would take the first N GPUs, so two services would land on GPU 0) and always with MIG (Docker's ``count``
+    picks whole GPUs, never MIG devices)."""
     gpu_services = [s for s in services if s.uses_gpus]
-    if len(gpu_services) < 2:
+    if len(gpu_services) < 2 and not devices.mig:
         return services
     taken = {d for s in gpu_services for d in s.device_ids}
-    free = [str(i) for i in range(host_gpus) if str(i) not in taken]
+    free = [d for d in devices.ids if d not in taken]
+    total = len(devices.ids)
     out: list[ComposeService] = []
     for i, s in enumerate(services):
-        if s.count == "all":
+        if s.count == "all" and len(gpu_services) > 1:
             p.at("services", i).add(
                 ("gpus",),
                 f"several services use GPUs: give '{s.name}' a number of {{{{gpus}}}} or {{{{device_ids}}}} "
-                "(without, it reserves every GPU of the host)",
+                f"(without, it reserves every {devices.noun[:-3]} of the host)",
             )
             out.append(s)
+        elif s.count == "all":
+            out.append(ComposeService(s.name, s.image, None, devices.ids, s.cuda_version, s.extra))
         elif isinstance(s.count, int):
             if s.count > len(free):
                 p.at("services", i).add(
                     ("gpus",),
-                    f"{s.count} GPU(s) asked, but only {len(free)} of the host's {host_gpus} are left after the "
-                    "services before it and the GPUs other services name in device_ids",
+                    f"{s.count} {devices.noun} asked, but only {len(free)} of the host's {total} are left after "
+                    "the services before it and the devices other services name in device_ids",
                 )
                 out.append(s)
                 continue
@@ -410,7 +506,7 @@ def _assign_devices(services: list[ComposeService], host_gpus: int, p: Problems)
 
 
 def _services(
-    raw: Sequence[Mapping[str, Any]], host_gpus: int, driver: DriverVersion, where: str, p: Problems
+    raw: Sequence[Mapping[str, Any]], devices: HostDevices, driver: DriverVersion, where: str, p: Problems
 ) -> tuple[ComposeService, ...]:
     out: list[ComposeService] = []
     seen: set[str] = set()
@@ -426,7 +522,7 @@ def _services(
         if declared is not None and not re.match(r"^\d+\.\d+$", declared):
             at.add(("cuda_version",), f"{declared!r} is not a CUDA version like '12.8'")
             declared = None
-        count, ids = _gpu_request(item, host_gpus, at)
+        count, ids = _gpu_request(item, devices, at)
         extra = {k: item[k] for k in ("command", "environment", "ports", "volumes", "ipc") if k in item}
         svc = ComposeService(
             name, str(item["image"]), count, ids, declared or cuda_of_image(item["image"]), extra
@@ -434,7 +530,29 @@ def _services(
         if svc.uses_gpus:
             _check_cuda(svc, declared is not None, driver, where, at)
         out.append(svc)
-    return tuple(_assign_devices(out, host_gpus, p))
+    return tuple(_assign_devices(out, devices, p))
+
+
+def _mig(machine: MachineType, checked: Mapping[str, Any], p: Problems) -> MigProfile | None:
+    name = checked.get("mig_profile")
+    if name is None:
+        return None
+    table = MIG_TABLES.get(machine.gpu.mig_table or "")
+    if table is None:
+        capable = sorted(MIG_TABLES)
+        p.add(
+            ("mig_profile",),
+            f"the {machine.gpu.display} of {machine.name} has no MIG; MIG-capable GPUs: {', '.join(capable)}",
+        )
+        return None
+    uniform = [n for n, prof in table.profiles.items() if "+" not in n]
+    if name not in uniform:
+        p.add(
+            ("mig_profile",),
+            f"'{name}' is not a MIG profile of the {table.display}; valid: {', '.join(uniform)}",
+        )
+        return None
+    return table.profiles[name]
 
 
 def _machine(
@@ -523,8 +641,10 @@ def check_docker_host_args(args: GpuDockerHostArgs | Mapping[str, Any]) -> Docke
     image, driver, driver_from = _image(checked, host, p)
     where = f"{host.service} image {image}"
     services: tuple[ComposeService, ...] = ()
-    if machine is not None and driver is not None:
-        services = _services(checked.get("services", []), gpus, driver, where, p)
+    mig = _mig(machine, checked, p) if machine is not None else None
+    if machine is not None and driver is not None and (mig is not None or "mig_profile" not in checked):
+        devices = host_devices(gpus, mig.max_instances if mig else 0)
+        services = _services(checked.get("services", []), devices, driver, where, p)
     disk = checked.get("disk_size_gb", DEFAULT_DISK_SIZE_GB)
     if disk < 50:
         p.add(
@@ -548,4 +668,5 @@ def check_docker_host_args(args: GpuDockerHostArgs | Mapping[str, Any]) -> Docke
         spot=bool(checked.get("spot", False)),
         labels=dict(checked.get("labels", {})),
         own_image="image" in checked,
+        mig=mig,
     )
