@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -14,13 +15,14 @@ import yaml
 
 from gpu_platform import GpuDockerHost, versions
 from gpu_platform.args.docker_host import COMPOSE_PATH, COMPOSE_UNIT
+from gpu_platform.cli import main
 from gpu_platform.clouds.aks import docker_host_plan as azure
 from gpu_platform.clouds.eks import docker_host_plan as ec2
 from gpu_platform.clouds.gke import docker_host_plan as gce
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import run_program
 from gpu_platform.plans.docker_host import DockerHostPlan, check_docker_host_args, cuda_of_image
-from tests.conftest import upstream
+from tests.conftest import REPO, upstream
 
 SECTIONS: dict[str, dict[str, Any]] = {
     "gke": {"gce": {"zone": "us-central1-a"}},
@@ -433,3 +435,25 @@ def test_mig_is_refused_where_the_gpu_has_none_or_the_profile_is_unknown() -> No
         "services[0].device_ids[0]: '0' is not a MIG device (<GPU>:<MIG> index) of this host; valid: 0:0"
         in msg
     )
+
+
+# --- the example ------------------------------------------------------------------------------------------
+
+
+def test_docker_host_example_plans_offline(tmp_path: Path) -> None:
+    out = tmp_path / "plan"
+    project = REPO / "examples" / "docker-host-l4"
+    assert main(["plan", "--project", str(project), "--stack", "example", "--out", str(out), "--policy"]) == 0
+    doc = json.loads((out / "plan.json").read_text())
+    (vm,) = [r for r in doc["resources"] if r["type"] == "gcp:compute/instance:Instance"]
+    assert vm["inputs"]["machineType"] == "g2-standard-8" and vm["inputs"]["zone"] == "us-central1-a"
+    user_data = yaml.safe_load(vm["inputs"]["metadata"]["user-data"])
+    assert errors(cloud_init_schema(), user_data) == []
+    compose = yaml.safe_load(
+        next(f["content"] for f in user_data["write_files"] if f["path"] == COMPOSE_PATH)
+    )
+    assert errors(compose_schema(), compose) == []
+    assert compose["services"]["vllm"]["deploy"]["resources"]["reservations"]["devices"] == [
+        {"driver": "nvidia", "device_ids": ["0"], "capabilities": ["gpu"]}
+    ]
+    assert compose["services"]["vllm"]["ipc"] == "host"
