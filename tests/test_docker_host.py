@@ -300,7 +300,7 @@ def test_compute_engine_inputs_match_pulumi_gcp() -> None:
     from tests.support.sdk_inputs import sdk_input_problems
 
     for extra in ({}, {"spot": True, "public_ip": True}, {"machine_type": "n1-standard-8", "gpu_count": 2}):
-        inputs = gce.instance_inputs(plan_for("gke", **extra), "host")
+        inputs = gce.instance_inputs(plan_for("gke", **extra))
         assert sdk_input_problems(compute.Instance, inputs) == []
     assert sdk_input_problems(compute.Instance, {"machine_typ": "x", "scheduling": {"on_host_maintenanc": 1}})
 

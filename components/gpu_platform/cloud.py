@@ -62,6 +62,8 @@ class DockerHostImage:
     """Where the image and its driver are documented."""
     component_module: str
     """Module with this cloud's ``create_docker_host`` (its SDK is imported only there, on use)."""
+    section: str
+    """Key of this cloud's settings in ``GpuDockerHostArgs`` (``gce``, ``ec2``, ``azure``)."""
 
 
 def _no_state(type_: str, name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:

@@ -40,15 +40,11 @@ from gpu_platform.catalog.drivers import CUDA_MIN_DRIVER, DriverVersion, min_dri
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.mig import MIG_TABLES, MigProfile
 from gpu_platform.cloud import CloudProfile, DockerHostImage
-from gpu_platform.clouds import profile_of
+from gpu_platform.clouds import clouds_where, profile_of
 from gpu_platform.errors import Problems
 
-SECTIONS: dict[str, tuple[str, Any]] = {
-    "gke": ("gce", GceHostArgs),
-    "eks": ("ec2", Ec2HostArgs),
-    "aks": ("azure", AzureVmHostArgs),
-}
-"""Each cloud's settings section of ``GpuDockerHostArgs`` and its type."""
+SECTION_TYPES: dict[str, Any] = {"gce": GceHostArgs, "ec2": Ec2HostArgs, "azure": AzureVmHostArgs}
+"""Each cloud's settings section of ``GpuDockerHostArgs`` (named by its profile's ``docker_host.section``)."""
 
 UNSUPPORTED_ORCHESTRATORS: dict[str, str] = {
     "swarm": (
@@ -590,15 +586,18 @@ def _orchestrator(args: Mapping[str, Any], p: Problems) -> None:
         )
 
 
-def _settings(cloud: str, args: Mapping[str, Any], p: Problems) -> Mapping[str, Any] | None:
-    own, tp = SECTIONS[cloud]
-    for other_cloud, (key, _) in SECTIONS.items():
+def _settings(
+    cloud: str, host: DockerHostImage, args: Mapping[str, Any], p: Problems
+) -> Mapping[str, Any] | None:
+    own = host.section
+    for profile in clouds_where(lambda c: c.docker_host is not None):
+        key = profile.docker_host.section if profile.docker_host else ""
         if key != own and key in args:
-            p.add((key,), f"only for cloud '{other_cloud}'; this host is on '{cloud}' (give {{{{{own}}}}})")
+            p.add((key,), f"only for cloud '{profile.name}'; this host is on '{cloud}' (give {{{{{own}}}}})")
     if own not in args:
         p.add((own,), f"required for cloud '{cloud}'")
         return None
-    return check_arguments(tp, args[own], p.at(own))
+    return check_arguments(SECTION_TYPES[own], args[own], p.at(own))
 
 
 def _image(
@@ -625,7 +624,7 @@ def _image(
 def check_docker_host_args(args: GpuDockerHostArgs | Mapping[str, Any]) -> DockerHostPlan:
     """Every check of ``GpuDockerHost``'s arguments, then its plan; ``ArgumentsError`` lists every problem."""
     p = Problems()
-    sections = {key for key, _ in SECTIONS.values()}
+    sections = set(SECTION_TYPES)
     raw = dict(args) if isinstance(args, Mapping) else {}
     checked = check_arguments(GpuDockerHostArgs, {k: v for k, v in raw.items() if k not in sections}, p)
     if checked is None:
@@ -636,7 +635,7 @@ def check_docker_host_args(args: GpuDockerHostArgs | Mapping[str, Any]) -> Docke
     profile = profile_of(cloud)
     host = profile.docker_host
     assert host is not None, f"{cloud} offers no Docker host"
-    settings = _settings(cloud, raw, p)
+    settings = _settings(cloud, host, raw, p)
     machine, gpus = _machine(profile, host, checked, p)
     image, driver, driver_from = _image(checked, host, p)
     where = f"{host.service} image {image}"

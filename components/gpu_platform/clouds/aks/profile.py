@@ -81,6 +81,7 @@ class AksProfile(CloudProfile):
         "driver for plain VMs, so cloud-init installs Canonical's signed nvidia:580-server driver (the branch's "
         "first release, 580.65.06, is the CUDA 13.0 minimum)",
         component_module="gpu_platform.clouds.aks.docker_host",
+        section="azure",
     )
     resource_types = ResourceTypes(
         types.FORCE_NEW,

@@ -61,6 +61,7 @@ class EksProfile(CloudProfile):
         source="AWS Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04), AMI ID from its public SSM "
         "parameter; release notes 2026-10 list NVIDIA driver 595.91.07, Docker and the Container Toolkit",
         component_module="gpu_platform.clouds.eks.docker_host",
+        section="ec2",
     )
     resource_types = ResourceTypes(
         types.FORCE_NEW,

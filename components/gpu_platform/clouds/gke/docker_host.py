@@ -35,7 +35,7 @@ def create_docker_host(parent: pulumi.Resource, name: str, plan: DockerHostPlan)
     import pulumi_gcp.compute as compute
 
     instance = compute.Instance(
-        f"{name}-instance", **instance_inputs(plan, name), opts=pulumi.ResourceOptions(parent=parent)
+        f"{name}-instance", **instance_inputs(plan), opts=pulumi.ResourceOptions(parent=parent)
     )
     public = plan.public_ip
     return instance.network_interfaces.apply(lambda nics: address_of(nics, public))

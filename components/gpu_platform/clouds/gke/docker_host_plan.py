@@ -20,8 +20,9 @@ def boot_disk_type(machine_type: str) -> str:
     return "hyperdisk-balanced" if machine_type.startswith(HYPERDISK_ONLY) else "pd-balanced"
 
 
-def instance_inputs(plan: DockerHostPlan, name: str) -> dict[str, Any]:
-    """Keyword arguments of ``pulumi_gcp.compute.Instance``."""
+def instance_inputs(plan: DockerHostPlan) -> dict[str, Any]:
+    """Keyword arguments of ``pulumi_gcp.compute.Instance``. The instance name is left to Pulumi (a suffixed
+    ``name``), so a replacement is created before the old instance is deleted."""
     s = plan.settings
     m = plan.machine
     nic: dict[str, Any] = {"subnetwork": s["subnetwork"]} if s.get("subnetwork") else {"network": "default"}
@@ -38,7 +39,6 @@ def instance_inputs(plan: DockerHostPlan, name: str) -> dict[str, Any]:
     else:
         scheduling.update(provisioning_model="STANDARD", automatic_restart=True)
     inputs: dict[str, Any] = {
-        "name": name,
         "machine_type": m.name,
         "zone": s["zone"],
         "boot_disk": {

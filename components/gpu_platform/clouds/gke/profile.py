@@ -58,6 +58,7 @@ class GkeProfile(CloudProfile):
         "22.04, CUDA 12.8, NVIDIA driver branch 570 preinstalled); 570.26 is the branch's first release, the "
         "CUDA 12.8 minimum",
         component_module="gpu_platform.clouds.gke.docker_host",
+        section="gce",
     )
     resource_types = ResourceTypes(
         types.FORCE_NEW,
