@@ -12,6 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from jsonschema.protocols import Validator
 
 from gpu_platform import GpuDockerHost, versions
 from gpu_platform.args.docker_host import COMPOSE_PATH, COMPOSE_UNIT
@@ -60,18 +61,18 @@ def args(cloud: str, **extra: Any) -> dict[str, Any]:
 
 
 @cache
-def cloud_init_schema() -> jsonschema.protocols.Validator:
+def cloud_init_schema() -> Validator:
     schema = json.loads(upstream("cloud-init", "schema-cloud-config-v1.json").read_text())
     return jsonschema.Draft4Validator(schema)
 
 
 @cache
-def compose_schema() -> jsonschema.protocols.Validator:
+def compose_schema() -> Validator:
     schema = json.loads(upstream("compose-spec", "compose-spec.json").read_text())
     return jsonschema.Draft7Validator(schema)
 
 
-def errors(validator: jsonschema.protocols.Validator, doc: Any) -> list[str]:
+def errors(validator: Validator, doc: Any) -> list[str]:
     return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(doc)]
 
 
