@@ -35,6 +35,7 @@ from gpu_platform.args.autoprovisioning import (
     EksKarpenterGpuNodePoolArgs,
     GkeGpuComputeClassArgs,
 )
+from gpu_platform.args.docker_host import GpuDockerHostArgs
 from gpu_platform.args.dra import DraDriverArgs
 from gpu_platform.args.slurm import SlurmClusterArgs
 from gpu_platform.args.workloads import (
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
     from gpu_platform.clouds.gke.compute_class import GkeGpuComputeClass
     from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
     from gpu_platform.clouds.openshift.machine_set import OpenShiftGpuMachineSet
+    from gpu_platform.docker_host import GpuDockerHost
     from gpu_platform.inference import GpuInferenceService
     from gpu_platform.operators.cert_manager import CertManager
     from gpu_platform.operators.dra import DraDriver
@@ -106,6 +108,8 @@ _COMPONENTS = {
     "AksNapGpuNodePool": "gpu_platform.clouds.aks.nap_node_pool",
     "GkeGpuComputeClass": "gpu_platform.clouds.gke.compute_class",
     "OpenShiftGpuMachineSet": "gpu_platform.clouds.openshift.machine_set",
+    # Single GPU hosts
+    "GpuDockerHost": "gpu_platform.docker_host",
 }
 """Component class -> module, imported on first attribute access."""
 
@@ -147,6 +151,8 @@ __all__ = [
     "GkeGpuComputeClassArgs",
     "GkeGpuNodePool",
     "GkeGpuNodePoolArgs",
+    "GpuDockerHost",
+    "GpuDockerHostArgs",
     "GpuInferenceService",
     "GpuInferenceServiceArgs",
     "GpuOperator",

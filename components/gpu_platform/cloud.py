@@ -44,6 +44,28 @@ class NodeImage:
     """Block device of the root volume, where the cloud's launch template must name it (EKS)."""
 
 
+@dataclass(frozen=True)
+class DockerHostImage:
+    """The VM image a single GPU host (``GpuDockerHost``) boots on this cloud, and what it brings."""
+
+    service: str
+    """The cloud's VM service, for messages (``Compute Engine``, ``EC2``, ``Azure Virtual Machines``)."""
+    image: str
+    """The cloud's reference to the image: a Compute Engine image family URL, an SSM parameter whose value is
+    an AMI ID, or an Azure Marketplace ``publisher:offer:sku:version`` URN."""
+    driver: str
+    """The NVIDIA driver the image runs (or the driver cloud-init installs), taken as a floor for the CUDA
+    check: the first production release of the branch when only the branch is fixed."""
+    driver_from: str
+    """``image`` (the cloud ships it on the image) or ``install`` (cloud-init installs it)."""
+    source: str
+    """Where the image and its driver are documented."""
+    component_module: str
+    """Module with this cloud's ``create_docker_host`` (its SDK is imported only there, on use)."""
+    section: str
+    """Key of this cloud's settings in ``GpuDockerHostArgs`` (``gce``, ``ec2``, ``azure``)."""
+
+
 def _no_state(type_: str, name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
     return {}
 
@@ -137,6 +159,8 @@ class CloudProfile:
     gpu_operator_installer: ClassVar[str | None] = None
     """Module whose ``install(name, plan, opts)`` installs the GPU Operator from its plan instead of the Helm
     release (OpenShift: OLM); ``None``: the Helm release."""
+    docker_host: ClassVar[DockerHostImage | None] = None
+    """The image of a single GPU Docker host (``GpuDockerHost``) on this cloud; ``None``: not offered."""
     declared_node_keys: ClassVar[frozenset[str]] = frozenset()
     """Pool keys a catalog machine still needs declared (Yandex: the node's allocatable ``cpus_per_node`` and
     ``memory_gib_per_node``, which the cloud does not publish)."""

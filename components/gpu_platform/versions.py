@@ -319,3 +319,25 @@ OPENSHIFT_GPU_OPERATOR = OlmPin(
 (CSV ``gpu-operator-certified.v26.7.0``) in channels ``stable`` and ``v26.7`` for OpenShift 4.18-4.22
 (redhat-openshift-ecosystem/certified-operators, ``operators/gpu-operator-certified/26.7.0/release-config.yaml``
 at 274dbde)."""
+
+
+# --- Single GPU hosts (GpuDockerHost) -------------------------------------------------------------------
+# The NVIDIA Container Toolkit from NVIDIA's apt repository (Container Toolkit install guide, "Installing
+# with Apt"): the four packages at one version, the toolkit release the GPU Operator v26.7.0 matrix ships
+# (GPU_PLATFORM_FACTS.md section 2), so a host and a cluster of the same library release run the same toolkit.
+NVIDIA_CONTAINER_TOOLKIT_VERSION = "1.20.0"
+NVIDIA_CONTAINER_TOOLKIT_APT_VERSION = f"{NVIDIA_CONTAINER_TOOLKIT_VERSION}-1"
+NVIDIA_CONTAINER_TOOLKIT_PACKAGES = (
+    "nvidia-container-toolkit",
+    "nvidia-container-toolkit-base",
+    "libnvidia-container-tools",
+    "libnvidia-container1",
+)
+NVIDIA_CONTAINER_TOOLKIT_GPGKEY_URL = "https://nvidia.github.io/libnvidia-container/gpgkey"
+NVIDIA_CONTAINER_TOOLKIT_APT_SOURCE = "https://nvidia.github.io/libnvidia-container/stable/deb/$(ARCH) /"
+"""The line of NVIDIA's ``stable/deb/nvidia-container-toolkit.list`` (apt expands ``$(ARCH)`` itself)."""
+UBUNTU_SERVER_DRIVER_BRANCH = "580"
+"""NVIDIA server driver branch installed where the cloud's image has no driver (Azure): Canonical's signed,
+precompiled ``nvidia:<branch>-server`` modules via ``ubuntu-drivers install --gpgpu`` (Ubuntu Server docs,
+"NVIDIA drivers installation"), so Secure Boot (Azure Trusted Launch) accepts them. 580 is a production
+branch and runs CUDA up to 13.0."""

@@ -13,7 +13,7 @@ from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.mig import MigTable
-from gpu_platform.cloud import CloudProfile, NodeImage, PoolProblems, ResourceTypes
+from gpu_platform.cloud import CloudProfile, DockerHostImage, NodeImage, PoolProblems, ResourceTypes
 from gpu_platform.clouds.aks import machines as table
 from gpu_platform.clouds.aks import resource_types as types
 from gpu_platform.clouds.aks.allocatable import (
@@ -72,6 +72,17 @@ class AksProfile(CloudProfile):
     display = "AKS"
     article = "an"
     extra = Extra("aks", "pulumi_azure_native", "pulumi-azure-native", "the Azure Native SDK")
+    docker_host = DockerHostImage(
+        service="Azure Virtual Machines",
+        image="Canonical:ubuntu-24_04-lts:server:latest",
+        driver="580.65.06",
+        driver_from="install",
+        source="Ubuntu 24.04 LTS from Canonical's Azure Marketplace offer; Azure ships no Linux GPU image with a "
+        "driver for plain VMs, so cloud-init installs Canonical's signed nvidia:580-server driver (the branch's "
+        "first release, 580.65.06, is the CUDA 13.0 minimum)",
+        component_module="gpu_platform.clouds.aks.docker_host",
+        section="azure",
+    )
     resource_types = ResourceTypes(
         types.FORCE_NEW,
         types.IN_PLACE_IF,

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.catalog.machines import MachineType
-from gpu_platform.cloud import CloudProfile, NodeImage, PoolProblems, ResourceTypes
+from gpu_platform.cloud import CloudProfile, DockerHostImage, NodeImage, PoolProblems, ResourceTypes
 from gpu_platform.clouds.eks import machines as table
 from gpu_platform.clouds.eks import resource_types as types
 from gpu_platform.clouds.eks.allocatable import (
@@ -53,6 +53,16 @@ class EksProfile(CloudProfile):
     display = "EKS"
     article = "an"
     extra = Extra("eks", "pulumi_aws", "pulumi-aws", "the AWS SDK")
+    docker_host = DockerHostImage(
+        service="EC2",
+        image="/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id",
+        driver="595.91.07",
+        driver_from="image",
+        source="AWS Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04), AMI ID from its public SSM "
+        "parameter; release notes 2026-10 list NVIDIA driver 595.91.07, Docker and the Container Toolkit",
+        component_module="gpu_platform.clouds.eks.docker_host",
+        section="ec2",
+    )
     resource_types = ResourceTypes(
         types.FORCE_NEW,
         types.IN_PLACE_IF,

@@ -12,7 +12,7 @@ from gpu_platform.catalog.allocatable import MIB_PER_GIB, bracketed
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.catalog.machines import MachineType
-from gpu_platform.cloud import CloudProfile, NodeImage, ResourceTypes
+from gpu_platform.cloud import CloudProfile, DockerHostImage, NodeImage, ResourceTypes
 from gpu_platform.clouds.gke import machines as table
 from gpu_platform.clouds.gke import resource_types as types
 from gpu_platform.clouds.gke.allocatable import (
@@ -49,6 +49,17 @@ class GkeProfile(CloudProfile):
     name = "gke"
     display = "GKE"
     extra = Extra("gke", "pulumi_gcp", "pulumi-gcp", "the Google Cloud SDK")
+    docker_host = DockerHostImage(
+        service="Compute Engine",
+        image="projects/deeplearning-platform-release/global/images/family/common-cu128-ubuntu-2204-nvidia-570",
+        driver="570.26",
+        driver_from="image",
+        source="Google Cloud Deep Learning VM images (image family common-cu128-ubuntu-2204-nvidia-570: Ubuntu "
+        "22.04, CUDA 12.8, NVIDIA driver branch 570 preinstalled); 570.26 is the branch's first release, the "
+        "CUDA 12.8 minimum",
+        component_module="gpu_platform.clouds.gke.docker_host",
+        section="gce",
+    )
     resource_types = ResourceTypes(
         types.FORCE_NEW,
         types.IN_PLACE_IF,

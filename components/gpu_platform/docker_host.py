@@ -1,0 +1,42 @@
+"""``GpuDockerHost``: one GPU VM (Compute Engine, EC2 or Azure) ready for ``docker run --gpus`` and Compose.
+
+The plan (``plans.docker_host``) checks everything first: the machine is a GPU machine of the catalog, the
+GPU counts are whole, each image's CUDA runs on the host's driver, the orchestrator is Compose. The
+constructor then only creates the cloud's VM (``clouds/<cloud>/docker_host.py``), which boots the cloud's GPU
+image (or Ubuntu with the driver installed) and the plan's cloud-init: the NVIDIA Container Toolkit at its
+pinned version, Docker configured for it, and the Compose file started at every boot.
+"""
+
+from importlib import import_module
+from typing import Any
+
+import pulumi
+
+from gpu_platform.args.docker_host import GpuDockerHostArgs
+from gpu_platform.component import PlannedComponent
+from gpu_platform.plans.docker_host import DockerHostPlan, check_docker_host_args
+
+
+class GpuDockerHost(PlannedComponent[DockerHostPlan]):
+    """A GPU VM with the driver, Docker, the NVIDIA Container Toolkit and a Compose file for its GPUs."""
+
+    _type_token = "gpu-platform:index:GpuDockerHost"
+
+    address: pulumi.Output[str]
+    """The host's address: public with ``public_ip``, else private."""
+    compose: pulumi.Output[str]
+    """The Compose file written to ``COMPOSE_PATH`` on the host (YAML)."""
+    driver_version: pulumi.Output[str]
+    """The NVIDIA driver the CUDA check ran against (the image's, or the installed branch's first release)."""
+
+    def __init__(
+        self, name: str, args: GpuDockerHostArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        self._start(name, check_docker_host_args(args), opts)
+
+    def _create(self, name: str, plan: DockerHostPlan) -> dict[str, Any]:
+        module = import_module(plan.host.component_module)
+        self.address = module.create_docker_host(self, name, plan)
+        self.compose = pulumi.Output.from_input(plan.compose_yaml)
+        self.driver_version = pulumi.Output.from_input(str(plan.driver_version))
+        return {"address": self.address, "compose": self.compose, "driver_version": self.driver_version}
