@@ -67,6 +67,12 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("kueue.x-k8s.io/v1beta2", "ResourceFlavor"): ("kueue", "crds", "kueue.x-k8s.io_resourceflavors.yaml"),
     ("kueue.x-k8s.io/v1beta2", "ClusterQueue"): ("kueue", "crds", "kueue.x-k8s.io_clusterqueues.yaml"),
     ("kueue.x-k8s.io/v1beta2", "LocalQueue"): ("kueue", "crds", "kueue.x-k8s.io_localqueues.yaml"),
+    ("kueue.x-k8s.io/v1beta2", "AdmissionCheck"): ("kueue", "crds", "kueue.x-k8s.io_admissionchecks.yaml"),
+    ("kueue.x-k8s.io/v1beta2", "ProvisioningRequestConfig"): (
+        "kueue",
+        "crds",
+        "kueue.x-k8s.io_provisioningrequestconfigs.yaml",
+    ),
     ("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass"): (
         "kueue",
         "crds",
