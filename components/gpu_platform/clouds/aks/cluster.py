@@ -71,6 +71,10 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             authorized = aks.ManagedClusterAPIServerAccessProfileArgs(
                 authorized_ip_ranges=list(inputs["authorized_ip_ranges"])
             )
+        provisioning = None
+        if inputs.get("node_auto_provisioning"):
+            # NAP without its default NodePools: only the GPU pools' own NodePools launch nodes.
+            provisioning = aks.ManagedClusterNodeProvisioningProfileArgs(mode="Auto", default_node_pools="None")
         return aks.ManagedCluster(
             f"{name}-cluster",
             resource_name_=name,
@@ -102,6 +106,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
                 upgrade_channel="patch", node_os_upgrade_channel="NodeImage"
             ),
             api_server_access_profile=authorized,
+            node_provisioning_profile=provisioning,
             agent_pool_profiles=[
                 aks.ManagedClusterAgentPoolProfileArgs(
                     name="system",
