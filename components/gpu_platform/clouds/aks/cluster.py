@@ -74,7 +74,9 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
         provisioning = None
         if inputs.get("node_auto_provisioning"):
             # NAP without its default NodePools: only the GPU pools' own NodePools launch nodes.
-            provisioning = aks.ManagedClusterNodeProvisioningProfileArgs(mode="Auto", default_node_pools="None")
+            provisioning = aks.ManagedClusterNodeProvisioningProfileArgs(
+                mode="Auto", default_node_pools="None"
+            )
         return aks.ManagedCluster(
             f"{name}-cluster",
             resource_name_=name,
