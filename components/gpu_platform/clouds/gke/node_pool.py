@@ -21,15 +21,12 @@ from gpu_platform.nodepools.common import GpuNodePoolComponent
 
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 """Google's recommended node scope: access is then limited by the node service account's IAM roles."""
-REPLACE_ON_CHANGES = [
-    "nodeConfig.guestAccelerators",
-    "nodeConfig.spot",
-    "nodeConfig.reservationAffinity",
-    "nodeConfig.flexStart",
-    "queuedProvisioning",
-]
+REPLACE_ON_CHANGES = ["nodeConfig.guestAccelerators", "nodeConfig.spot", "nodeConfig.reservationAffinity"]
 """GKE cannot change these on a live pool (accelerator, driver install mode, partition size, sharing,
-spot, reservation, flex-start, queued provisioning): a change is a new pool."""
+spot, reservation): a change is a new pool."""
+DWS_REPLACE_ON_CHANGES = ["nodeConfig.flexStart", "nodeConfig.maxRunDuration", "queuedProvisioning"]
+"""Also fixed at creation on Dynamic Workload Scheduler pools (flex-start, queued provisioning); the pool's
+name digests them, so a change is a new pool created first."""
 IGNORE_CHANGES = ["initialNodeCount", "nodeCount"]
 """The autoscaler owns the node count; ``initialNodeCount`` only applies at creation."""
 
@@ -92,7 +89,9 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
                 workload_metadata_config=metadata,
             ),
             opts=self.child_opts(
-                ignore_changes=IGNORE_CHANGES, replace_on_changes=REPLACE_ON_CHANGES, protect=plan.protect
+                ignore_changes=IGNORE_CHANGES,
+                replace_on_changes=REPLACE_ON_CHANGES + (DWS_REPLACE_ON_CHANGES if plan.flex_start else []),
+                protect=plan.protect,
             ),
         )
         return self._pool_outputs(plan, self.node_pool.name)
