@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpu_platform.cloud import CloudProfile
 from gpu_platform.clouds import clouds_where, profile_of
 from gpu_platform.errors import Problems
 from gpu_platform.pools import CapacitySource
@@ -42,11 +43,8 @@ def _legacy(pool: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
     return ({"source": "on-demand"},)
 
 
-def _entry(
-    cloud: str, pool: Mapping[str, Any], raw: Mapping[str, Any], chain: bool, p: Problems
-) -> CapacitySource:
-    profile = profile_of(cloud)
-    source = raw["source"]
+def _check_source(profile: CloudProfile, source: str, chain: bool, p: Problems) -> bool:
+    """Whether the cloud takes ``source`` (alone or in a chain); files why not."""
     allowed = profile.chain_sources if chain else profile.capacity_sources
     if chain and not profile.chain_sources:
         served = " and ".join(
@@ -56,71 +54,85 @@ def _entry(
             ("source",),
             f"{profile.display} has no fallback chains (several sources): {served} only; give one",
         )
-    elif source not in allowed:
-        what = "in a fallback chain" if chain else "a capacity source"
-        where = _where(source, chain)
-        extra = (
-            f"; '{source}' works as a pool's only source"
-            if chain and source in profile.capacity_sources
-            else ""
-        )
+        return False
+    if source in allowed:
+        return True
+    what = "in a fallback chain" if chain else "a capacity source"
+    where = _where(source, chain)
+    alone = chain and source in profile.capacity_sources
+    extra = f"; '{source}' works as a pool's only source" if alone else ""
+    p.add(
+        ("source",),
+        f"'{source}' is not {what} on {profile.display}{f' ({where} only)' if where else ''}; "
+        f"valid here: {_valid(allowed)}{extra}",
+    )
+    return False
+
+
+def _check_reservation(
+    profile: CloudProfile, pool: Mapping[str, Any], raw: Mapping[str, Any], known: bool, p: Problems
+) -> None:
+    """A ``reservation``/``capacity-block`` entry: its name or ID, affinity, project and reserved nodes."""
+    source, reservation, affinity = raw["source"], raw.get("reservation"), raw.get("affinity")
+    affinities = " and ".join(q.display for q in clouds_where(lambda q: q.reservation_affinities))
+    if affinity is not None and not profile.reservation_affinities:
+        p.add(("affinity",), f"{affinities} only; {profile.display} consumes the named reservation")
+    elif affinity is not None and source == "capacity-block":
+        p.add(("affinity",), "a Capacity Block is always consumed by name; remove {{affinity}}")
+    if affinity == "any":
+        if reservation is not None:
+            p.add(("reservation",), "affinity 'any' consumes any matching reservation; remove the name")
+        if "project" in raw:
+            p.add(("project",), "only with affinity 'specific' (a named shared reservation)")
+    elif reservation is None:
+        p.add(("reservation",), f"source '{source}' needs the reservation to consume")
+    elif known and (reason := profile.reservation_problem(source, reservation)) is not None:
+        p.add(("reservation",), reason)
+    if "project" in raw and not profile.reservation_affinities:
+        p.add(("project",), f"shared reservations of another project: {affinities} only")
+    nodes = raw.get("nodes")
+    if nodes is not None and not 1 <= nodes <= pool["max_nodes"]:
         p.add(
-            ("source",),
-            f"'{source}' is not {what} on {profile.display}{f' ({where} only)' if where else ''}; "
-            f"valid here: {_valid(allowed)}{extra}",
+            ("nodes",),
+            f"{nodes} is out of range; must be between 1 and {{{{max_nodes}}}} ({pool['max_nodes']})",
         )
-    reserved = source in ("reservation", "capacity-block")
-    reservation, affinity = raw.get("reservation"), raw.get("affinity")
-    if not reserved:
+
+
+def _run_hours(profile: CloudProfile, raw: Mapping[str, Any], p: Problems) -> int | None:
+    """``max_run_hours``, checked; the cloud's maximum for sources it reclaims when none is given."""
+    source, hours = raw["source"], raw.get("max_run_hours")
+    if hours is None:
+        return profile.max_run_hours if source in profile.max_run_sources else None
+    if source not in profile.max_run_sources:
+        where = " and ".join(
+            f"{q.display} {'/'.join(sorted(q.max_run_sources))}"
+            for q in clouds_where(lambda q: q.max_run_sources)
+        )
+        p.add(("max_run_hours",), f"only for sources the cloud reclaims after a run limit ({where})")
+    elif not 1 <= hours <= profile.max_run_hours:
+        p.add(("max_run_hours",), f"{hours} is out of range; must be between 1 and {profile.max_run_hours}")
+    return int(hours)
+
+
+def _entry(
+    cloud: str, pool: Mapping[str, Any], raw: Mapping[str, Any], chain: bool, p: Problems
+) -> CapacitySource:
+    profile = profile_of(cloud)
+    source = raw["source"]
+    known = _check_source(profile, source, chain, p)
+    if source in ("reservation", "capacity-block"):
+        _check_reservation(profile, pool, raw, known, p)
+    else:
         for key in ("reservation", "affinity", "project", "nodes"):
             if key in raw:
                 p.add((key,), f"only with source reservation or capacity-block (source is '{source}')")
-    else:
-        if affinity is not None and not profile.reservation_affinities:
-            where = " and ".join(q.display for q in clouds_where(lambda q: q.reservation_affinities))
-            p.add(("affinity",), f"{where} only; {profile.display} consumes the named reservation")
-        elif affinity is not None and source == "capacity-block":
-            p.add(("affinity",), "a Capacity Block is always consumed by name; remove {{affinity}}")
-        if affinity == "any":
-            if reservation is not None:
-                p.add(("reservation",), "affinity 'any' consumes any matching reservation; remove the name")
-            if "project" in raw:
-                p.add(("project",), "only with affinity 'specific' (a named shared reservation)")
-        elif reservation is None:
-            p.add(("reservation",), f"source '{source}' needs the reservation to consume")
-        elif source in allowed:
-            reason = profile.reservation_problem(source, reservation)
-            if reason is not None:
-                p.add(("reservation",), reason)
-        if "project" in raw and not profile.reservation_affinities:
-            p.add(("project",), "shared reservations of another project exist on GKE only")
-        nodes = raw.get("nodes")
-        if nodes is not None and not 1 <= nodes <= pool["max_nodes"]:
-            p.add(
-                ("nodes",),
-                f"{nodes} is out of range; must be between 1 and {{{{max_nodes}}}} ({pool['max_nodes']})",
-            )
-    hours = raw.get("max_run_hours")
-    if hours is not None:
-        if source not in profile.max_run_sources:
-            where = " and ".join(
-                f"{q.display} {'/'.join(sorted(q.max_run_sources))}"
-                for q in clouds_where(lambda q: q.max_run_sources)
-            )
-            p.add(("max_run_hours",), f"only for sources the cloud reclaims after a run limit ({where})")
-        elif not 1 <= hours <= profile.max_run_hours:
-            p.add(
-                ("max_run_hours",), f"{hours} is out of range; must be between 1 and {profile.max_run_hours}"
-            )
-    if source in profile.max_run_sources and hours is None:
-        hours = profile.max_run_hours
     return CapacitySource(
         source=source,
-        reservation=reservation,
-        affinity=affinity or "specific",
+        reservation=raw.get("reservation"),
+        affinity=raw.get("affinity") or "specific",
         project=raw.get("project"),
         nodes=raw.get("nodes"),
-        max_run_hours=hours,
+        max_run_hours=_run_hours(profile, raw, p),
     )
 
 

@@ -71,12 +71,6 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             authorized = aks.ManagedClusterAPIServerAccessProfileArgs(
                 authorized_ip_ranges=list(inputs["authorized_ip_ranges"])
             )
-        provisioning = None
-        if inputs.get("node_auto_provisioning"):
-            # NAP without its default NodePools: only the GPU pools' own NodePools launch nodes.
-            provisioning = aks.ManagedClusterNodeProvisioningProfileArgs(
-                mode="Auto", default_node_pools="None"
-            )
         return aks.ManagedCluster(
             f"{name}-cluster",
             resource_name_=name,
@@ -108,7 +102,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
                 upgrade_channel="patch", node_os_upgrade_channel="NodeImage"
             ),
             api_server_access_profile=authorized,
-            node_provisioning_profile=provisioning,
+            node_provisioning_profile=_node_provisioning(inputs),
             agent_pool_profiles=[
                 aks.ManagedClusterAgentPoolProfileArgs(
                     name="system",
@@ -163,3 +157,12 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             "kubeconfig": self.kubeconfig,
             "node_subnet_id": self.node_subnet_id,
         }
+
+
+def _node_provisioning(inputs: Any) -> Any:
+    """NAP without its default NodePools (only the GPU pools' own NodePools launch nodes), or ``None``."""
+    import pulumi_azure_native.containerservice as aks
+
+    if not inputs.get("node_auto_provisioning"):
+        return None
+    return aks.ManagedClusterNodeProvisioningProfileArgs(mode="Auto", default_node_pools="None")
