@@ -169,6 +169,12 @@ class CloudProfile:
         return require(cls.extra, by)
 
     @classmethod
+    def chain_selector(cls, pool: GpuPool) -> dict[str, str]:
+        """Node labels a pod must select so the chain's auto-provisioner creates nodes for it (beyond the pool's
+        own labels, which every node of the pool carries)."""
+        return {}
+
+    @classmethod
     def reservation_problem(cls, source: str, reservation: str) -> str | None:
         """Why ``reservation`` cannot name a reservation of ``source`` here (``None``: it can)."""
         return None

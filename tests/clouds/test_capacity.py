@@ -136,6 +136,10 @@ def test_gke_chain_quota_is_counted_once(gke_chain: Plan) -> None:
     queue = _of(gke_chain, "kueue.x-k8s.io/v1beta2:ClusterQueue")["training"]
     flavors = [f for f in queue["spec"]["resourceGroups"][0]["flavors"] if f["name"] != "system-cpu"]
     assert [f["name"] for f in flavors] == ["h100-chain"]
+    # Admitted pods select the ComputeClass: only then does GKE auto-create nodes for them.
+    flavor = _of(gke_chain, "kueue.x-k8s.io/v1beta2:ResourceFlavor")["h100-chain"]
+    assert flavor["spec"]["nodeLabels"]["cloud.google.com/compute-class"] == "h100-chain"
+    assert problems_of(flavor) == []
     gpus = next(r for r in flavors[0]["resources"] if r["name"] == "nvidia.com/gpu")
     assert gpus["nominalQuota"] == 8 * 8  # maxNodes x 8 GPUs, whichever source fills the nodes
 
@@ -252,7 +256,7 @@ def _problems(fn: Any, args: dict[str, Any]) -> dict[str, str]:
         (
             {**H100, "capacity": [{"source": "flex-start"}, {"source": "queued-provisioning"}]},
             "pool.capacity[1].source",
-            "only source",
+            "not in a fallback chain",
         ),
         (
             {**H100, "capacity": [{"source": "reservation"}]},

@@ -220,13 +220,19 @@ def system_resource_flavor(flavor: SystemFlavor) -> dict[str, Any]:
     }
 
 
+def flavor_labels(pool: GpuPool) -> dict[str, str]:
+    """What admitted pods select: the pool's labels and, for a fallback chain, what its auto-provisioner needs."""
+    extra = profile_of(pool.cloud).chain_selector(pool) if pool.chain else {}
+    return {**selector_labels(pool), **extra}
+
+
 def resource_flavor(pool: GpuPool) -> dict[str, Any]:
     """The pool as a ResourceFlavor: admitted pods get its node labels and tolerations."""
     return {
         "apiVersion": API_VERSION,
         "kind": "ResourceFlavor",
         "metadata": {"name": flavor_name(pool)},
-        "spec": {"nodeLabels": selector_labels(pool), "tolerations": pool_tolerations(pool)},
+        "spec": {"nodeLabels": flavor_labels(pool), "tolerations": pool_tolerations(pool)},
     }
 
 

@@ -162,20 +162,17 @@ def resolve_capacity(cloud: str, pool: Mapping[str, Any], p: Problems) -> tuple[
 
 def _check_pool(pool: Mapping[str, Any], sources: tuple[CapacitySource, ...], p: Problems) -> None:
     """What the sources ask of the rest of the pool."""
-    reserved = sum(s.nodes or 0 for s in sources if s.reserved)
-    if reserved > pool["max_nodes"]:
+    held = [s.nodes for s in sources if s.reserved and s.nodes is not None]
+    reserved = sum(held)
+    if len(held) > 1 and all(n <= pool["max_nodes"] for n in held) and reserved > pool["max_nodes"]:
         p.add(
             ("capacity",),
             f"the reservations hold {reserved} nodes, more than {{{{max_nodes}}}} {pool['max_nodes']}: "
             "Kueue's quota would count nodes the pool never gets",
         )
     names = {s.source for s in sources}
+    # In a chain, queued-provisioning is refused at its entry (no cloud's chain_sources has it).
     if "queued-provisioning" in names:
-        if len(sources) > 1:
-            p.add(
-                ("capacity",),
-                "queued-provisioning nodes come only through ProvisioningRequests; it is a pool's only source",
-            )
         for key in ("min_nodes", "initial_nodes"):
             if pool.get(key, 0):
                 p.add((key,), "queued-provisioning pools start empty and grow per job; must be 0")

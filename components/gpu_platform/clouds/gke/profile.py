@@ -97,6 +97,11 @@ class GkeProfile(CloudProfile):
     provisioning_request_class = "queued-provisioning.gke.io"
 
     @classmethod
+    def chain_selector(cls, pool: GpuPool) -> dict[str, str]:
+        # GKE auto-creates node pools only for pods that select the ComputeClass by this label.
+        return {"cloud.google.com/compute-class": pool.name}
+
+    @classmethod
     def reservation_problem(cls, source: str, reservation: str) -> str | None:
         if not GCE_NAME.match(reservation):
             return (
