@@ -148,6 +148,26 @@ class CloudProfile:
     """Pools take ``capacity_type`` (EKS ``ON_DEMAND``/``SPOT``/``CAPACITY_BLOCK``)."""
     reservation_kind: ClassVar[str | None] = None
     """What a pool's ``reservation`` names on this cloud, for messages; ``None`` when it takes none."""
+    capacity_sources: ClassVar[frozenset[str]] = frozenset({"on-demand", "spot"})
+    """``capacity`` sources a pool of one source may name here (docs/capacity.md)."""
+    chain_sources: ClassVar[frozenset[str]] = frozenset()
+    """Sources a fallback chain (``capacity`` with several entries) may name; empty: no chains here."""
+    chain_served_by: ClassVar[str | None] = None
+    """What serves a chain on this cloud, for messages (GKE ComputeClass, Karpenter, AKS NAP)."""
+    chain_provisioner: ClassVar[str | None] = None
+    """The auto-provisioner of chains (``compute-class``, ``karpenter``, ``nap``), whose limits the pool meets."""
+    chain_autoscaler: ClassVar[str | None] = None
+    """The ``cluster.autoscaler`` a chain needs (EKS ``karpenter``); ``None``: the cloud's own provisioner."""
+    chain_needs_created_cluster: ClassVar[bool] = False
+    """The stack switches the chain's provisioner on in the cluster it creates (AKS NAP)."""
+    reservation_affinities: ClassVar[bool] = False
+    """Reservations take ``affinity`` (specific/any) and ``project`` (shared reservations): GKE."""
+    max_run_sources: ClassVar[frozenset[str]] = frozenset()
+    """Sources whose nodes the cloud reclaims after a maximum run duration (``max_run_hours``)."""
+    max_run_hours: ClassVar[int] = 0
+    provisioning_request_class: ClassVar[str | None] = None
+    """The ProvisioningRequest class of ``queued-provisioning`` pools (Kueue's ProvisioningRequestConfig)."""
+    """The cloud's largest ``max_run_hours`` (its default too)."""
     efa: ClassVar[bool] = False
     spot_max_price: ClassVar[bool] = False
     publishes_allocatable: ClassVar[bool] = False
@@ -171,6 +191,17 @@ class CloudProfile:
         if cls.extra is None:
             raise TypeError(f"{cls.name} needs no cloud SDK")
         return require(cls.extra, by)
+
+    @classmethod
+    def chain_selector(cls, pool: GpuPool) -> dict[str, str]:
+        """Node labels a pod must select so the chain's auto-provisioner creates nodes for it (beyond the pool's
+        own labels, which every node of the pool carries)."""
+        return {}
+
+    @classmethod
+    def reservation_problem(cls, source: str, reservation: str) -> str | None:
+        """Why ``reservation`` cannot name a reservation of ``source`` here (``None``: it can)."""
+        return None
 
     # --- machines ------------------------------------------------------------------------------------
 

@@ -45,6 +45,32 @@ class Sharing:
 
 
 @dataclass(frozen=True)
+class CapacitySource:
+    """One resolved entry of a pool's ``capacity`` (``args.pool.CapacitySourceArgs``)."""
+
+    source: str
+    """``on-demand``, ``spot``, ``reservation``, ``capacity-block``, ``flex-start`` or ``queued-provisioning``."""
+    reservation: str | None = None
+    """GKE reservation name, EC2 ``cr-...`` ID or AKS capacity reservation group ID."""
+    affinity: str = "specific"
+    """GKE reservations: ``specific`` or ``any``."""
+    project: str | None = None
+    """GKE: owner project of a shared reservation."""
+    nodes: int | None = None
+    """Reserved nodes (Kueue's quota for this source); ``None``: the pool's ``max_nodes``."""
+    max_run_hours: int | None = None
+    """GKE flex-start/queued provisioning: hours before the node is reclaimed."""
+
+    @property
+    def reserved(self) -> bool:
+        """Capacity bought ahead (a reservation or a Capacity Block)."""
+        return self.source in ("reservation", "capacity-block")
+
+
+ON_DEMAND = CapacitySource("on-demand")
+
+
+@dataclass(frozen=True)
 class GpuPool:
     name: str
     cloud: str
@@ -76,6 +102,36 @@ class GpuPool:
     """Position in ``gpuPools`` (for error paths)."""
     allocation: str = "device-plugin"
     """``device-plugin`` or ``dra``: who hands the GPUs to pods; never both on one pool."""
+    capacity: tuple[CapacitySource, ...] = ()
+    """Where the nodes come from, in order (empty: from ``spot``/``capacity_type``/``reservation``)."""
+
+    @property
+    def sources(self) -> tuple[CapacitySource, ...]:
+        """The pool's capacity sources in order; pools made without ``capacity`` derive them from the older
+        fields, so every consumer reads one vocabulary."""
+        if self.capacity:
+            return self.capacity
+        if self.capacity_type == "CAPACITY_BLOCK":
+            return (CapacitySource("capacity-block", self.reservation),)
+        if self.spot:
+            return (CapacitySource("spot"),)
+        if self.reservation:
+            return (CapacitySource("reservation", self.reservation),)
+        return (ON_DEMAND,)
+
+    @property
+    def primary(self) -> CapacitySource:
+        return self.sources[0]
+
+    @property
+    def chain(self) -> bool:
+        """Several capacity sources: an auto-provisioner (ComputeClass, Karpenter, NAP) picks among them."""
+        return len(self.sources) > 1
+
+    @property
+    def queued_provisioning(self) -> bool:
+        """Nodes only through ProvisioningRequests (GKE Dynamic Workload Scheduler), which Kueue creates."""
+        return self.primary.source == "queued-provisioning"
 
     @property
     def dra(self) -> bool:

@@ -94,6 +94,12 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("kueue.x-k8s.io/v1beta2", "ResourceFlavor"): ("kueue", "crds", "kueue.x-k8s.io_resourceflavors.yaml"),
     ("kueue.x-k8s.io/v1beta2", "ClusterQueue"): ("kueue", "crds", "kueue.x-k8s.io_clusterqueues.yaml"),
     ("kueue.x-k8s.io/v1beta2", "LocalQueue"): ("kueue", "crds", "kueue.x-k8s.io_localqueues.yaml"),
+    ("kueue.x-k8s.io/v1beta2", "AdmissionCheck"): ("kueue", "crds", "kueue.x-k8s.io_admissionchecks.yaml"),
+    ("kueue.x-k8s.io/v1beta2", "ProvisioningRequestConfig"): (
+        "kueue",
+        "crds",
+        "kueue.x-k8s.io_provisioningrequestconfigs.yaml",
+    ),
     ("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass"): (
         "kueue",
         "crds",
@@ -155,9 +161,26 @@ def crd_schema(parts: tuple[str, ...], version: str) -> tuple[str, str, dict[str
             return (
                 f"{doc['spec']['group']}/{version}",
                 doc["spec"]["names"]["kind"],
-                v["schema"]["openAPIV3Schema"],
+                _python_patterns(v["schema"]["openAPIV3Schema"]),
             )
     raise LookupError(f"{'/'.join(parts)} has no version {version}")
+
+
+_RE2_FLAGS = re.compile(r"^\^\(\?([a-z]+)\)")
+"""``^(?i)...``: RE2 (the API server's regexp engine) takes flags anywhere; Python only at the start."""
+
+
+def _python_patterns(schema: Any) -> Any:
+    """The schema with RE2-only spellings of ``pattern`` rewritten to what ``re`` reads with the same meaning."""
+    if isinstance(schema, dict):
+        out = {k: _python_patterns(v) for k, v in schema.items()}
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str) and (m := _RE2_FLAGS.match(pattern)):
+            out["pattern"] = f"(?{m.group(1)})^{pattern[m.end() :]}"
+        return out
+    if isinstance(schema, list):
+        return [_python_patterns(v) for v in schema]
+    return schema
 
 
 @functools.cache

@@ -125,6 +125,10 @@ class AksClusterArgs(TypedDict):
     protect: NotRequired[bool]
     """Protect the network, the control plane and the system pool from deletion (Pulumi ``protect``);
     default true. Set false for disposable stacks (dev), or before removing the cluster on purpose."""
+    node_auto_provisioning: NotRequired[bool]
+    """Turn on Node Auto Provisioning (``nodeProvisioningProfile.mode: Auto``) without AKS's default Karpenter
+    NodePools, so only ``AksNapGpuNodePool``s create nodes (default false). The stack sets it when a pool has
+    a fallback chain."""
 
 
 @with_config(ARGS_CONFIG)

@@ -70,6 +70,56 @@ class CapacityType(enum.StrEnum):
     """EC2 Capacity Blocks for ML: reserved GPU capacity for a fixed window (``reservation`` = its ID)."""
 
 
+class CapacitySource(enum.StrEnum):
+    """Where a pool's nodes come from: one vocabulary on every cloud (docs/capacity.md)."""
+
+    ON_DEMAND = "on-demand"
+    """Ordinary on-demand VMs: no commitment, no preemption, often unavailable for H100/H200/B200."""
+    SPOT = "spot"
+    """Spot/preemptible VMs: cheapest, reclaimed by the cloud at short notice."""
+    RESERVATION = "reservation"
+    """Reserved capacity: GKE reservations (``specific`` or ``any``, shared ones across projects), EKS
+    On-Demand Capacity Reservations (``cr-...``), AKS capacity reservation groups (the group's resource ID)."""
+    CAPACITY_BLOCK = "capacity-block"
+    """EC2 Capacity Blocks for ML: GPU capacity bought for a fixed window (the block's ``cr-...`` ID)."""
+    FLEX_START = "flex-start"
+    """GKE flex-start (Dynamic Workload Scheduler): nodes when capacity frees up, for at most seven days."""
+    QUEUED_PROVISIONING = "queued-provisioning"
+    """GKE queued provisioning (Dynamic Workload Scheduler): all nodes of a job at once through a
+    ProvisioningRequest, which Kueue's ``ProvisioningRequestConfig`` admission check creates."""
+
+
+class ReservationAffinity(enum.StrEnum):
+    """Which reservations a GKE pool consumes."""
+
+    SPECIFIC = "specific"
+    """Only the named reservation (GKE ``SPECIFIC_RESERVATION``)."""
+    ANY = "any"
+    """Any matching reservation of the project, then on-demand (GKE ``ANY_RESERVATION``)."""
+
+
+@with_config(ARGS_CONFIG)
+class CapacitySourceArgs(TypedDict):
+    """One capacity source of a pool; a list of them is a fallback chain, tried in order."""
+
+    source: CapacitySource
+    """``on-demand``, ``spot``, ``reservation``, ``capacity-block``, ``flex-start`` or ``queued-provisioning``."""
+    reservation: NotRequired[str]
+    """``reservation``/``capacity-block``: GKE the reservation's name; EKS the reservation ID (``cr-...``); AKS
+    the capacity reservation group's resource ID. Required except for a GKE ``affinity: any``."""
+    affinity: NotRequired[ReservationAffinity]
+    """GKE ``reservation``: ``specific`` (default; only the named reservation) or ``any``."""
+    project: NotRequired[str]
+    """GKE ``reservation`` with ``affinity: specific``: the project that owns a shared reservation; default the
+    cluster's project."""
+    nodes: NotRequired[int]
+    """``reservation``/``capacity-block``: nodes the reservation holds for this pool. Kueue's quota for this
+    source is that many nodes (never more than ``max_nodes`` over the whole chain); default ``max_nodes``."""
+    max_run_hours: NotRequired[int]
+    """GKE ``flex-start``/``queued-provisioning``: hours a node may run before GKE reclaims it, 1 to 168
+    (default 168, GKE's maximum of seven days)."""
+
+
 # --- DRA: how pods get a pool's GPUs ------------------------------------------------------
 
 
@@ -176,10 +226,16 @@ class GpuPoolArgs(TypedDict):
     initial_nodes: NotRequired[int]
     """Nodes at creation, between ``min_nodes`` and ``max_nodes``; default ``min_nodes``. Later the
     autoscaler owns the count."""
+    capacity: NotRequired[Sequence[CapacitySourceArgs]]
+    """Where the nodes come from, in order of preference (docs/capacity.md); default ``[{source: on-demand}]``.
+    One entry is one source; several are a fallback chain, served by a GKE ComputeClass, Karpenter (EKS
+    ``cluster.autoscaler: karpenter``) or AKS node auto-provisioning. Excludes ``spot``, ``capacity_type``
+    and ``reservation``, its older spellings."""
     spot: NotRequired[bool]
-    """Spot/preemptible capacity (default false). EKS: excludes ``capacity_type`` other than ``SPOT``."""
+    """Older spelling of ``capacity: [{source: spot}]`` (default false). EKS: excludes ``capacity_type``
+    other than ``SPOT``."""
     capacity_type: NotRequired[CapacityType]
-    """EKS only: ``ON_DEMAND``, ``SPOT`` or ``CAPACITY_BLOCK`` (with ``reservation``); default from ``spot``."""
+    """Older spelling, EKS only: ``ON_DEMAND``, ``SPOT`` or ``CAPACITY_BLOCK`` (with ``reservation``)."""
     zones: NotRequired[Sequence[str]]
     """Zones of the cluster's region for the nodes (GKE ``us-central1-a``, EKS ``us-east-1a``, AKS ``1``);
     default: the cluster's zones."""
@@ -201,8 +257,8 @@ class GpuPoolArgs(TypedDict):
     isolation_required: NotRequired[bool]
     """Workloads here need memory and fault isolation: time-slicing is refused (default false)."""
     reservation: NotRequired[str]
-    """GKE: a specific reservation to consume. EKS with ``capacity_type: CAPACITY_BLOCK``: the Capacity
-    Block reservation ID (``cr-...``). Excludes ``spot``."""
+    """Older spelling of ``capacity: [{source: reservation, reservation: ...}]`` (GKE: a specific reservation)
+    or, with ``capacity_type: CAPACITY_BLOCK``, of ``[{source: capacity-block, ...}]`` (EKS). Excludes ``spot``."""
     efa: NotRequired[bool]
     """EKS: attach every EFA interface of the instance (p4d/p5 class) for NCCL over EFA (default false)."""
     spot_max_price: NotRequired[float]

@@ -103,11 +103,23 @@ class Kueue(PlannedComponent[KueuePlan]):
             o["metadata"]["name"]: _custom_resource(f"{name}-flavor-{o['metadata']['name']}", o, after)
             for o in plan.objects.flavors
         }
+        checks = {
+            o["kind"] + "/" + o["metadata"]["name"]: _custom_resource(
+                f"{name}-{o['kind'].lower()}-{o['metadata']['name']}", o, after
+            )
+            for o in plan.objects.admission_checks
+        }
         queues = {}
         for obj in plan.objects.cluster_queues:
             used = [f["name"] for g in obj["spec"]["resourceGroups"] for f in g["flavors"]]
+            named = [
+                c["name"] for c in obj["spec"].get("admissionChecksStrategy", {}).get("admissionChecks", [])
+            ]
+            wanted = [
+                checks[f"{k}/{n}"] for n in named for k in ("AdmissionCheck", "ProvisioningRequestConfig")
+            ]
             # Deleted before its flavors: Kueue keeps a flavor (finalizer) while a queue uses it.
-            opts = self.child_opts(depends_on=[release, *(flavors[f] for f in used)])
+            opts = self.child_opts(depends_on=[release, *(flavors[f] for f in used), *wanted])
             queues[obj["metadata"]["name"]] = _custom_resource(
                 f"{name}-cq-{obj['metadata']['name']}", obj, opts
             )

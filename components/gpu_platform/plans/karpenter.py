@@ -146,11 +146,30 @@ def node_pool(
     }
 
 
+KARPENTER_CAPACITY_TYPE = {
+    "on-demand": "on-demand",
+    "spot": "spot",
+    "reservation": "reserved",
+    "capacity-block": "reserved",
+}
+"""A capacity source -> ``karpenter.sh/capacity-type``: ODCRs and Capacity Blocks are both ``reserved``
+(the ``ReservedCapacity`` feature gate, on by default since Karpenter 1.6)."""
+
+
+def capacity_types(pool: GpuPool) -> list[str]:
+    """The pool's ``karpenter.sh/capacity-type`` values, in chain order without repeats. Karpenter does not
+    follow the order: it launches reserved capacity first, then the cheapest of spot and on-demand."""
+    out: list[str] = []
+    for s in pool.sources:
+        value = KARPENTER_CAPACITY_TYPE[s.source]
+        if value not in out:
+            out.append(value)
+    return out
+
+
 def capacity_type(pool: GpuPool) -> str:
-    """``karpenter.sh/capacity-type``: ``spot``, ``on-demand`` or ``reserved`` (Capacity Blocks)."""
-    if pool.capacity_type == "CAPACITY_BLOCK":
-        return "reserved"
-    return "spot" if pool.spot else "on-demand"
+    """The first of ``capacity_types`` (the pool's one capacity type when it has no chain)."""
+    return capacity_types(pool)[0]
 
 
 def pool_base(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any]) -> dict[str, Any]:

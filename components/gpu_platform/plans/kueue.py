@@ -75,6 +75,8 @@ HELM_RELEASE_NAME = KUEUE.release_name
 """Fixed Helm release name: the chart's object names (``kueue-webhook-service``, ``kueue-controller-manager``)
 then match the defaults Kueue's internal certificate management expects."""
 DEFAULT_CLUSTER_QUEUE_NAME = DEFAULT_CLUSTER_QUEUE
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+"""Kueue's built-in admission check controller that creates ProvisioningRequests (GA since Kueue 0.14)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -108,11 +110,21 @@ def node_units(
     return max(cpu - taken.cpu_millicores, 0), max(memory - taken.memory_mib, 0)
 
 
+def quota_nodes(pool: GpuPool) -> int:
+    """Nodes Kueue counts for a pool: ``max_nodes``, or what its only source, a reservation, holds (a
+    specific reservation has no on-demand fallback, so nodes beyond it never come). A chain counts
+    ``max_nodes`` once, whichever source GKE, Karpenter or NAP fills it from."""
+    source = pool.primary
+    if not pool.chain and source.reserved and source.affinity == "specific" and source.nodes is not None:
+        return min(source.nodes, pool.max_nodes)
+    return pool.max_nodes
+
+
 def _units(
     pool: GpuPool, basis: CapacityBasis, pools: Sequence[GpuPool], layout: OperandLayout | None = None
 ) -> dict[str, int]:
-    """What the whole pool offers at ``max_nodes`` in base units: cpu in millicores, memory in MiB."""
-    n = pool.max_nodes
+    """What the whole pool offers at ``quota_nodes`` in base units: cpu in millicores, memory in MiB."""
+    n = quota_nodes(pool)
     cpu, memory = node_units(pool, basis, pools, layout)
     out = {"cpu": cpu * n, "memory": memory * n}
     out.update({name: units * n for name, units in node_resources(pool).items()})
@@ -208,13 +220,19 @@ def system_resource_flavor(flavor: SystemFlavor) -> dict[str, Any]:
     }
 
 
+def flavor_labels(pool: GpuPool) -> dict[str, str]:
+    """What admitted pods select: the pool's labels and, for a fallback chain, what its auto-provisioner needs."""
+    extra = profile_of(pool.cloud).chain_selector(pool) if pool.chain else {}
+    return {**selector_labels(pool), **extra}
+
+
 def resource_flavor(pool: GpuPool) -> dict[str, Any]:
     """The pool as a ResourceFlavor: admitted pods get its node labels and tolerations."""
     return {
         "apiVersion": API_VERSION,
         "kind": "ResourceFlavor",
         "metadata": {"name": flavor_name(pool)},
-        "spec": {"nodeLabels": selector_labels(pool), "tolerations": pool_tolerations(pool)},
+        "spec": {"nodeLabels": flavor_labels(pool), "tolerations": pool_tolerations(pool)},
     }
 
 
@@ -251,6 +269,11 @@ def cluster_queue(
     flavors += [
         _flavor_quotas(flavor_name(p), units[p.name], covered, False, queue) for p in index.peers(queue)
     ]
+    checks = [
+        {"name": admission_check_name(pool), "onFlavors": [flavor_name(pool)]}
+        for pool in [*index.own(queue), *index.peers(queue)]
+        if pool.queued_provisioning
+    ]
     p = queue.preemption
     body: dict[str, Any] = {
         "namespaceSelector": {"matchLabels": {CLUSTER_QUEUE_NAMESPACE_LABEL: queue.name}},
@@ -264,7 +287,58 @@ def cluster_queue(
     }
     if queue.cohort is not None:
         body["cohortName"] = queue.cohort
+    if checks:
+        # Quota first, then a ProvisioningRequest for the job's pods: admitted only once every node exists.
+        body["admissionChecksStrategy"] = {"admissionChecks": checks}
     return {"apiVersion": API_VERSION, "kind": "ClusterQueue", "metadata": {"name": queue.name}, "spec": body}
+
+
+def admission_check_name(pool: GpuPool) -> str:
+    """The pool's AdmissionCheck and ProvisioningRequestConfig (one pair per queued-provisioning pool)."""
+    return f"{pool.name}-provisioning"
+
+
+def provisioning_objects(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
+    """A ``ProvisioningRequestConfig`` and the ``AdmissionCheck`` naming it for each queued-provisioning pool
+    (Kueue's built-in ProvisioningRequest controller): the cloud's provisioning class, the pool's GPU
+    resources as the managed ones, and the pool's maximum run duration as the class parameter."""
+    out: list[dict[str, Any]] = []
+    for pool in pools:
+        if not pool.queued_provisioning:
+            continue
+        name = admission_check_name(pool)
+        spec: dict[str, Any] = {
+            "provisioningClassName": profile_of(pool.cloud).provisioning_request_class,
+            "managedResources": sorted(node_resources(pool)),
+            # One ProvisioningRequest per group of identical pods (a JobSet's workers), as GKE's guide does.
+            "podSetMergePolicy": "IdenticalWorkloadSchedulingRequirements",
+        }
+        if pool.primary.max_run_hours:
+            spec["parameters"] = {"maxRunDurationSeconds": str(pool.primary.max_run_hours * 3600)}
+        out.append(
+            {
+                "apiVersion": API_VERSION,
+                "kind": "ProvisioningRequestConfig",
+                "metadata": {"name": name},
+                "spec": spec,
+            }
+        )
+        out.append(
+            {
+                "apiVersion": API_VERSION,
+                "kind": "AdmissionCheck",
+                "metadata": {"name": name},
+                "spec": {
+                    "controllerName": PROVISIONING_CONTROLLER,
+                    "parameters": {
+                        "apiGroup": "kueue.x-k8s.io",
+                        "kind": "ProvisioningRequestConfig",
+                        "name": name,
+                    },
+                },
+            }
+        )
+    return out
 
 
 def cluster_queues(spec: KueueSpec, pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
@@ -383,8 +457,11 @@ class KueueObjects:
     namespaces: list[dict[str, Any]] = field(default_factory=list)
     local_queues: list[dict[str, Any]] = field(default_factory=list)
     priority_classes: list[dict[str, Any]] = field(default_factory=list)
+    admission_checks: list[dict[str, Any]] = field(default_factory=list)
+    """ProvisioningRequestConfigs and AdmissionChecks of queued-provisioning pools."""
 
     def custom_resources(self) -> Iterator[dict[str, Any]]:
+        yield from self.admission_checks
         yield from self.flavors
         yield from self.cluster_queues
         yield from self.local_queues
@@ -402,6 +479,7 @@ def build(pools: Sequence[GpuPool], spec: KueueSpec) -> KueueObjects:
         namespaces=team_namespaces(spec),
         local_queues=local_queues(spec),
         priority_classes=priority_classes(spec),
+        admission_checks=provisioning_objects(pools),
     )
 
 

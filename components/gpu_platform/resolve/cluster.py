@@ -25,7 +25,11 @@ from gpu_platform.cloud import CloudProfile, PoolProblems
 from gpu_platform.clouds import PROFILES, profile_of
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.autoprovisioning import karpenter_pool_problems
+from gpu_platform.resolve.autoprovisioning import (
+    compute_class_pool_problems,
+    karpenter_pool_problems,
+    nap_pool_problems,
+)
 from gpu_platform.versions import CLUSTER_AUTOSCALER_IMAGE_TAGS
 
 CLUSTER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
@@ -177,6 +181,39 @@ def _karpenter_problems(
         karpenter_pool_problems(pool, at(pool.index))
 
 
+CHAIN_CHECKS = {
+    "compute-class": compute_class_pool_problems,
+    "karpenter": karpenter_pool_problems,
+    "nap": nap_pool_problems,
+}
+"""``CloudProfile.chain_provisioner`` -> what that auto-provisioner cannot express (``resolve.autoprovisioning``)."""
+
+
+def _chain_problems(
+    cloud: str, create: bool, autoscaler: str | None, pools: Sequence[GpuPool], at: PoolProblems
+) -> None:
+    """Pools with a fallback chain are auto-provisioned: what that needs of the cluster and of the pool."""
+    profile = profile_of(cloud)
+    for pool in pools:
+        if not pool.chain or profile.chain_provisioner is None:
+            continue
+        here = at(pool.index)
+        if profile.chain_autoscaler is not None and autoscaler != profile.chain_autoscaler:
+            here.add(
+                ("capacity",),
+                f"a fallback chain is served by {profile.chain_served_by}; set {{{{cluster.autoscaler}}}} "
+                f"{profile.chain_autoscaler} or give one source",
+            )
+        elif profile.chain_needs_created_cluster and not create:
+            here.add(
+                ("capacity",),
+                f"a fallback chain is served by {profile.chain_served_by}, which the stack enables on a cluster it "
+                "creates; on an attached cluster give one source",
+            )
+        elif profile.chain_autoscaler is None:  # Karpenter's own checks already ran over every pool
+            CHAIN_CHECKS[profile.chain_provisioner](pool, here)
+
+
 def _autoscaler(
     cloud: str, c: Mapping[str, Any], create: bool, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
 ) -> str | None:
@@ -246,6 +283,7 @@ def resolve_cluster(
     _zone_problems(cloud, region, pools, at)
     zones = profile.cluster_zones(c, region, pools, at, p)
     autoscaler = _autoscaler(cloud, c, create, pools, at, p)
+    _chain_problems(cloud, create, autoscaler, pools, at)
     if p.count() != before:
         return None
     ref = c.get("kubeconfig_stack_reference")

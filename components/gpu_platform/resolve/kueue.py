@@ -336,10 +336,30 @@ def default_wait_timeout(pools: Sequence[GpuPool]) -> str:
     return a.DEFAULT_COLD_WAIT_TIMEOUT if cold_start(pools) else a.DEFAULT_WAIT_TIMEOUT
 
 
+SECONDS = {"s": 1, "m": 60, "h": 3600}
+
+
+def _run_limit_problems(timeout: str, pools: Sequence[GpuPool], p: Problems) -> None:
+    """Nodes the cloud reclaims after a maximum run (GKE flex-start, queued provisioning) must outlive Kueue's
+    wait for a job's pods: otherwise a job still starting loses its nodes before Kueue requeues it."""
+    wait = int(timeout[:-1]) * SECONDS[timeout[-1]]
+    for pool in pools:
+        for source in pool.sources:
+            if source.max_run_hours is not None and wait >= source.max_run_hours * 3600:
+                p.add(
+                    ("timeout",),
+                    f"'{timeout}' is not shorter than pool '{pool.name}''s {source.source} run limit of "
+                    f"{source.max_run_hours}h (capacity maxRunHours): the nodes would be reclaimed while Kueue "
+                    "still waits for the job's pods",
+                )
+
+
 def _wait(raw: Mapping[str, Any], pools: Sequence[GpuPool], p: Problems) -> WaitForPodsReady:
     timeout = raw.get("timeout", default_wait_timeout(pools))
     if not DURATION.match(timeout):
         p.add(("timeout",), f"{timeout!r} is not a positive duration like '10m' (s, m or h)")
+    elif raw.get("enabled", True):
+        _run_limit_problems(timeout, pools, p)
     return WaitForPodsReady(
         raw.get("enabled", True),
         timeout,

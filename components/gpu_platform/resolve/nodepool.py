@@ -23,6 +23,12 @@ def resolve_node_pool(cloud: str, args: Mapping[str, Any], p: Problems) -> tuple
         return None
     pool = resolved.pools[0]
     before = p.count()
+    if pool.chain:
+        p.at("pool").add(
+            ("capacity",),
+            "a node pool has one capacity source; a fallback chain is an auto-provisioned pool "
+            "(GkeGpuComputeClass, EksKarpenterGpuNodePool, AksNapGpuNodePool)",
+        )
     cloud_pool_problems(pool, p.at("pool"))
     if p.count() == before:
         scaling_problems(pool, p.at("pool"))

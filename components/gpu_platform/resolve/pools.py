@@ -34,7 +34,8 @@ from gpu_platform.catalog.mig import MIG_TABLES, MigLayoutError, resolve_layout
 from gpu_platform.cloud import PoolProblems
 from gpu_platform.clouds import clouds_where, profile_of
 from gpu_platform.errors import Key, Problems
-from gpu_platform.pools import GPU_TAINT, GpuPool, Sharing, Taint
+from gpu_platform.pools import GPU_TAINT, CapacitySource, GpuPool, Sharing, Taint
+from gpu_platform.resolve.capacity import resolve_capacity
 from gpu_platform.resolve.kubernetes import label_problems
 
 CAPACITY_BLOCK_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
@@ -242,7 +243,13 @@ def _check_sizes(pool: Mapping[str, Any], p: Problems) -> None:
     _range(p, "disk_size_gb", pool.get("disk_size_gb"), *DISK_SIZE_RANGE)
 
 
-def _check_capacity(cloud: str, pool: Mapping[str, Any], machine: MachineType | None, p: Problems) -> None:
+def _check_capacity(
+    cloud: str,
+    pool: Mapping[str, Any],
+    machine: MachineType | None,
+    sources: tuple[CapacitySource, ...],
+    p: Problems,
+) -> None:
     capacity, spot, reservation = pool.get("capacity_type"), pool.get("spot", False), pool.get("reservation")
     profile = profile_of(cloud)
     if capacity is not None and not profile.capacity_types:
@@ -278,9 +285,9 @@ def _check_capacity(cloud: str, pool: Mapping[str, Any], machine: MachineType | 
         elif len(pool.get("zones", ())) > 1:
             p.add(("zones",), "EFA pools run in one zone (one cluster placement group); give one zone")
     price = pool.get("spot_max_price")
-    if price is not None and (not profile.spot_max_price or not spot):
+    if price is not None and (not profile.spot_max_price or all(s.source != "spot" for s in sources)):
         where = "/".join(q.display for q in clouds_where(lambda q: q.spot_max_price))
-        p.add(("spot_max_price",), f"{where} spot pools only (set spot: true)")
+        p.add(("spot_max_price",), f"{where} spot pools only (a capacity source spot)")
     elif price is not None and price != -1 and price <= 0:
         p.add(("spot_max_price",), "-1 (up to the on-demand price) or a positive price")
 
@@ -327,7 +334,8 @@ def resolve_pool(
     images = profile_of(cloud).images
     if profile_of(cloud).creates_nodes and pool.get("image") is not None and pool["image"] not in images:
         p.add(("image",), f"'{pool['image']}' is not a GPU image on {cloud}; valid: {', '.join(images)}")
-    _check_capacity(cloud, pool, machine, p)
+    sources = resolve_capacity(cloud, pool, p)
+    _check_capacity(cloud, pool, machine, sources, p)
     taints = _check_labels_taints(pool, p)
     cuda = pool.get("cuda_version") or cuda_default
     if pool.get("cuda_version") is not None:
@@ -349,8 +357,8 @@ def resolve_pool(
         vcpus=pool.get("cpus_per_node", machine.vcpus if machine else None),
         memory_gib=pool.get("memory_gib_per_node", machine.memory_gib if machine else None),
         initial_nodes=pool.get("initial_nodes", low),
-        spot=bool(pool.get("spot")) or pool.get("capacity_type") == "SPOT",
-        capacity_type=pool.get("capacity_type"),
+        spot=any(s.source == "spot" for s in sources),
+        capacity_type=pool.get("capacity_type") or _capacity_type(cloud, pool, sources),
         zones=tuple(pool.get("zones", ())),
         image=pool.get("image"),
         disk_size_gb=pool.get("disk_size_gb", DEFAULT_DISK_SIZE_GB),
@@ -359,12 +367,25 @@ def resolve_pool(
         cuda_version=cuda if cuda in CUDA_MIN_DRIVER else None,
         cuda_declared=pool.get("cuda_version") is not None,
         isolation_required=bool(pool.get("isolation_required")),
-        reservation=pool.get("reservation"),
+        reservation=sources[0].reservation if sources and sources[0].reserved else None,
         efa=bool(pool.get("efa")),
         spot_max_price=pool.get("spot_max_price"),
         index=index,
         allocation=pool.get("allocation", DEFAULT_ALLOCATION),
+        capacity=sources,
     )
+
+
+EKS_CAPACITY_TYPE = {"spot": "SPOT", "capacity-block": "CAPACITY_BLOCK"}
+"""A one-source pool's managed node group capacity type (ODCRs are ``ON_DEMAND`` with a targeted reservation)."""
+
+
+def _capacity_type(cloud: str, pool: Mapping[str, Any], sources: tuple[CapacitySource, ...]) -> str | None:
+    """``capacity_type`` where the cloud has one, from ``capacity`` (``None`` for pools in the older spelling,
+    whose plans derive it from ``spot`` as before)."""
+    if "capacity" not in pool or not profile_of(cloud).capacity_types or not sources:
+        return None
+    return EKS_CAPACITY_TYPE.get(sources[0].source, "ON_DEMAND")
 
 
 def _check_cuda_text(cuda: str, p: Problems) -> None:

@@ -17,6 +17,7 @@ import pulumi
 from gpu_platform.clouds import profile_of
 
 if TYPE_CHECKING:
+    from gpu_platform.pools import GpuPool
     from gpu_platform.stack.spec import PlatformSpec
 
 
@@ -50,11 +51,21 @@ def kubeconfig_provider(
 
 
 def planned_pools(
-    spec: PlatformSpec, component: Any, build: Callable[..., Any], inputs: dict[str, Any], opts: Any
+    spec: PlatformSpec,
+    component: Any,
+    build: Callable[..., Any],
+    inputs: dict[str, Any],
+    opts: Any,
+    only: Callable[[GpuPool], bool] | None = None,
 ) -> dict[str, Any]:
-    """One pool component per GPU pool of the spec, each from ``build(pool, driver, inputs)``."""
+    """One pool component per GPU pool of the spec (or those ``only`` keeps), each from
+    ``build(pool, driver, inputs)``."""
     inputs = {**inputs, "protect": not spec.cluster.disposable}
-    return {p.name: component.from_plan(p.name, build(p, spec.driver, inputs), opts) for p in spec.pools}
+    return {
+        p.name: component.from_plan(p.name, build(p, spec.driver, inputs), opts)
+        for p in spec.pools
+        if only is None or only(p)
+    }
 
 
 def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> dict[str, Any]:

@@ -102,6 +102,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
                 upgrade_channel="patch", node_os_upgrade_channel="NodeImage"
             ),
             api_server_access_profile=authorized,
+            node_provisioning_profile=_node_provisioning(inputs),
             agent_pool_profiles=[
                 aks.ManagedClusterAgentPoolProfileArgs(
                     name="system",
@@ -156,3 +157,12 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             "kubeconfig": self.kubeconfig,
             "node_subnet_id": self.node_subnet_id,
         }
+
+
+def _node_provisioning(inputs: Any) -> Any:
+    """NAP without its default NodePools (only the GPU pools' own NodePools launch nodes), or ``None``."""
+    import pulumi_azure_native.containerservice as aks
+
+    if not inputs.get("node_auto_provisioning"):
+        return None
+    return aks.ManagedClusterNodeProvisioningProfileArgs(mode="Auto", default_node_pools="None")

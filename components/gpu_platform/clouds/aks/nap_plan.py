@@ -22,7 +22,7 @@ from gpu_platform.errors import Problems
 from gpu_platform.plans.karpenter import (
     DO_NOT_DISRUPT,
     Disruption,
-    capacity_type,
+    capacity_types,
     node_pool,
     pool_base,
     requirement,
@@ -63,7 +63,7 @@ def aks_requirements(pool: GpuPool) -> list[dict[str, Any]]:
     assert pool.machine is not None
     return [
         requirement("karpenter.azure.com/sku-name", pool.machine.name),
-        requirement("karpenter.sh/capacity-type", capacity_type(pool)),
+        requirement("karpenter.sh/capacity-type", *capacity_types(pool)),
         requirement("kubernetes.io/arch", "amd64"),
         requirement("kubernetes.io/os", "linux"),
     ]

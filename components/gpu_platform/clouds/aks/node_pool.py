@@ -30,6 +30,7 @@ REPLACE_ON_CHANGES = [
     "spotMaxPrice",
     "availabilityZones",
     "osDiskSizeGB",
+    "capacityReservationGroupID",
     "osSKU",
     "vnetSubnetID",
 ]
@@ -71,6 +72,7 @@ class AksGpuNodePool(GpuNodePoolComponent[AksNodePoolPlan]):
             os_disk_size_gb=pool.disk_size_gb,
             gpu_profile=aks.GPUProfileArgs(driver=plan.driver.pool_driver),
             gpu_instance_profile=plan.gpu_instance_profile,
+            capacity_reservation_group_id=plan.capacity_reservation_group_id,
             vnet_subnet_id=inputs.get("vnet_subnet_id"),
             orchestrator_version=inputs.get("kubernetes_version"),
             **plan.spot,

@@ -22,6 +22,8 @@ class AksNodePoolPlan(NodePoolPlan):
     """``MIG<n>g`` for AKS-managed MIG; fixed when the pool is created."""
     spot: dict[str, Any] = field(default_factory=dict)
     """``scale_set_priority``, eviction policy and max price of a spot pool."""
+    capacity_reservation_group_id: str | None = None
+    """The capacity reservation group the pool's VMs consume (``reservation`` source)."""
 
     @property
     def cloud_taints(self) -> list[str]:
@@ -41,7 +43,18 @@ def aks_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
     assert pool.machine is not None
     os_sku = pool.image or PROFILE.default_image or ""
     # AKS fixes these at creation (see nodepools.aks.REPLACE_ON_CHANGES).
-    fixed = (pool.machine.name, profile, driver.pool_driver, spot, pool.zones, pool.disk_size_gb, os_sku)
+    fixed: tuple[Any, ...] = (
+        pool.machine.name,
+        profile,
+        driver.pool_driver,
+        spot,
+        pool.zones,
+        pool.disk_size_gb,
+        os_sku,
+    )
+    group = pool.reservation if pool.primary.source == "reservation" else None
+    if group is not None:  # only then: the names of pools without one stay as they were
+        fixed = (*fixed, group)
     base = base_plan(pool, driver, inputs, *fixed)
     generated = default_agent_pool_name(pool.name)[:6] + base["physical_name"][-6:]
     return AksNodePoolPlan(
@@ -49,4 +62,5 @@ def aks_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
         os_sku=os_sku,
         gpu_instance_profile=profile,
         spot=spot,
+        capacity_reservation_group_id=group,
     )

@@ -67,6 +67,13 @@ def mig_instance_profiles(table: MigTable) -> dict[str, str]:
     return out
 
 
+CAPACITY_RESERVATION_GROUP_ID = re.compile(
+    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Compute/capacityReservationGroups/[^/]+$",
+    re.IGNORECASE,
+)
+"""An Azure capacity reservation group's resource ID (what ``AgentPool.capacity_reservation_group_id`` takes)."""
+
+
 class AksProfile(CloudProfile):
     name = "aks"
     display = "AKS"
@@ -109,6 +116,23 @@ class AksProfile(CloudProfile):
     cloud_sharing_modes = frozenset({"mig"})
     cloud_mig_needs_cloud_driver = True
     spot_max_price = True
+    # Agent pools: Regular or Spot priority, or a capacity reservation group (capacityReservationGroupID);
+    # node auto-provisioning chains Karpenter's spot and on-demand (AKSNodeClass has no reservation field).
+    capacity_sources = frozenset({"on-demand", "spot", "reservation"})
+    chain_sources = frozenset({"on-demand", "spot"})
+    chain_served_by = "AKS node auto-provisioning"
+    chain_provisioner = "nap"
+    chain_needs_created_cluster = True
+
+    @classmethod
+    def reservation_problem(cls, source: str, reservation: str) -> str | None:
+        if not CAPACITY_RESERVATION_GROUP_ID.match(reservation):
+            return (
+                f"'{reservation}' is not a capacity reservation group ID like /subscriptions/<id>/resourceGroups/"
+                "<rg>/providers/Microsoft.Compute/capacityReservationGroups/<name>"
+            )
+        return None
+
     system_pool_selector: ClassVar[Mapping[str, str]] = {"kubernetes.azure.com/mode": "system"}
     publishes_allocatable = True
     kueue_vm_overhead = True

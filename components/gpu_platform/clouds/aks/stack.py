@@ -39,6 +39,8 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
     for key, value in (("location", c.region), ("resource_group_name", c.resource_group)):
         if value:
             settings[key] = value
+    if any(pool.chain for pool in spec.pools):
+        settings["node_auto_provisioning"] = True
     cluster = AksCluster.from_plan(c.name, aks_cluster_plan(c.name, c.system_pool, settings), opts)
     inputs: dict[str, Any] = {
         "resource_group_name": cluster.resource_group_name,
@@ -46,5 +48,26 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
         "vnet_subnet_id": cluster.node_subnet_id,
         **version,
     }
-    pools = planned_pools(spec, AksGpuNodePool, aks_node_pool_plan, inputs, opts)
+    pools = planned_pools(spec, AksGpuNodePool, aks_node_pool_plan, inputs, opts, lambda pool: not pool.chain)
+    pools.update(_nap_pools(spec, cluster, opts))
     return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+
+
+def _nap_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | None) -> dict[str, Any]:
+    """A NAP ``NodePool`` + ``AKSNodeClass`` for each pool with a fallback chain (Karpenter capacity types),
+    on the cluster that runs NAP (``node_auto_provisioning``)."""
+    from gpu_platform.clouds.aks.nap_node_pool import AksNapGpuNodePool
+    from gpu_platform.clouds.aks.nap_plan import aks_nap_pool_plan
+    from gpu_platform.plans.karpenter import Disruption
+
+    on_cluster = pulumi.ResourceOptions.merge(
+        opts, pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[cluster])
+    )
+    inputs = {"vnet_subnet_id": cluster.node_subnet_id}
+    return {
+        pool.name: AksNapGpuNodePool.from_plan(
+            pool.name, aks_nap_pool_plan(pool, spec.driver, inputs, Disruption()), on_cluster
+        )
+        for pool in spec.pools
+        if pool.chain
+    }

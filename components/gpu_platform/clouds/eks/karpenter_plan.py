@@ -31,7 +31,7 @@ from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.karpenter import (
     DO_NOT_DISRUPT,
     Disruption,
-    capacity_type,
+    capacity_types,
     node_pool,
     pool_base,
     requirement,
@@ -99,7 +99,7 @@ def eks_requirements(pool: GpuPool) -> list[dict[str, Any]]:
     assert pool.machine is not None
     out = [
         requirement("node.kubernetes.io/instance-type", pool.machine.name),
-        requirement("karpenter.sh/capacity-type", capacity_type(pool)),
+        requirement("karpenter.sh/capacity-type", *capacity_types(pool)),
         requirement("kubernetes.io/arch", "amd64"),
         requirement("kubernetes.io/os", "linux"),
     ]
@@ -147,8 +147,10 @@ def ec2_node_class(plan: EksKarpenterPoolPlan, role: Any, discovery: Any) -> dic
         },
         "tags": {scheduling.POOL_LABEL: pool.name},
     }
-    if pool.capacity_type == "CAPACITY_BLOCK":
-        spec["capacityReservationSelectorTerms"] = [{"id": pool.reservation}]
+    reserved = [s.reservation for s in pool.sources if s.reserved and s.reservation]
+    if reserved:
+        # ODCRs and Capacity Blocks alike, by ID: Karpenter launches ``reserved`` capacity only from these.
+        spec["capacityReservationSelectorTerms"] = [{"id": r} for r in reserved]
     return {
         "apiVersion": EC2NODECLASS_API,
         "kind": "EC2NodeClass",

@@ -67,6 +67,8 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
             ]
         if plan.capacity_type == "CAPACITY_BLOCK":
             market = ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type="capacity-block")
+        if pool.primary.reserved and pool.reservation:
+            # A Capacity Block or an On-Demand Capacity Reservation, targeted by ID (an ODCR is ON_DEMAND).
             target = ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
                 capacity_reservation_id=pool.reservation
             )

@@ -48,6 +48,10 @@ BOTTLEROCKET = NodeImage(
 AL2023 = NodeImage("AL2023_x86_64_NVIDIA", "al2023", root_device="/dev/xvda")
 
 
+CAPACITY_RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
+"""EC2 capacity reservation IDs (On-Demand Capacity Reservations and Capacity Blocks alike)."""
+
+
 class EksProfile(CloudProfile):
     name = "eks"
     display = "EKS"
@@ -85,6 +89,21 @@ class EksProfile(CloudProfile):
     mig_manager_reboot = True
     capacity_types = True
     reservation_kind = "EKS Capacity Blocks"
+    # Managed node groups: capacity type ON_DEMAND (with an ODCR targeted by the launch template), SPOT or
+    # CAPACITY_BLOCK; Karpenter adds chains of its capacity types (``reserved`` for ODCRs and Capacity Blocks).
+    capacity_sources = frozenset({"on-demand", "spot", "reservation", "capacity-block"})
+    chain_sources = frozenset({"on-demand", "spot", "reservation", "capacity-block"})
+    chain_served_by = "Karpenter (cluster.autoscaler: karpenter)"
+    chain_provisioner = "karpenter"
+    chain_autoscaler = "karpenter"
+
+    @classmethod
+    def reservation_problem(cls, source: str, reservation: str) -> str | None:
+        if not CAPACITY_RESERVATION_ID.match(reservation):
+            what = "Capacity Block" if source == "capacity-block" else "capacity reservation"
+            return f"'{reservation}' is not a {what} ID like cr-0123456789abcdef0"
+        return None
+
     efa = True
     publishes_allocatable = True
     kueue_vm_overhead = True

@@ -22,7 +22,7 @@ from gpu_platform import scheduling
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.clouds.gke.profile import NO_DEFAULT_DEVICE_PLUGIN_LABEL, PROFILE, SHARING_STRATEGY
 from gpu_platform.plans.nodepools import ensure_gpu_taint
-from gpu_platform.pools import GpuPool, Taint
+from gpu_platform.pools import CapacitySource, GpuPool, Taint
 
 API_VERSION = "cloud.google.com/v1"
 COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
@@ -61,6 +61,34 @@ def compute_class_labels(pool: GpuPool) -> dict[str, str]:
     return labels
 
 
+def capacity_fields(source: CapacitySource) -> dict[str, Any]:
+    """A priority rule's provisioning model for one capacity source (the ComputeClass CRD's ``spot``,
+    ``reservations`` and ``flexStart``/``maxRunDurationSeconds``; flex-start is never spot, a CEL rule)."""
+    if source.reserved and source.affinity == "any":
+        return {"spot": False, "reservations": {"affinity": "AnyBestEffort"}}
+    if source.reserved:
+        specific: dict[str, Any] = {"name": source.reservation}
+        if source.project:
+            specific["project"] = source.project
+        return {"spot": False, "reservations": {"affinity": "Specific", "specific": [specific]}}
+    if source.source == "flex-start":
+        out: dict[str, Any] = {"flexStart": {"enabled": True}}
+        if source.max_run_hours:
+            out["maxRunDurationSeconds"] = source.max_run_hours * 3600
+        return out
+    return {"spot": source.source == "spot"}
+
+
+def gpu_rules(plan: ComputeClassPlan) -> list[dict[str, Any]]:
+    """One priority rule per capacity source, in the pool's order: the same machine and GPU every time, so
+    Kueue's quota for the pool (its machine's capacity x ``max_nodes``) holds whichever source GKE uses."""
+    base = gpu_rule(plan)
+    if not plan.pool.chain:
+        return [base]
+    shared = {k: v for k, v in base.items() if k not in ("spot", "reservations")}
+    return [{**shared, **capacity_fields(s)} for s in plan.pool.sources]
+
+
 def gpu_rule(plan: ComputeClassPlan) -> dict[str, Any]:
     pool = plan.pool
     assert pool.machine is not None and pool.machine.accelerator_type
@@ -83,8 +111,8 @@ def gpu_rule(plan: ComputeClassPlan) -> dict[str, Any]:
         "spot": pool.spot,
         "storage": {"bootDiskSize": pool.disk_size_gb},
     }
-    if pool.reservation:
-        rule["reservations"] = {"affinity": "Specific", "specific": [{"name": pool.reservation}]}
+    if pool.primary.reserved:
+        rule.update(capacity_fields(pool.primary))
     if pool.zones:
         rule["location"] = {"zones": list(pool.zones)}
     return rule
@@ -98,7 +126,7 @@ def compute_class(plan: ComputeClassPlan) -> dict[str, Any]:
         "metadata": {"name": plan.name, "labels": {"app.kubernetes.io/managed-by": "gpu-platform"}},
         "spec": {
             "description": f"gpu-platform GPU pool {plan.name} ({plan.pool.gpu.display})",
-            "priorities": [gpu_rule(plan)],
+            "priorities": gpu_rules(plan),
             "nodePoolAutoCreation": {"enabled": True},
             "nodePoolConfig": {
                 "imageType": IMAGE_TYPE[plan.pool.image or PROFILE.default_image or ""],

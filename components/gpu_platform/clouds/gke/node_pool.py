@@ -15,7 +15,7 @@ import pulumi
 
 from gpu_platform.args.nodepools import GkeGpuNodePoolArgs
 from gpu_platform.clouds.gke.checks import node_pool_args
-from gpu_platform.clouds.gke.node_pool_plan import RESERVATION_KEY, GkeNodePoolPlan, gke_node_pool_plan
+from gpu_platform.clouds.gke.node_pool_plan import GkeNodePoolPlan, gke_node_pool_plan
 from gpu_platform.clouds.gke.profile import PROFILE
 from gpu_platform.nodepools.common import GpuNodePoolComponent
 
@@ -24,6 +24,9 @@ CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 REPLACE_ON_CHANGES = ["nodeConfig.guestAccelerators", "nodeConfig.spot", "nodeConfig.reservationAffinity"]
 """GKE cannot change these on a live pool (accelerator, driver install mode, partition size, sharing,
 spot, reservation): a change is a new pool."""
+DWS_REPLACE_ON_CHANGES = ["nodeConfig.flexStart", "nodeConfig.maxRunDuration", "queuedProvisioning"]
+"""Also fixed at creation on Dynamic Workload Scheduler pools (flex-start, queued provisioning); the pool's
+name digests them, so a change is a new pool created first."""
 IGNORE_CHANGES = ["initialNodeCount", "nodeCount"]
 """The autoscaler owns the node count; ``initialNodeCount`` only applies at creation."""
 
@@ -45,12 +48,9 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
         pool, inputs = plan.pool, plan.inputs
         assert pool.machine is not None
         reservation = None
-        if pool.reservation:
-            reservation = gke.NodePoolNodeConfigReservationAffinityArgs(
-                consume_reservation_type="SPECIFIC_RESERVATION",
-                key=RESERVATION_KEY,
-                values=[pool.reservation],
-            )
+        if plan.reservation_affinity is not None:
+            reservation = gke.NodePoolNodeConfigReservationAffinityArgs(**plan.reservation_affinity)
+        queued = gke.NodePoolQueuedProvisioningArgs(enabled=True) if plan.queued_provisioning else None
         metadata = (
             gke.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")
             if plan.workload_identity
@@ -72,6 +72,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
                 location_policy=plan.location_policy,
             ),
             management=gke.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
+            queued_provisioning=queued,
             node_config=gke.NodePoolNodeConfigArgs(
                 machine_type=pool.machine.name,
                 guest_accelerators=[plan.accelerator],  # type: ignore[list-item]
@@ -79,6 +80,8 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
                 taints=plan.cloud_taints,  # type: ignore[arg-type]
                 spot=pool.spot,
                 reservation_affinity=reservation,
+                flex_start=plan.flex_start or None,
+                max_run_duration=plan.max_run_duration,
                 image_type=plan.image_type,
                 disk_size_gb=pool.disk_size_gb,
                 service_account=inputs.get("service_account"),
@@ -86,7 +89,9 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
                 workload_metadata_config=metadata,
             ),
             opts=self.child_opts(
-                ignore_changes=IGNORE_CHANGES, replace_on_changes=REPLACE_ON_CHANGES, protect=plan.protect
+                ignore_changes=IGNORE_CHANGES,
+                replace_on_changes=REPLACE_ON_CHANGES + (DWS_REPLACE_ON_CHANGES if plan.flex_start else []),
+                protect=plan.protect,
             ),
         )
         return self._pool_outputs(plan, self.node_pool.name)

@@ -13,9 +13,11 @@ from typing import Any
 from gpu_platform.clouds.gke.profile import PROFILE, SHARING_STRATEGY
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.nodepools import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
-from gpu_platform.pools import GpuPool
+from gpu_platform.pools import CapacitySource, GpuPool
 
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
+DWS_SOURCES = frozenset({"flex-start", "queued-provisioning"})
+"""Sources served by GKE's Dynamic Workload Scheduler (flex-start VMs)."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,14 @@ class GkeNodePoolPlan(NodePoolPlan):
     location_policy: str = "BALANCED"
     image_type: str = PROFILE.default_image or ""
     workload_identity: bool = True
+    reservation_affinity: dict[str, Any] | None = None
+    """``node_config.reservation_affinity`` (``consume_reservation_type``, ``key``, ``values``)."""
+    flex_start: bool = False
+    """``node_config.flex_start``: Dynamic Workload Scheduler VMs (flex-start, and queued provisioning too)."""
+    max_run_duration: str | None = None
+    """``node_config.max_run_duration`` (``"<seconds>s"``): when GKE reclaims a flex-start node."""
+    queued_provisioning: bool = False
+    """``queued_provisioning.enabled``: nodes only through ProvisioningRequests (Kueue's admission check)."""
 
     @property
     def cloud_taints(self) -> list[dict[str, str]]:
@@ -51,15 +61,57 @@ def _gke_accelerator(pool: GpuPool, driver: DriverPlan) -> dict[str, Any]:
     return accel
 
 
+def reservation_name(source: CapacitySource) -> str:
+    """A reservation as GKE names it: shared reservations of another project as ``projects/<p>/reservations/<n>``."""
+    assert source.reservation is not None
+    if source.project:
+        return f"projects/{source.project}/reservations/{source.reservation}"
+    return source.reservation
+
+
+def reservation_affinity(pool: GpuPool) -> dict[str, Any] | None:
+    """What the pool's one source consumes: a named (or shared) reservation, any reservation then on-demand,
+    or explicitly none for Dynamic Workload Scheduler VMs, which GKE requires (``--reservation-affinity=none``)."""
+    source = pool.primary
+    if source.reserved and source.affinity == "any":
+        return {"consume_reservation_type": "ANY_RESERVATION"}
+    if source.reserved:
+        return {
+            "consume_reservation_type": "SPECIFIC_RESERVATION",
+            "key": RESERVATION_KEY,
+            "values": [reservation_name(source)],
+        }
+    if source.source in DWS_SOURCES:
+        return {"consume_reservation_type": "NO_RESERVATION"}
+    return None
+
+
+def _replacing(pool: GpuPool) -> tuple[Any, ...]:
+    """Capacity facts GKE cannot change on a live pool beyond spot and the reservation's name (which the pool's
+    name already digests): empty for those pools, so their names stay as they were."""
+    s = pool.primary
+    if s.source in ("on-demand", "spot") or (s.reserved and s.affinity == "specific" and not s.project):
+        return ()
+    return (s.source, s.affinity, s.project, s.max_run_hours)
+
+
 def gke_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any]) -> GkeNodePoolPlan:
     accelerator = _gke_accelerator(pool, driver)
+    source = pool.primary
+    dws = source.source in DWS_SOURCES
     # GKE recreates a pool for a new accelerator (type, count, driver mode, sharing), spot or reservation.
     return GkeNodePoolPlan(
-        **base_plan(pool, driver, inputs, accelerator, pool.spot, pool.reservation),
+        **base_plan(pool, driver, inputs, accelerator, pool.spot, pool.reservation, *_replacing(pool)),
         accelerator=accelerator,
         initial_node_count=math.ceil(pool.initial_nodes / max(len(pool.zones), 1)),
         # ANY prefers unused reservations and lowers Spot preemption risk (pulumi-gcp docs).
-        location_policy="ANY" if pool.spot or pool.reservation else "BALANCED",
+        # Dynamic Workload Scheduler pools too: capacity is found in whichever zone has it.
+        location_policy="ANY" if pool.spot or source.reserved or dws else "BALANCED",
         image_type=pool.image or PROFILE.default_image or "",
         workload_identity=inputs.get("workload_identity", True),
+        reservation_affinity=reservation_affinity(pool),
+        # Queued provisioning is flex-start VMs obtained all at once ("--flex-start --enable-queued-provisioning").
+        flex_start=dws,
+        max_run_duration=f"{source.max_run_hours * 3600}s" if dws and source.max_run_hours else None,
+        queued_provisioning=source.source == "queued-provisioning",
     )

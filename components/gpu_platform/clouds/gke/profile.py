@@ -45,6 +45,10 @@ def region_of(location: str) -> str:
     return "-".join(parts[:2]) if len(parts) > 2 else location
 
 
+GCE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
+"""Compute Engine resource names (RFC 1035), which reservations are."""
+
+
 class GkeProfile(CloudProfile):
     name = "gke"
     display = "GKE"
@@ -88,6 +92,34 @@ class GkeProfile(CloudProfile):
     cloud_sharing_runs_own_device_plugin = True
     default_device_plugin_off_label = (NO_DEFAULT_DEVICE_PLUGIN_LABEL, "true")
     reservation_kind = "GKE reservations"
+    # A node pool has one provisioning model (nodeConfig.spot / reservationAffinity / flexStart /
+    # queuedProvisioning); a chain of them is a custom ComputeClass's priorities.
+    capacity_sources = frozenset(
+        {"on-demand", "spot", "reservation", "capacity-block", "flex-start", "queued-provisioning"}
+    )
+    chain_sources = frozenset({"on-demand", "spot", "reservation", "capacity-block", "flex-start"})
+    chain_served_by = "a GKE custom ComputeClass"
+    chain_provisioner = "compute-class"
+    reservation_affinities = True
+    # Flex-start and queued-provisioning VMs run at most seven days (GKE "About GPU obtainability with
+    # flex-start" and "Dynamic Workload Scheduler" pages).
+    max_run_sources = frozenset({"flex-start", "queued-provisioning"})
+    max_run_hours = 168
+    provisioning_request_class = "queued-provisioning.gke.io"
+
+    @classmethod
+    def chain_selector(cls, pool: GpuPool) -> dict[str, str]:
+        # GKE auto-creates node pools only for pods that select the ComputeClass by this label.
+        return {"cloud.google.com/compute-class": pool.name}
+
+    @classmethod
+    def reservation_problem(cls, source: str, reservation: str) -> str | None:
+        if not GCE_NAME.match(reservation):
+            return (
+                f"'{reservation}' is not a reservation name (lowercase letters, digits, dashes; at most 63)"
+            )
+        return None
+
     critical_pods_need_quota = True
     publishes_allocatable = True
     kueue_vm_overhead = True
