@@ -23,6 +23,7 @@ from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
 from gpu_platform.resolve.dra import DraSpec
 from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, no_operator_sharing
 from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue
+from gpu_platform.resolve.network import topology_needs_kueue
 from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.resolve.stack import (
     KServeSpec,
@@ -92,6 +93,7 @@ def load_platform(
     )
     kueue_section = cfg.get("kueue", {})
     kueue_on = kueue_section.get("enabled", True)
+    topology_needs_kueue(pools.pools, kueue_on, at)
     system_pool = cluster.system_pool if cluster is not None and cluster.create else None
     kueue = resolve_kueue(cloud, kueue_section, pools, at, p.at("kueue"), system_pool) if kueue_on else None
     workloads, volcano, kueue = workload_layer(cfg, pools, kueue, kueue_on, p)

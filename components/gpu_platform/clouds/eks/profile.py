@@ -76,6 +76,7 @@ class EksProfile(CloudProfile):
     capacity_types = True
     reservation_kind = "EKS Capacity Blocks"
     efa = True
+    compact_placement = "a cluster placement group"
     publishes_allocatable = True
     kueue_vm_overhead = True
     autoscaler_choice = True

@@ -16,6 +16,8 @@ from gpu_platform.plans.nodepools import CLOUD_TAINT_EFFECT, NodePoolPlan, base_
 from gpu_platform.pools import GpuPool
 
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
+COMPACT = "COMPACT"
+"""``placement_policy.type``: the only value pulumi-gcp 10.2.0 documents for GPU node pools."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,8 @@ class GkeNodePoolPlan(NodePoolPlan):
     location_policy: str = "BALANCED"
     image_type: str = PROFILE.default_image or ""
     workload_identity: bool = True
+    placement_policy: str | None = None
+    """``COMPACT`` for ``compact_placement`` pools (one zone): the nodes are placed close together."""
 
     @property
     def cloud_taints(self) -> list[dict[str, str]]:
@@ -53,9 +57,16 @@ def _gke_accelerator(pool: GpuPool, driver: DriverPlan) -> dict[str, Any]:
 
 def gke_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any]) -> GkeNodePoolPlan:
     accelerator = _gke_accelerator(pool, driver)
-    # GKE recreates a pool for a new accelerator (type, count, driver mode, sharing), spot or reservation.
+    # GKE recreates a pool for a new accelerator (type, count, driver mode, sharing), spot or reservation,
+    # and for a new placement policy (immutable on a node pool). Only a set policy enters the name, so pools
+    # without one keep theirs.
+    fixed: tuple[Any, ...] = (accelerator, pool.spot, pool.reservation)
+    placement = COMPACT if pool.compact_placement else None
+    if placement:
+        fixed += (placement,)
     return GkeNodePoolPlan(
-        **base_plan(pool, driver, inputs, accelerator, pool.spot, pool.reservation),
+        **base_plan(pool, driver, inputs, *fixed),
+        placement_policy=placement,
         accelerator=accelerator,
         initial_node_count=math.ceil(pool.initial_nodes / max(len(pool.zones), 1)),
         # ANY prefers unused reservations and lowers Spot preemption risk (pulumi-gcp docs).
