@@ -67,6 +67,7 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("kueue.x-k8s.io/v1beta2", "ResourceFlavor"): ("kueue", "crds", "kueue.x-k8s.io_resourceflavors.yaml"),
     ("kueue.x-k8s.io/v1beta2", "ClusterQueue"): ("kueue", "crds", "kueue.x-k8s.io_clusterqueues.yaml"),
     ("kueue.x-k8s.io/v1beta2", "LocalQueue"): ("kueue", "crds", "kueue.x-k8s.io_localqueues.yaml"),
+    ("kueue.x-k8s.io/v1beta2", "Topology"): ("kueue", "crds", "kueue.x-k8s.io_topologies.yaml"),
     ("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass"): (
         "kueue",
         "crds",
