@@ -125,7 +125,9 @@ def test_the_pods_prefer_one_network_node_of_the_pool_topology(plan: Plan) -> No
     (rjob,) = _jobset(plan)["spec"]["replicatedJobs"]
     annotations = rjob["template"]["spec"]["template"]["metadata"]["annotations"]
     level = annotations["kueue.x-k8s.io/podset-preferred-topology"]
-    (flavor,) = [f for f in plan.by_type(KUEUE + "ResourceFlavor") if f.inputs["metadata"]["name"] == "h100-efa"]
+    (flavor,) = [
+        f for f in plan.by_type(KUEUE + "ResourceFlavor") if f.inputs["metadata"]["name"] == "h100-efa"
+    ]
     (topology,) = plan.by_type(KUEUE + "Topology")
     assert flavor.inputs["spec"]["topologyName"] == topology.inputs["metadata"]["name"]
     # The annotated level is one of the Topology's levels, or Kueue could never place the pod set.

@@ -38,7 +38,9 @@ def test_every_stack_file_is_one_of_these() -> None:
 
 @pytest.mark.parametrize("stack", sorted(STACKS))
 def test_the_cli_plans_the_stack(tmp_path: Path, stack: str) -> None:
-    assert main(["plan", "--project", str(EXAMPLE), "--stack", stack, "--out", str(tmp_path), "--policy"]) == 0
+    assert (
+        main(["plan", "--project", str(EXAMPLE), "--stack", stack, "--out", str(tmp_path), "--policy"]) == 0
+    )
 
 
 @pytest.mark.parametrize("stack", sorted(STACKS))
@@ -103,5 +105,7 @@ def test_eks_p5_has_a_cluster_placement_group_and_every_efa_device() -> None:
     assert group.inputs["strategy"] == "cluster"
     (lt,) = p.by_type("aws:ec2/launchTemplate:LaunchTemplate")
     assert "placement" in lt.inputs and len(lt.inputs["networkInterfaces"]) == 32
-    (ng,) = [r for r in p.by_type("aws:eks/nodeGroup:NodeGroup") if r.inputs.get("amiType", "").endswith("NVIDIA")]
+    (ng,) = [
+        r for r in p.by_type("aws:eks/nodeGroup:NodeGroup") if r.inputs.get("amiType", "").endswith("NVIDIA")
+    ]
     assert len(ng.inputs["subnetIds"]) == 1  # one zone: the placement group's

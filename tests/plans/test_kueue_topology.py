@@ -44,7 +44,9 @@ def test_flavor_names_the_machine_topology_and_both_validate(cloud: str, machine
     (flavor,) = [f for f in objs.flavors if f["metadata"]["name"] == "train"]
     assert flavor["spec"]["topologyName"] == topology.name
     # TAS ignores webhook-added tolerations: the GPU taint's toleration is on the flavor.
-    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in flavor["spec"]["tolerations"]
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in flavor["spec"][
+        "tolerations"
+    ]
     assert crds.problems_of(topo) == []
     assert crds.problems_of(flavor) == []
     # Topologies first: the component creates them before the flavors that name them.
@@ -78,7 +80,9 @@ def test_machines_without_topology_labels() -> None:
     ):
         found = profile_of(cloud).machine(machine)
         assert found is not None and found.topology is None, machine
-    with pytest.raises(ArgumentsError, match=r"pools\[0\]\.topology: g6\.48xlarge nodes carry no network topology"):
+    with pytest.raises(
+        ArgumentsError, match=r"pools\[0\]\.topology: g6\.48xlarge nodes carry no network topology"
+    ):
         _objects("eks", "g6.48xlarge")
 
 

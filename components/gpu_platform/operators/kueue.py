@@ -114,7 +114,9 @@ class Kueue(PlannedComponent[KueuePlan]):
         for o in plan.objects.flavors:
             topology = o["spec"].get("topologyName")
             opts = after if topology is None else self.child_opts(depends_on=[release, topologies[topology]])
-            flavors[o["metadata"]["name"]] = _custom_resource(f"{name}-flavor-{o['metadata']['name']}", o, opts)
+            flavors[o["metadata"]["name"]] = _custom_resource(
+                f"{name}-flavor-{o['metadata']['name']}", o, opts
+            )
         queues = {}
         for obj in plan.objects.cluster_queues:
             used = [f["name"] for g in obj["spec"]["resourceGroups"] for f in g["flavors"]]

@@ -66,8 +66,12 @@ def _eks() -> list[MachineType]:
         # (EC2 user guide "Prerequisites for Amazon EC2 topology"); EKS labels their nodes with it.
         *_eks_family("g6e", "l40s", 8, _G_SIZES, {"24xlarge": 2, "48xlarge": 4}, EC2_TOPOLOGY),
         MachineType("eks", "p4d.24xlarge", "a100-40gb", 8, 96, 1152, efa_interfaces=4, topology=EC2_TOPOLOGY),
-        MachineType("eks", "p4de.24xlarge", "a100-80gb", 8, 96, 1152, efa_interfaces=4, topology=EC2_TOPOLOGY),
-        MachineType("eks", "p5.48xlarge", "h100-80gb", 8, 192, 2048, efa_interfaces=32, topology=EC2_TOPOLOGY),
+        MachineType(
+            "eks", "p4de.24xlarge", "a100-80gb", 8, 96, 1152, efa_interfaces=4, topology=EC2_TOPOLOGY
+        ),
+        MachineType(
+            "eks", "p5.48xlarge", "h100-80gb", 8, 192, 2048, efa_interfaces=32, topology=EC2_TOPOLOGY
+        ),
         MachineType(
             "eks", "p5e.48xlarge", "h200-141gb", 8, 192, 2048, efa_interfaces=32, topology=EC2_TOPOLOGY
         ),
