@@ -74,6 +74,8 @@ class GpuPool:
     efa: bool = False
     topology: NetworkTopology | None = None
     """Kueue topology-aware scheduling: the machine's network topology, named by the pool's flavor."""
+    infiniband: bool = False
+    """AKS ND-series: the InfiniBand HCAs are requestable (``rdma/shared_ib``) through the Network Operator."""
     compact_placement: bool = False
     """Nodes placed close together: GKE ``COMPACT`` placement policy, EKS cluster placement group."""
     spot_max_price: float | None = None

@@ -68,6 +68,13 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("kueue.x-k8s.io/v1beta2", "ClusterQueue"): ("kueue", "crds", "kueue.x-k8s.io_clusterqueues.yaml"),
     ("kueue.x-k8s.io/v1beta2", "LocalQueue"): ("kueue", "crds", "kueue.x-k8s.io_localqueues.yaml"),
     ("kueue.x-k8s.io/v1beta2", "Topology"): ("kueue", "crds", "kueue.x-k8s.io_topologies.yaml"),
+    # Mellanox/network-operator (the chart's crds/)
+    ("mellanox.com/v1alpha1", "NicClusterPolicy"): (
+        "charts",
+        "network-operator-26.4.1",
+        "crds",
+        "mellanox.com_nicclusterpolicies.yaml",
+    ),
     ("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass"): (
         "kueue",
         "crds",

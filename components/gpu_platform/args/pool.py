@@ -212,6 +212,11 @@ class GpuPoolArgs(TypedDict):
     ND-series InfiniBand sizes: ``kubernetes.io/hostname`` only), so a job's pod set can require or prefer
     one block, rack or node (docs/networking.md). Refused on machine types without such labels and
     without the stack's ``kueue`` section."""
+    infiniband: NotRequired[bool]
+    """AKS ND-series InfiniBand sizes (``Standard_ND96isr_H100_v5`` ...; default false): the stack installs the
+    NVIDIA Network Operator (DOCA driver, RDMA shared device plugin) on the pool's nodes, pods request
+    ``rdma/shared_ib`` and Kueue's quota covers it; with the operator-owned driver GPUDirect RDMA is on
+    (``driver.rdma``). Without it NCCL between nodes uses TCP."""
     compact_placement: NotRequired[bool]
     """Place the nodes close together (default false): GKE ``placement_policy`` ``COMPACT``, EKS a cluster
     placement group (EFA pools always get one). One zone only; GKE and EKS."""

@@ -79,6 +79,17 @@ def pool_compact_placement(
     return True
 
 
+def pool_infiniband(cloud: str, pool: Mapping[str, Any], machine: MachineType | None, p: Problems) -> bool:
+    if not pool.get("infiniband"):
+        return False
+    if machine is None or not machine.infiniband:
+        known = [name for name, m in profile_of(cloud).machines.items() if m.infiniband]
+        which = ", ".join(known) if known else f"none on {profile_of(cloud).display}"
+        p.add(("infiniband",), f"needs a machine type with InfiniBand HCAs: {which}")
+        return False
+    return True
+
+
 def topology_needs_kueue(pools: Sequence[GpuPool], kueue_on: bool, at: PoolProblems) -> None:
     """Topology-aware scheduling is Kueue's: without it the setting would do nothing."""
     if kueue_on:

@@ -36,7 +36,7 @@ from gpu_platform.clouds import clouds_where, profile_of
 from gpu_platform.errors import Key, Problems
 from gpu_platform.pools import GPU_TAINT, GpuPool, Sharing, Taint
 from gpu_platform.resolve.kubernetes import label_problems
-from gpu_platform.resolve.network import pool_compact_placement, pool_topology
+from gpu_platform.resolve.network import pool_compact_placement, pool_infiniband, pool_topology
 
 CAPACITY_BLOCK_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
 """EC2 capacity reservation IDs (Capacity Blocks are capacity reservations)."""
@@ -332,6 +332,7 @@ def resolve_pool(
     taints = _check_labels_taints(pool, p)
     topology = pool_topology(cloud, pool, machine, p)
     compact = pool_compact_placement(cloud, pool, machine, p)
+    infiniband = pool_infiniband(cloud, pool, machine, p)
     cuda = pool.get("cuda_version") or cuda_default
     if pool.get("cuda_version") is not None:
         _check_cuda_text(pool["cuda_version"], p.at("cuda_version"))
@@ -366,6 +367,7 @@ def resolve_pool(
         efa=bool(pool.get("efa")),
         topology=topology,
         compact_placement=compact,
+        infiniband=infiniband,
         spot_max_price=pool.get("spot_max_price"),
         index=index,
         allocation=pool.get("allocation", DEFAULT_ALLOCATION),

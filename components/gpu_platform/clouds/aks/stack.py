@@ -48,3 +48,18 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
     }
     pools = planned_pools(spec, AksGpuNodePool, aks_node_pool_plan, inputs, opts)
     return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+
+
+def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> dict[str, Any]:
+    """The NVIDIA Network Operator when a pool sets ``infiniband``, after the pools (its NicClusterPolicy
+    selects their nodes by label). Returns the stack outputs."""
+    from gpu_platform.addons import NETWORK_OPERATOR
+    from gpu_platform.clouds.aks.infiniband_plan import network_operator_plan
+    from gpu_platform.clouds.aks.network_operator import NetworkOperator
+
+    plan = network_operator_plan(spec.pools)
+    if not plan.pools:
+        return {}
+    after = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=list(infra.node_pools.values())))
+    operator = NetworkOperator.from_plan(NETWORK_OPERATOR.component_name, plan, after)
+    return {"networkOperatorStatus": operator.status}
