@@ -35,6 +35,7 @@ from gpu_platform.args.autoprovisioning import (
     GkeGpuComputeClassArgs,
 )
 from gpu_platform.args.dra import DraDriverArgs
+from gpu_platform.args.network import NetworkOperatorArgs
 from gpu_platform.args.workloads import (
     JobSetArgs,
     KubeflowTrainerArgs,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 
     # DRA and node auto-provisioning
     from gpu_platform.clouds.aks.nap_node_pool import AksNapGpuNodePool
+    from gpu_platform.clouds.aks.network_operator import NetworkOperator
     from gpu_platform.clouds.aks.node_pool import AksGpuNodePool
     from gpu_platform.clouds.eks.cluster import EksCluster
     from gpu_platform.clouds.eks.cluster_autoscaler import ClusterAutoscaler
@@ -89,6 +91,7 @@ _COMPONENTS = {
     "GpuInferenceService": "gpu_platform.inference",
     "ClusterAutoscaler": "gpu_platform.clouds.eks.cluster_autoscaler",
     "EfaDevicePlugin": "gpu_platform.clouds.eks.efa",
+    "NetworkOperator": "gpu_platform.clouds.aks.network_operator",
     "JobSet": "gpu_platform.operators.workloads",
     "LeaderWorkerSet": "gpu_platform.operators.workloads",
     "KubeflowTrainer": "gpu_platform.operators.workloads",
@@ -158,6 +161,8 @@ __all__ = [
     "KueueArgs",
     "LeaderWorkerSet",
     "LeaderWorkerSetArgs",
+    "NetworkOperator",
+    "NetworkOperatorArgs",
     "Volcano",
     "VolcanoArgs",
     "__version__",
