@@ -22,7 +22,7 @@ KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 STACKS = {
     "gke-a3-mega": ("a3-mega", "gce-topology", "cloud.google.com/gce-topology-block"),
     "gke-a4": ("b200", "gce-topology", "cloud.google.com/gce-topology-block"),
-    "eks-p5": ("h100-efa", "ec2-network-topology", "topology.k8s.aws/network-node-layer-1"),
+    "example": ("h100-efa", "ec2-network-topology", "topology.k8s.aws/network-node-layer-1"),
     "aks-nd-h100": ("ndh100", "hostname", "kubernetes.io/hostname"),
 }
 
@@ -70,7 +70,7 @@ def test_the_queue_covers_everything_the_nodes_offer(stack: str) -> None:
     flavor = next(f for f in group["flavors"] if f["name"] == pool)
     quota = {r["name"]: r["nominalQuota"] for r in flavor["resources"]}
     assert quota["nvidia.com/gpu"] == 8 * (8 if stack == "gke-a4" else 4)
-    if stack == "eks-p5":
+    if stack == "example":
         assert quota["vpc.amazonaws.com/efa"] == 4 * 32
         assert quota["hugepages-2Mi"] == f"{4 * 5120}Mi"
 
@@ -100,7 +100,7 @@ def test_gke_a4_takes_its_placement_from_the_reservation() -> None:
 
 
 def test_eks_p5_has_a_cluster_placement_group_and_every_efa_device() -> None:
-    p = plan("eks-p5")
+    p = plan("example")
     (group,) = p.by_type("aws:ec2/placementGroup:PlacementGroup")
     assert group.inputs["strategy"] == "cluster"
     (lt,) = p.by_type("aws:ec2/launchTemplate:LaunchTemplate")

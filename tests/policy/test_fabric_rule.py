@@ -96,7 +96,7 @@ def test_a_queued_workload_asking_for_an_uncovered_fabric_resource() -> None:
 @pytest.mark.parametrize(
     ("project", "stack"),
     [
-        (REPO / "examples" / "topology-aware-training", "eks-p5"),
+        (REPO / "examples" / "topology-aware-training", "example"),
         (REPO / "examples" / "topology-aware-training", "aks-nd-h100"),
         (REPO / "examples" / "kueue-distributed-training", "example"),
     ],
