@@ -479,7 +479,7 @@ def _provided_fabric(resources: list[PolicyResource]) -> set[str]:
     out: set[str] = set()
     for r in resources:
         if r.type in HELM_TYPES and (
-            name := FABRIC_DEVICE_PLUGIN_CHARTS.get(chart_name(r.props.get("chart")))
+            name := FABRIC_DEVICE_PLUGIN_CHARTS.get(chart_name(r.props.get("chart")) or "")
         ):
             out.add(name)
         if _kind(r) == "NicClusterPolicy":
