@@ -83,13 +83,13 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
         }
         pools = {}
         for pool in spec.pools:
-            inputs = dict(attached)
+            pool_inputs = dict(attached)
             if pool.efa:
                 # One zone for the cluster placement group; the interfaces get the cluster's security groups.
-                inputs["subnet_ids"] = list(c.existing_subnet_ids[:1])
-                inputs["security_group_ids"] = list(c.existing_security_group_ids)
+                pool_inputs["subnet_ids"] = list(c.existing_subnet_ids[:1])
+                pool_inputs["security_group_ids"] = list(c.existing_security_group_ids)
             pools[pool.name] = EksGpuNodePool.from_plan(
-                pool.name, eks_node_pool_plan(pool, spec.driver, inputs), opts
+                pool.name, eks_node_pool_plan(pool, spec.driver, pool_inputs), opts
             )
         return Infrastructure(provider, kubeconfig, c.name, pools)
     assert c.system_pool is not None
