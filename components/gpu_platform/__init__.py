@@ -37,6 +37,7 @@ from gpu_platform.args.autoprovisioning import (
 )
 from gpu_platform.args.docker_host import GpuDockerHostArgs
 from gpu_platform.args.dra import DraDriverArgs
+from gpu_platform.args.network import NetworkOperatorArgs
 from gpu_platform.args.slurm import SlurmClusterArgs
 from gpu_platform.args.workloads import (
     JobSetArgs,
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 
     # DRA and node auto-provisioning
     from gpu_platform.clouds.aks.nap_node_pool import AksNapGpuNodePool
+    from gpu_platform.clouds.aks.network_operator import NetworkOperator
     from gpu_platform.clouds.aks.node_pool import AksGpuNodePool
     from gpu_platform.clouds.eks.cluster import EksCluster
     from gpu_platform.clouds.eks.cluster_autoscaler import ClusterAutoscaler
@@ -95,6 +97,7 @@ _COMPONENTS = {
     "GpuInferenceService": "gpu_platform.inference",
     "ClusterAutoscaler": "gpu_platform.clouds.eks.cluster_autoscaler",
     "EfaDevicePlugin": "gpu_platform.clouds.eks.efa",
+    "NetworkOperator": "gpu_platform.clouds.aks.network_operator",
     "JobSet": "gpu_platform.operators.workloads",
     "LeaderWorkerSet": "gpu_platform.operators.workloads",
     "KubeflowTrainer": "gpu_platform.operators.workloads",
@@ -170,6 +173,8 @@ __all__ = [
     "KueueArgs",
     "LeaderWorkerSet",
     "LeaderWorkerSetArgs",
+    "NetworkOperator",
+    "NetworkOperatorArgs",
     "OpenShiftGpuMachineSet",
     "OpenShiftGpuMachineSetArgs",
     "SlurmCluster",

@@ -130,6 +130,14 @@ AWS_EFA_DEVICE_PLUGIN = Addon(
     "aws-efa-k8s-device-plugin",
     "efa-device-plugin",
 )
+NETWORK_OPERATOR = Addon(
+    "networkOperator",
+    "the NVIDIA Network Operator",
+    versions.NETWORK_OPERATOR,
+    "network-operator",
+    "network-operator",
+    namespace_owner="the NVIDIA Network Operator's namespace",
+)
 JOBSET = Addon(
     Controller.JOBSET.value,
     "JobSet",
@@ -242,6 +250,7 @@ ADDONS: tuple[Addon, ...] = (
     KSERVE_RUNTIME_CONFIGS,
     CLUSTER_AUTOSCALER,
     AWS_EFA_DEVICE_PLUGIN,
+    NETWORK_OPERATOR,
     JOBSET,
     LEADER_WORKER_SET,
     TRAINER,

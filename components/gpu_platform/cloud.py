@@ -169,6 +169,10 @@ class CloudProfile:
     """The ProvisioningRequest class of ``queued-provisioning`` pools (Kueue's ProvisioningRequestConfig)."""
     """The cloud's largest ``max_run_hours`` (its default too)."""
     efa: ClassVar[bool] = False
+    compact_placement: ClassVar[str | None] = None
+    """What ``compact_placement`` makes on this cloud, for messages; ``None`` when it offers none."""
+    compact_placement_series: ClassVar[tuple[str, ...]] = ()
+    """Machine-name prefixes compact placement is documented for (empty: every GPU machine)."""
     spot_max_price: ClassVar[bool] = False
     publishes_allocatable: ClassVar[bool] = False
     """The cloud publishes the kubelet's reservations, so node allocatable can be computed."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from gpu_platform.catalog.gpus import GpuModel
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.mig import MigTable
+from gpu_platform.catalog.topology import NetworkTopology
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,12 @@ class GpuPool:
     isolation_required: bool = False
     reservation: str | None = None
     efa: bool = False
+    topology: NetworkTopology | None = None
+    """Kueue topology-aware scheduling: the machine's network topology, named by the pool's flavor."""
+    infiniband: bool = False
+    """AKS ND-series: the InfiniBand HCAs are requestable (``rdma/shared_ib``) through the Network Operator."""
+    compact_placement: bool = False
+    """Nodes placed close together: GKE ``COMPACT`` placement policy, EKS cluster placement group."""
     spot_max_price: float | None = None
     index: int = 0
     """Position in ``gpuPools`` (for error paths)."""

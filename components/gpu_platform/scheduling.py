@@ -21,6 +21,8 @@ ISOLATION_LABEL = f"{LABEL_PREFIX}/isolation"
 """``required`` on pools whose workloads need memory/fault isolation (policy: no time-slicing there)."""
 EFA_LABEL = f"{LABEL_PREFIX}/efa"
 """``true`` on EFA pools: the AWS EFA device plugin runs on these nodes only."""
+INFINIBAND_LABEL = f"{LABEL_PREFIX}/infiniband"
+"""``true`` on InfiniBand pools: the Network Operator's DOCA driver and RDMA device plugin run there only."""
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 DEPLOY_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
@@ -70,6 +72,8 @@ def pool_labels(pool: GpuPool, driver: DriverPlan | None = None) -> dict[str, st
         labels[ISOLATION_LABEL] = "required"
     if pool.efa:
         labels[EFA_LABEL] = "true"
+    if pool.infiniband:
+        labels[INFINIBAND_LABEL] = "true"
     profile = profile_of(pool.cloud)
     if advertised_resources(pool).get(GPU_RESOURCE) and (accelerator := profile.accelerator_label(pool)):
         labels[accelerator[0]] = accelerator[1]

@@ -21,6 +21,11 @@ EFA_HUGEPAGES_2MI_MIB = 5120
 """2 MiB huge pages an EFA pod requests, in MiB: EFA instances pre-allocate them, and AWS's EFA pod example
 asks for ``hugepages-2Mi: 5120Mi`` (awsdocs amazon-eks-user-guide ``latest/ug/ml/node-efa.adoc``). The
 library states this much per EFA node (one EFA pod per node), never more than the node pre-allocates."""
+RDMA_SHARED_IB_RESOURCE = "rdma/shared_ib"
+"""What the RDMA shared device plugin advertises for the InfiniBand HCAs of a node (resource ``shared_ib`` with
+the plugin's ``rdma/`` prefix; Azure/aks-rdma-infiniband ``configs/nicclusterpolicy/rdma-shared-device-plugin``)."""
+RDMA_HCA_MAX = 63
+"""Pods that may share one node's HCAs (``rdmaHcaMax``): each requests one unit and sees every HCA."""
 MEBIBYTE_RESOURCES = frozenset({HUGEPAGES_2MI_RESOURCE})
 """Extended resources ``node_resources`` counts in MiB (quantities with ``Mi``), not in units."""
 DRA_QUOTA_PREFIX = "dra.gpu-platform.io/"
@@ -65,6 +70,8 @@ def node_resources(pool: GpuPool) -> dict[str, int]:
     if pool.efa and pool.machine is not None and pool.machine.efa_interfaces:
         out[EFA_RESOURCE] = pool.machine.efa_interfaces
         out[HUGEPAGES_2MI_RESOURCE] = EFA_HUGEPAGES_2MI_MIB
+    if pool.infiniband:
+        out[RDMA_SHARED_IB_RESOURCE] = RDMA_HCA_MAX
     return out
 
 

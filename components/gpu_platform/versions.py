@@ -133,6 +133,22 @@ AWS_EFA_DEVICE_PLUGIN_IMAGE_REPOSITORY = (
     "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/aws-efa-k8s-device-plugin"
 )
 AWS_EFA_DEVICE_PLUGIN_IMAGE_TAG = "v0.5.20"
+# NVIDIA Network Operator (Mellanox/network-operator ``deployment/network-operator``, published at NGC's Helm
+# repository). On AKS ND-series pools it runs the DOCA (MOFED) driver and the RDMA shared device plugin that
+# makes the InfiniBand HCAs requestable (Azure/aks-rdma-infiniband configs/nicclusterpolicy). The component
+# images a NicClusterPolicy names are the ones released with the chart (hack/release.yaml at v26.4.1).
+NETWORK_OPERATOR = ChartPin(
+    chart="network-operator",
+    version="26.4.1",
+    repo="https://helm.ngc.nvidia.com/nvidia",
+    namespace="nvidia-network-operator",
+)
+MELLANOX_REGISTRY = "nvcr.io/nvidia/mellanox"
+DOCA_DRIVER_IMAGE = "doca-driver"
+DOCA_DRIVER_VERSION = "doca3.4.1-26.04-1.1.0.0-1"
+"""The operator appends ``-<os><version>-<arch>`` (``-ubuntu22.04-amd64``) to pick the node's build."""
+RDMA_SHARED_DEVICE_PLUGIN_IMAGE = "k8s-rdma-shared-dev-plugin"
+RDMA_SHARED_DEVICE_PLUGIN_VERSION = "network-operator-v26.4.1"
 EKS_POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
 """EKS add-on that serves Pod Identity credentials; its version is left to EKS (the cluster's default)."""
 
@@ -270,6 +286,7 @@ ALL_CHARTS: tuple[ChartPin, ...] = (
     KSERVE_RUNTIME_CONFIGS,
     CLUSTER_AUTOSCALER,
     AWS_EFA_DEVICE_PLUGIN,
+    NETWORK_OPERATOR,
     JOBSET,
     LEADER_WORKER_SET,
     KUBEFLOW_TRAINER,

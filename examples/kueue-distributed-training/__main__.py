@@ -26,6 +26,10 @@ HUGEPAGES_2MI = "5120Mi"
 """What AWS's EFA pod spec requests (EKS user guide, "Run machine learning training on Amazon EKS with Elastic
 Fabric Adapter"): libfabric's EFA provider uses 2 MiB huge pages, which EFA instances pre-allocate; Kueue
 covers ``hugepages-2Mi`` for EFA pools and the Auto Scaling group's template offers it."""
+TOPOLOGY = {"kueue.x-k8s.io/podset-preferred-topology": "topology.k8s.aws/network-node-layer-3"}
+"""Kueue topology-aware scheduling (the pool sets ``topology: true``): place both pods under one EC2 network node
+of the lowest layer, the fewest hops between them, or as close as Kueue can get; ``podset-required-topology``
+would instead keep the job pending until one such domain has room for both."""
 SAFE_TO_EVICT = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}
 """A running rank is never evicted by the Cluster Autoscaler (its FAQ); with ``backoffLimit: 0`` one
 eviction would fail the whole run. The library's per-group thresholds keep busy GPU nodes too
@@ -63,6 +67,7 @@ kueue = Kueue(
                 "min_nodes": 0,
                 "max_nodes": NODES,
                 "efa": True,
+                "topology": True,
                 "taints": [{"key": "workload", "value": "training", "effect": "NoSchedule"}],
             }
         ],
@@ -138,7 +143,7 @@ jobset = CustomResource(
                         "completionMode": "Indexed",
                         "backoffLimit": 0,
                         "template": {
-                            "metadata": {"annotations": SAFE_TO_EVICT},
+                            "metadata": {"annotations": {**SAFE_TO_EVICT, **TOPOLOGY}},
                             "spec": {
                                 "restartPolicy": "Never",
                                 # No GPU tolerations or nodeSelector here: Kueue injects the flavor's
@@ -156,7 +161,8 @@ jobset = CustomResource(
                                             "/workspace/train.py",
                                         ],
                                         "env": [
-                                            # NCCL over EFA through libfabric, with GPUDirect RDMA (p4d/p5).
+                                            # NCCL over EFA: the AWS OFI NCCL plugin (aws-ofi-nccl, in the
+                                            # image) loads libfabric's EFA provider, with GPUDirect RDMA (p4d/p5).
                                             {"name": "FI_PROVIDER", "value": "efa"},
                                             {"name": "FI_EFA_USE_DEVICE_RDMA", "value": "1"},
                                             # INFO prints "NET/OFI Selected provider is efa" once per rank.

@@ -119,3 +119,16 @@ def test_no_rank_is_evicted_by_the_cluster_autoscaler(plan: Plan) -> None:
     pod = rjob["template"]["spec"]["template"]
     assert rjob["template"]["spec"]["backoffLimit"] == 0
     assert pod["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/safe-to-evict"] == "false"
+
+
+def test_the_pods_prefer_one_network_node_of_the_pool_topology(plan: Plan) -> None:
+    (rjob,) = _jobset(plan)["spec"]["replicatedJobs"]
+    annotations = rjob["template"]["spec"]["template"]["metadata"]["annotations"]
+    level = annotations["kueue.x-k8s.io/podset-preferred-topology"]
+    (flavor,) = [
+        f for f in plan.by_type(KUEUE + "ResourceFlavor") if f.inputs["metadata"]["name"] == "h100-efa"
+    ]
+    (topology,) = plan.by_type(KUEUE + "Topology")
+    assert flavor.inputs["spec"]["topologyName"] == topology.inputs["metadata"]["name"]
+    # The annotated level is one of the Topology's levels, or Kueue could never place the pod set.
+    assert level in [lvl["nodeLabel"] for lvl in topology.inputs["spec"]["levels"]]

@@ -601,6 +601,15 @@ CASES: dict[str, tuple[Any, Any]] = {
         [eks_group(labels={"nvidia.com/dra-kubelet-plugin": "true"}), operator()],
         [eks_group(labels=DRA_LABELS), operator()],
     ),
+    "fabric-resources-agree": (
+        [res("kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor", {"spec": {"topologyName": "gce-topology"}})],
+        [
+            res(
+                "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor", {"spec": {"topologyName": "gce-topology"}}
+            ),
+            res("kubernetes:kueue.x-k8s.io/v1beta2:Topology", {"metadata": {"name": "gce-topology"}}, "t"),
+        ],
+    ),
 }
 
 

@@ -100,6 +100,14 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
         "crds",
         "kueue.x-k8s.io_provisioningrequestconfigs.yaml",
     ),
+    ("kueue.x-k8s.io/v1beta2", "Topology"): ("kueue", "crds", "kueue.x-k8s.io_topologies.yaml"),
+    # Mellanox/network-operator (the chart's crds/)
+    ("mellanox.com/v1alpha1", "NicClusterPolicy"): (
+        "charts",
+        "network-operator-26.4.1",
+        "crds",
+        "mellanox.com_nicclusterpolicies.yaml",
+    ),
     ("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass"): (
         "kueue",
         "crds",

@@ -179,7 +179,13 @@ class ClusterConfigArgs(TypedDict):
     existing_node_role_arn: NotRequired[str]
     """EKS attach mode: IAM role of the GPU node groups (required there)."""
     existing_subnet_ids: NotRequired[Sequence[str]]
-    """EKS attach mode: private subnets of the GPU node groups (required there)."""
+    """EKS attach mode: private subnets of the GPU node groups (required there). EFA pools use the first one
+    only: their cluster placement group is in one zone."""
+    existing_security_group_ids: NotRequired[Sequence[str]]
+    """EKS attach mode with EFA pools (required there): the security groups of every EFA interface. EFA needs
+    one that allows all traffic to and from itself; the EKS cluster security group does
+    (``aws eks describe-cluster --query cluster.resourcesVpcConfig.clusterSecurityGroupId``), and it also lets
+    the nodes reach the control plane, which a launch template with its own interfaces otherwise loses."""
     autoscaler: NotRequired[EksAutoscaler]
     """EKS: what grows the GPU pools. ``cluster-autoscaler`` (default when the stack creates the cluster:
     the Kubernetes Cluster Autoscaler with Pod Identity, on the system pool, over managed node groups),

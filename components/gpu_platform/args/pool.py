@@ -261,6 +261,21 @@ class GpuPoolArgs(TypedDict):
     or, with ``capacity_type: CAPACITY_BLOCK``, of ``[{source: capacity-block, ...}]`` (EKS). Excludes ``spot``."""
     efa: NotRequired[bool]
     """EKS: attach every EFA interface of the instance (p4d/p5 class) for NCCL over EFA (default false)."""
+    topology: NotRequired[bool]
+    """Kueue Topology-Aware Scheduling (default false): the pool's ResourceFlavor names the ``Topology`` of
+    the node labels the cloud sets on this machine type (GKE ``cloud.google.com/gce-topology-*`` on A3 Mega,
+    A3 Ultra, A4; EKS ``topology.k8s.aws/network-node-layer-1..3`` on p4d/p4de/p5/p5e/p5en/g6e; AKS
+    ND-series InfiniBand sizes: ``kubernetes.io/hostname`` only), so a job's pod set can require or prefer
+    one block, rack or node (docs/networking.md). Refused on machine types without such labels and
+    without the stack's ``kueue`` section."""
+    infiniband: NotRequired[bool]
+    """AKS ND-series InfiniBand sizes (``Standard_ND96isr_H100_v5`` ...; default false): the stack installs the
+    NVIDIA Network Operator (DOCA driver, RDMA shared device plugin) on the pool's nodes, pods request
+    ``rdma/shared_ib`` and Kueue's quota covers it; with the operator-owned driver GPUDirect RDMA is on
+    (``driver.rdma``). Without it NCCL between nodes uses TCP."""
+    compact_placement: NotRequired[bool]
+    """Place the nodes close together (default false): GKE ``placement_policy`` ``COMPACT``, EKS a cluster
+    placement group (EFA pools always get one). One zone only; GKE and EKS."""
     spot_max_price: NotRequired[float]
     """AKS spot pools: ``-1`` (up to the on-demand price, default) or a positive price in USD per hour."""
     allocation: NotRequired[DeviceAllocation]

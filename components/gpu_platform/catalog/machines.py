@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpu_platform.catalog.gpus import GPUS, GpuModel
+from gpu_platform.catalog.topology import NetworkTopology
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,11 @@ class MachineType:
     """EFA network interfaces (EC2; 0 = no EFA)."""
     cloud_mig: bool = False
     """The cloud partitions this machine's GPUs itself (AKS ``gpu_instance_profile``: documented only for ND A100 v4)."""
+    infiniband: bool = False
+    """InfiniBand (RDMA) host channel adapters between the nodes (Azure ND-series ``r`` sizes)."""
+    topology: NetworkTopology | None = None
+    """The network position the cloud labels this machine's nodes with (Kueue TAS); ``None``: none
+    documented, so a pool of it cannot ask for topology-aware scheduling."""
     notes: tuple[str, ...] = field(default=())
 
     @property

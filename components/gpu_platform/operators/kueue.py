@@ -99,10 +99,24 @@ class Kueue(PlannedComponent[KueuePlan]):
 
     def _queues(self, name: str, plan: KueuePlan, release: Any) -> dict[str, Any]:
         after = self.child_opts(depends_on=[release])
-        flavors = {
-            o["metadata"]["name"]: _custom_resource(f"{name}-flavor-{o['metadata']['name']}", o, after)
-            for o in plan.objects.flavors
+        # spec.levels is immutable (CEL): new levels are a new Topology of the same name, so the old one goes first.
+        topologies = {
+            o["metadata"]["name"]: _custom_resource(
+                f"{name}-topology-{o['metadata']['name']}",
+                o,
+                self.child_opts(
+                    depends_on=[release], replace_on_changes=["spec.levels"], delete_before_replace=True
+                ),
+            )
+            for o in plan.objects.topologies
         }
+        flavors = {}
+        for o in plan.objects.flavors:
+            topology = o["spec"].get("topologyName")
+            opts = after if topology is None else self.child_opts(depends_on=[release, topologies[topology]])
+            flavors[o["metadata"]["name"]] = _custom_resource(
+                f"{name}-flavor-{o['metadata']['name']}", o, opts
+            )
         checks = {
             o["kind"] + "/" + o["metadata"]["name"]: _custom_resource(
                 f"{name}-{o['kind'].lower()}-{o['metadata']['name']}", o, after

@@ -174,6 +174,10 @@ def library_values(plan: OperatorPlan) -> dict[str, Any]:
     }
     if driver.driver == "operator":
         values["driver"]["version"] = str(driver.driver_version)
+        if any(p.infiniband for p in plan.pools):
+            # GPUDirect RDMA (nvidia-peermem) over the Network Operator's containerized DOCA driver, which the
+            # driver pod waits for on InfiniBand nodes (Azure/aks-rdma-infiniband configs/values/gpu-operator).
+            values["driver"]["rdma"] = {"enabled": True, "useHostMofed": False}
     # Explicit requests on every GPU-node operand (the chart sets none): Kueue takes the same numbers off
     # each node's allocatable (plans.node_daemonsets).
     for section, operand in resources_values().items():

@@ -227,13 +227,35 @@ def flavor_labels(pool: GpuPool) -> dict[str, str]:
 
 
 def resource_flavor(pool: GpuPool) -> dict[str, Any]:
-    """The pool as a ResourceFlavor: admitted pods get its node labels and tolerations."""
+    """The pool as a ResourceFlavor: admitted pods get its node labels and tolerations; a pool with
+    topology-aware scheduling names its machine's Topology. TAS ignores tolerations a webhook would add, so
+    the GPU taint's toleration must be on the flavor (Kueue's TAS GPU sample), as it always is here."""
+    spec: dict[str, Any] = {"nodeLabels": flavor_labels(pool), "tolerations": pool_tolerations(pool)}
+    if pool.topology is not None:
+        spec["topologyName"] = pool.topology.name
     return {
         "apiVersion": API_VERSION,
         "kind": "ResourceFlavor",
         "metadata": {"name": flavor_name(pool)},
-        "spec": {"nodeLabels": flavor_labels(pool), "tolerations": pool_tolerations(pool)},
+        "spec": spec,
     }
+
+
+def topologies(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
+    """One Kueue ``Topology`` per distinct network topology the pools' flavors name (levels broadest first,
+    hostname last), in pool order."""
+    seen: dict[str, dict[str, Any]] = {}
+    for pool in pools:
+        t = pool.topology
+        if t is None or t.name in seen:
+            continue
+        seen[t.name] = {
+            "apiVersion": API_VERSION,
+            "kind": "Topology",
+            "metadata": {"name": t.name},
+            "spec": {"levels": [{"nodeLabel": label} for label in t.levels]},
+        }
+    return list(seen.values())
 
 
 def _flavor_quotas(
@@ -452,6 +474,8 @@ def manager_config_yaml(spec: KueueSpec, device_class_mappings: Sequence[Mapping
 
 @dataclass
 class KueueObjects:
+    topologies: list[dict[str, Any]] = field(default_factory=list)
+    """``Topology`` objects the flavors name (topology-aware scheduling)."""
     flavors: list[dict[str, Any]] = field(default_factory=list)
     cluster_queues: list[dict[str, Any]] = field(default_factory=list)
     namespaces: list[dict[str, Any]] = field(default_factory=list)
@@ -462,6 +486,7 @@ class KueueObjects:
 
     def custom_resources(self) -> Iterator[dict[str, Any]]:
         yield from self.admission_checks
+        yield from self.topologies
         yield from self.flavors
         yield from self.cluster_queues
         yield from self.local_queues
@@ -471,6 +496,7 @@ class KueueObjects:
 def build(pools: Sequence[GpuPool], spec: KueueSpec) -> KueueObjects:
     """Every Kueue object for the pools and settings."""
     return KueueObjects(
+        topologies=topologies(pools),
         flavors=[
             *([system_resource_flavor(spec.system_flavor)] if spec.system_flavor is not None else []),
             *(resource_flavor(p) for p in pools),

@@ -10,6 +10,7 @@ See docs/pitfalls.md for why each rule exists.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -452,6 +453,97 @@ def dra_without_device_plugin(resources: list[PolicyResource]) -> Iterator[Findi
                 f"kubeletPlugin.nodeSelector is empty while {', '.join(p.display for p in others)} use the device "
                 f'plugin. Select the DRA nodes ({{{DRA_KUBELET_PLUGIN_LABEL}: "true"}}).',
             )
+
+
+# --- fast fabrics: what pods request exists on the nodes and in the queue ---------------------------
+
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+RDMA_PREFIX = "rdma/"
+FABRIC_DEVICE_PLUGIN_CHARTS = {"aws-efa-k8s-device-plugin": EFA_RESOURCE}
+"""Charts whose release makes a fabric resource requestable."""
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KUEUE_API = "kubernetes:kueue.x-k8s.io/"
+
+
+def _fabric(name: str) -> bool:
+    return name == EFA_RESOURCE or name.startswith(RDMA_PREFIX)
+
+
+def _kind(res: PolicyResource) -> str:
+    return res.type.rsplit(":", 1)[-1] if res.type.startswith("kubernetes:") else ""
+
+
+def _provided_fabric(resources: list[PolicyResource]) -> set[str]:
+    """Fabric resources some device plugin in the stack advertises: the EFA plugin's release, the
+    ``rdma/<resourceName>`` entries of a NicClusterPolicy's RDMA shared device plugin."""
+    out: set[str] = set()
+    for r in resources:
+        if r.type in HELM_TYPES and (
+            name := FABRIC_DEVICE_PLUGIN_CHARTS.get(chart_name(r.props.get("chart")) or "")
+        ):
+            out.add(name)
+        if _kind(r) == "NicClusterPolicy":
+            config = get(as_map(r.props.get("spec")), "rdmaSharedDevicePlugin", "config", default=None)
+            if isinstance(config, str):
+                try:
+                    entries = json.loads(config).get("configList", [])
+                except (ValueError, AttributeError):
+                    entries = []
+                out.update(f"{RDMA_PREFIX}{e.get('resourceName')}" for e in entries if isinstance(e, dict))
+    return out
+
+
+@_rule(
+    "fabric-resources-agree",
+    MANDATORY,
+    "stack",
+    "Multi-node training over EFA or InfiniBand works only when each piece agrees: a Kueue flavor names a Topology "
+    "the stack creates; a queue that quota's vpc.amazonaws.com/efa or rdma/* has the device plugin that "
+    "advertises it; a queued workload that requests one is covered by some ClusterQueue (Kueue never admits a "
+    "workload asking for a resource no queue covers).",
+)
+def fabric_resources_agree(resources: list[PolicyResource]) -> Iterator[Finding]:
+    kueue = [r for r in resources if r.type.startswith(KUEUE_API)]
+    topologies = {get(as_map(r.props.get("metadata")), "name") for r in kueue if _kind(r) == "Topology"}
+    for flavor in (r for r in kueue if _kind(r) == "ResourceFlavor"):
+        name = get(as_map(flavor.props.get("spec")), "topologyName", default=None)
+        if isinstance(name, str) and name not in topologies:
+            yield (
+                flavor.urn,
+                f"ResourceFlavor '{flavor.name}' names Topology '{name}', which the stack does not create: Kueue "
+                "marks the flavor inactive and admits nothing to it. Create the Topology or drop topologyName.",
+            )
+    provided = _provided_fabric(resources)
+    # Only a stack that makes the GPU pools is expected to install their device plugins too (a queue-only
+    # program on a cluster made elsewhere finds them there).
+    makes_pools = bool(gpu_pools(resources))
+    covered: set[str] = set()
+    for cq in (r for r in kueue if _kind(r) == "ClusterQueue"):
+        for group in get(as_map(cq.props.get("spec")), "resourceGroups", default=[]) or []:
+            names = [str(n) for n in as_map(group).get("coveredResources", []) or []]
+            covered.update(names)
+            for name in names:
+                if makes_pools and _fabric(name) and name not in provided:
+                    yield (
+                        cq.urn,
+                        f"ClusterQueue '{cq.name}' quota's {name}, but no device plugin in the stack advertises it "
+                        "(the EFA device plugin for vpc.amazonaws.com/efa, a NicClusterPolicy RDMA shared device "
+                        "plugin for rdma/*): pods requesting it never schedule.",
+                    )
+    if not kueue:
+        return
+    for res in resources:
+        labels = as_map(get(as_map(res.props.get("metadata")), "labels", default={}))
+        if not res.type.startswith("kubernetes:") or QUEUE_LABEL not in labels:
+            continue
+        for path, block in resource_blocks(res.props):
+            asked = {*as_map(block.get("limits")), *as_map(block.get("requests"))}
+            for name in sorted(n for n in map(str, asked) if _fabric(n) and n not in covered):
+                yield (
+                    res.urn,
+                    f"{path}: requests {name}, which no ClusterQueue covers: Kueue never admits this workload. "
+                    "Set efa: true (EKS) or infiniband: true (AKS) on its pool.",
+                )
 
 
 # --- running ----------------------------------------------------------------------------------------

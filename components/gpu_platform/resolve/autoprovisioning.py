@@ -131,6 +131,12 @@ def resolve_auto_pool(
     pool = resolved.pools[0]
     here = p.at("pool")
     profile_of(cloud).auto_pool_problems(pool, here)
+    if pool.compact_placement:
+        here.add(
+            ("compact_placement",),
+            "an auto-provisioner launches nodes one by one, outside any placement group or policy: put "
+            "compactly placed pools on a managed node pool",
+        )
     dra_pool_problems(pool, here)
     checks(pool, here)
     if p:

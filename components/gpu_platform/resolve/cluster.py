@@ -66,6 +66,8 @@ class ClusterSpec:
     disposable: bool = False
     """Nothing is protected from deletion (dev stacks)."""
     autoscaler: str | None = None
+    existing_security_group_ids: tuple[str, ...] = ()
+    """EKS attach mode: the security groups of EFA interfaces."""
     """EKS: ``cluster-autoscaler`` or ``none``; ``None`` elsewhere (GKE and AKS scale pools themselves)."""
     pod_identity_agent: bool = True
 
@@ -302,6 +304,7 @@ def resolve_cluster(
         kubeconfig_output=(ref or {}).get("output", DEFAULT_KUBECONFIG_OUTPUT),
         existing_node_role_arn=c.get("existing_node_role_arn"),
         existing_subnet_ids=tuple(c.get("existing_subnet_ids", ())),
+        existing_security_group_ids=tuple(c.get("existing_security_group_ids", ())),
         disposable=c.get("disposable", False),
         autoscaler=autoscaler,
         pod_identity_agent=c.get("pod_identity_agent", True),

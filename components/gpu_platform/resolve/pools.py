@@ -37,6 +37,7 @@ from gpu_platform.errors import Key, Problems
 from gpu_platform.pools import GPU_TAINT, CapacitySource, GpuPool, Sharing, Taint
 from gpu_platform.resolve.capacity import resolve_capacity
 from gpu_platform.resolve.kubernetes import label_problems
+from gpu_platform.resolve.network import pool_compact_placement, pool_infiniband, pool_topology
 
 CAPACITY_BLOCK_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
 """EC2 capacity reservation IDs (Capacity Blocks are capacity reservations)."""
@@ -337,6 +338,9 @@ def resolve_pool(
     sources = resolve_capacity(cloud, pool, p)
     _check_capacity(cloud, pool, machine, sources, p)
     taints = _check_labels_taints(pool, p)
+    topology = pool_topology(cloud, pool, machine, p)
+    compact = pool_compact_placement(cloud, pool, machine, p)
+    infiniband = pool_infiniband(cloud, pool, machine, p)
     cuda = pool.get("cuda_version") or cuda_default
     if pool.get("cuda_version") is not None:
         _check_cuda_text(pool["cuda_version"], p.at("cuda_version"))
@@ -369,6 +373,9 @@ def resolve_pool(
         isolation_required=bool(pool.get("isolation_required")),
         reservation=sources[0].reservation if sources and sources[0].reserved else None,
         efa=bool(pool.get("efa")),
+        topology=topology,
+        compact_placement=compact,
+        infiniband=infiniband,
         spot_max_price=pool.get("spot_max_price"),
         index=index,
         allocation=pool.get("allocation", DEFAULT_ALLOCATION),

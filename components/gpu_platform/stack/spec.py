@@ -24,6 +24,7 @@ from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
 from gpu_platform.resolve.dra import DraSpec
 from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, no_operator_sharing
 from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue, without_exclusive
+from gpu_platform.resolve.network import topology_needs_kueue
 from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.resolve.slurm import SlurmSpec, slurm_pool_names
 from gpu_platform.resolve.stack import (
@@ -105,6 +106,7 @@ def load_platform(
     )
     kueue_section = cfg.get("kueue", {})
     kueue_on = kueue_section.get("enabled", True)
+    topology_needs_kueue(pools.pools, kueue_on, at)
     system_pool = cluster.system_pool if cluster is not None and cluster.create else None
     # Slurm's pools are its own: Kueue's quotas and Volcano's queues are made over the others.
     scheduled = without_exclusive(pools, slurm_pool_names(cfg.get("slurm", {})))

@@ -9,6 +9,10 @@ from fractions import Fraction
 
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.machines import MachineType
+from gpu_platform.catalog.topology import HOST_TOPOLOGY
+
+IB = HOST_TOPOLOGY
+"""AKS labels no place in the InfiniBand fabric: TAS on ND-series nodes has the node as its one level."""
 
 
 def _aks() -> list[MachineType]:
@@ -20,12 +24,29 @@ def _aks() -> list[MachineType]:
         MachineType("aks", "Standard_NC24ads_A100_v4", "a100-80gb", 1, 24, 220),
         MachineType("aks", "Standard_NC48ads_A100_v4", "a100-80gb", 2, 48, 440),
         MachineType("aks", "Standard_NC96ads_A100_v4", "a100-80gb", 4, 96, 880),
-        MachineType("aks", "Standard_ND96asr_v4", "a100-40gb", 8, 96, 900, cloud_mig=True),
-        MachineType("aks", "Standard_ND96amsr_A100_v4", "a100-80gb", 8, 96, 1900),
+        # ND-series with "r" in the size name: InfiniBand (RDMA) between the VMs of a scale set.
+        MachineType(
+            "aks",
+            "Standard_ND96asr_v4",
+            "a100-40gb",
+            8,
+            96,
+            900,
+            cloud_mig=True,
+            infiniband=True,
+            topology=IB,
+        ),
+        MachineType(
+            "aks", "Standard_ND96amsr_A100_v4", "a100-80gb", 8, 96, 1900, infiniband=True, topology=IB
+        ),
         MachineType("aks", "Standard_NC40ads_H100_v5", "h100-94gb", 1, 40, 320),
         MachineType("aks", "Standard_NC80adis_H100_v5", "h100-94gb", 2, 80, 640),
-        MachineType("aks", "Standard_ND96isr_H100_v5", "h100-80gb", 8, 96, 1900),
-        MachineType("aks", "Standard_ND96isr_H200_v5", "h200-141gb", 8, 96, 1850),
+        MachineType(
+            "aks", "Standard_ND96isr_H100_v5", "h100-80gb", 8, 96, 1900, infiniband=True, topology=IB
+        ),
+        MachineType(
+            "aks", "Standard_ND96isr_H200_v5", "h200-141gb", 8, 96, 1850, infiniband=True, topology=IB
+        ),
     ]
 
 

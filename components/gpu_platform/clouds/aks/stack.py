@@ -71,3 +71,20 @@ def _nap_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | 
         for pool in spec.pools
         if pool.chain
     }
+
+
+def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> dict[str, Any]:
+    """The NVIDIA Network Operator when a pool sets ``infiniband``, after the pools (its NicClusterPolicy
+    selects their nodes by label). Returns the stack outputs."""
+    from gpu_platform.addons import NETWORK_OPERATOR
+    from gpu_platform.clouds.aks.infiniband_plan import network_operator_plan
+    from gpu_platform.clouds.aks.network_operator import NetworkOperator
+
+    plan = network_operator_plan(spec.pools)
+    if not plan.pools:
+        return {}
+    after = pulumi.ResourceOptions.merge(
+        opts, pulumi.ResourceOptions(depends_on=list(infra.node_pools.values()))
+    )
+    operator = NetworkOperator.from_plan(NETWORK_OPERATOR.component_name, plan, after)
+    return {"networkOperatorStatus": operator.status}

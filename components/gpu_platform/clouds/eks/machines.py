@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.machines import MachineType
+from gpu_platform.catalog.topology import EC2_TOPOLOGY, NetworkTopology
 
 # EC2 size suffix -> (GPUs, vCPUs); memory is vCPUs x the family's GiB per vCPU.
 _EC2_SIZES = {
@@ -24,7 +25,12 @@ _EC2_SIZES = {
 
 
 def _eks_family(
-    family: str, gpu: str, gib_per_vcpu: int, sizes: tuple[str, ...], efa: dict[str, int] | None = None
+    family: str,
+    gpu: str,
+    gib_per_vcpu: int,
+    sizes: tuple[str, ...],
+    efa: dict[str, int] | None = None,
+    topology: NetworkTopology | None = None,
 ) -> list[MachineType]:
     efa = efa or {}
     return [
@@ -36,6 +42,7 @@ def _eks_family(
             _EC2_SIZES[size][1],
             _EC2_SIZES[size][1] * gib_per_vcpu,
             efa_interfaces=efa.get(size, 0),
+            topology=topology,
         )
         for size in sizes
     ]
@@ -55,12 +62,22 @@ def _eks() -> list[MachineType]:
         ),
         *_eks_family("g5", "a10g", 4, _G_SIZES, {"48xlarge": 1}),
         *_eks_family("g6", "l4", 4, _G_SIZES),
-        *_eks_family("g6e", "l40s", 8, _G_SIZES, {"24xlarge": 2, "48xlarge": 4}),
-        MachineType("eks", "p4d.24xlarge", "a100-40gb", 8, 96, 1152, efa_interfaces=4),
-        MachineType("eks", "p4de.24xlarge", "a100-80gb", 8, 96, 1152, efa_interfaces=4),
-        MachineType("eks", "p5.48xlarge", "h100-80gb", 8, 192, 2048, efa_interfaces=32),
-        MachineType("eks", "p5e.48xlarge", "h200-141gb", 8, 192, 2048, efa_interfaces=32),
-        MachineType("eks", "p5en.48xlarge", "h200-141gb", 8, 192, 2048, efa_interfaces=16),
+        # EC2 describes the instance topology (three network-node layers) of g6e, p4d/p4de and p5/p5e/p5en
+        # (EC2 user guide "Prerequisites for Amazon EC2 topology"); EKS labels their nodes with it.
+        *_eks_family("g6e", "l40s", 8, _G_SIZES, {"24xlarge": 2, "48xlarge": 4}, EC2_TOPOLOGY),
+        MachineType("eks", "p4d.24xlarge", "a100-40gb", 8, 96, 1152, efa_interfaces=4, topology=EC2_TOPOLOGY),
+        MachineType(
+            "eks", "p4de.24xlarge", "a100-80gb", 8, 96, 1152, efa_interfaces=4, topology=EC2_TOPOLOGY
+        ),
+        MachineType(
+            "eks", "p5.48xlarge", "h100-80gb", 8, 192, 2048, efa_interfaces=32, topology=EC2_TOPOLOGY
+        ),
+        MachineType(
+            "eks", "p5e.48xlarge", "h200-141gb", 8, 192, 2048, efa_interfaces=32, topology=EC2_TOPOLOGY
+        ),
+        MachineType(
+            "eks", "p5en.48xlarge", "h200-141gb", 8, 192, 2048, efa_interfaces=16, topology=EC2_TOPOLOGY
+        ),
     ]
 
 

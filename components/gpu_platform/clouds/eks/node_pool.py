@@ -52,9 +52,10 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
 
         pool, inputs = plan.pool, plan.inputs
         placement = interfaces = market = reservation = None
-        if plan.efa_interfaces:
+        if plan.placement_group:
             group = ec2.PlacementGroup(f"{name}-placement", strategy="cluster", opts=self.child_opts())
             placement = ec2.LaunchTemplatePlacementArgs(group_name=group.name)
+        if plan.efa_interfaces:
             interfaces = [
                 ec2.LaunchTemplateNetworkInterfaceArgs(
                     network_card_index=i,

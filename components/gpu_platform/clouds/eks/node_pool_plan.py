@@ -81,6 +81,8 @@ class EksNodePoolPlan(NodePoolPlan):
     """Where container images live: AL2023's root volume; Bottlerocket's data volume (its root is the OS)."""
     efa_interfaces: int = 0
     """EFA network cards to attach (0 without EFA)."""
+    placement_group: bool = False
+    """A cluster placement group: EFA pools always (low-latency EFA traffic), ``compact_placement`` pools too."""
     autoscaler_tags: Mapping[str, str] = field(default_factory=dict)
     """``node_template_tags``: put on the node group's Auto Scaling group."""
 
@@ -97,7 +99,9 @@ def eks_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
     ami = pool.image or PROFILE.default_image or ""
     capacity = pool.capacity_type or ("SPOT" if pool.spot else "ON_DEMAND")
     # EKS replaces a node group for a new AMI type, instance type, capacity type or subnets (zones).
-    fixed = (ami, pool.machine.name, capacity, pool.zones, pool.efa)
+    fixed: tuple[Any, ...] = (ami, pool.machine.name, capacity, pool.zones, pool.efa)
+    if pool.compact_placement and not pool.efa:  # EFA pools have the group already: their names stay
+        fixed += ("cluster-placement-group",)
     base = base_plan(pool, driver, inputs, *fixed)
     return EksNodePoolPlan(
         **base,
@@ -106,4 +110,5 @@ def eks_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
         capacity_type=capacity,
         root_device=PROFILE.images[ami].root_device or "",
         efa_interfaces=pool.machine.efa_interfaces if pool.efa else 0,
+        placement_group=pool.efa or pool.compact_placement,
     )

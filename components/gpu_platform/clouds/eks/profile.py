@@ -38,6 +38,7 @@ ASG_TAG_KEY_MAX = 128
 MAX_ZONES = 6
 """Public subnets of up to six zones keep stable CIDR slots (``cluster_plan.PUBLIC_SLOTS``)."""
 DEFAULT_ZONES = 3
+SECURITY_GROUP_ID = re.compile(r"^sg-[0-9a-f]{8}([0-9a-f]{9})?$")
 """Zones a created cluster's VPC spans when ``cluster.zones`` is not given."""
 ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
 HOST_DRIVER_FLOOR = "580.95.05"
@@ -83,7 +84,14 @@ class EksProfile(CloudProfile):
     system_machine_type = "m6i.large"
     machine_shape = table.MACHINE_NAME
     cluster_keys = frozenset(
-        {"existing_node_role_arn", "existing_subnet_ids", "zones", "autoscaler", "pod_identity_agent"}
+        {
+            "existing_node_role_arn",
+            "existing_subnet_ids",
+            "existing_security_group_ids",
+            "zones",
+            "autoscaler",
+            "pod_identity_agent",
+        }
     )
     host_driver_floor = HOST_DRIVER_FLOOR
     mig_manager_reboot = True
@@ -105,6 +113,7 @@ class EksProfile(CloudProfile):
         return None
 
     efa = True
+    compact_placement = "a cluster placement group"
     publishes_allocatable = True
     kueue_vm_overhead = True
     autoscaler_choice = True
@@ -199,10 +208,17 @@ class EksProfile(CloudProfile):
                 at(pool.index).add(
                     ("zones",), "on an attached EKS cluster the subnets decide the zones; remove it"
                 )
-            if pool.efa:
+            if pool.efa and not c.get("existing_security_group_ids"):
                 at(pool.index).add(
                     ("efa",),
-                    "EFA on an attached cluster needs its security group: build EksGpuNodePool with security_group_ids",
+                    "EFA on an attached cluster needs {{cluster.existing_security_group_ids}}: the cluster security "
+                    "group (EFA needs one that allows all traffic to and from itself)",
+                )
+        for j, group in enumerate(c.get("existing_security_group_ids", ())):
+            if not SECURITY_GROUP_ID.match(group):
+                p.add(
+                    ("existing_security_group_ids", j),
+                    f"'{group}' is not a security group ID like sg-0123abcd",
                 )
 
     @classmethod

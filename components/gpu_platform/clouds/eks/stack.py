@@ -17,7 +17,7 @@ from gpu_platform.clouds.eks.autoscaling_plan import (
 from gpu_platform.clouds.eks.cluster_plan import eks_cluster_plan
 from gpu_platform.clouds.eks.node_pool_plan import eks_node_pool_plan
 from gpu_platform.clouds.eks.profile import DEFAULT_ZONES, PROFILE
-from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provider, planned_pools
+from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provider
 
 if TYPE_CHECKING:
     from gpu_platform.stack.spec import PlatformSpec
@@ -78,9 +78,19 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
             "cluster_name": c.name,
             "node_role_arn": c.existing_node_role_arn,
             "subnet_ids": list(c.existing_subnet_ids),
+            "protect": not c.disposable,
             **version,
         }
-        pools = planned_pools(spec, EksGpuNodePool, eks_node_pool_plan, attached, opts)
+        pools = {}
+        for pool in spec.pools:
+            pool_inputs = dict(attached)
+            if pool.efa:
+                # One zone for the cluster placement group; the interfaces get the cluster's security groups.
+                pool_inputs["subnet_ids"] = list(c.existing_subnet_ids[:1])
+                pool_inputs["security_group_ids"] = list(c.existing_security_group_ids)
+            pools[pool.name] = EksGpuNodePool.from_plan(
+                pool.name, eks_node_pool_plan(pool, spec.driver, pool_inputs), opts
+            )
         return Infrastructure(provider, kubeconfig, c.name, pools)
     assert c.system_pool is not None
     zones = _zones(spec)

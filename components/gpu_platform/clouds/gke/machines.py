@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.machines import MachineType
+from gpu_platform.catalog.topology import GCE_TOPOLOGY
 
 
 def _gke() -> list[MachineType]:
@@ -28,9 +29,20 @@ def _gke() -> list[MachineType]:
         )
     out.append(MachineType("gke", "a2-megagpu-16g", "a100-40gb", 16, 96, 1360, "nvidia-tesla-a100"))
     out.append(MachineType("gke", "a3-highgpu-8g", "h100-80gb", 8, 208, 1872, "nvidia-h100-80gb"))
-    out.append(MachineType("gke", "a3-megagpu-8g", "h100-80gb", 8, 208, 1872, "nvidia-h100-mega-80gb"))
-    out.append(MachineType("gke", "a3-ultragpu-8g", "h200-141gb", 8, 224, 2952, "nvidia-h200-141gb"))
-    out.append(MachineType("gke", "a4-highgpu-8g", "b200-180gb", 8, 224, 3968, "nvidia-b200"))
+    # The AI Hypercomputer families placed in reservation blocks carry the gce-topology labels.
+    out.append(
+        MachineType(
+            "gke", "a3-megagpu-8g", "h100-80gb", 8, 208, 1872, "nvidia-h100-mega-80gb", topology=GCE_TOPOLOGY
+        )
+    )
+    out.append(
+        MachineType(
+            "gke", "a3-ultragpu-8g", "h200-141gb", 8, 224, 2952, "nvidia-h200-141gb", topology=GCE_TOPOLOGY
+        )
+    )
+    out.append(
+        MachineType("gke", "a4-highgpu-8g", "b200-180gb", 8, 224, 3968, "nvidia-b200", topology=GCE_TOPOLOGY)
+    )
     for family, gib_per_vcpu in (("n1-standard", 3.75), ("n1-highmem", 6.5)):
         for vcpu in (4, 8, 16, 32):
             out.append(

@@ -23,7 +23,8 @@ CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 """Google's recommended node scope: access is then limited by the node service account's IAM roles."""
 REPLACE_ON_CHANGES = ["nodeConfig.guestAccelerators", "nodeConfig.spot", "nodeConfig.reservationAffinity"]
 """GKE cannot change these on a live pool (accelerator, driver install mode, partition size, sharing,
-spot, reservation): a change is a new pool."""
+spot, reservation): a change is a new pool. A new placement policy changes the pool's name (its plan's
+``physical_name``), which replaces it create-before-delete as well."""
 DWS_REPLACE_ON_CHANGES = ["nodeConfig.flexStart", "nodeConfig.maxRunDuration", "queuedProvisioning"]
 """Also fixed at creation on Dynamic Workload Scheduler pools (flex-start, queued provisioning); the pool's
 name digests them, so a change is a new pool created first."""
@@ -73,6 +74,9 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
             ),
             management=gke.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
             queued_provisioning=queued,
+            placement_policy=(
+                gke.NodePoolPlacementPolicyArgs(type=plan.placement_policy) if plan.placement_policy else None
+            ),
             node_config=gke.NodePoolNodeConfigArgs(
                 machine_type=pool.machine.name,
                 guest_accelerators=[plan.accelerator],  # type: ignore[list-item]

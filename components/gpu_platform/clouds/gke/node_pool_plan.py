@@ -18,6 +18,8 @@ from gpu_platform.pools import CapacitySource, GpuPool
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 DWS_SOURCES = frozenset({"flex-start", "queued-provisioning"})
 """Sources served by GKE's Dynamic Workload Scheduler (flex-start VMs)."""
+COMPACT = "COMPACT"
+"""``placement_policy.type``: the only value pulumi-gcp 10.2.0 documents for GPU node pools."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class GkeNodePoolPlan(NodePoolPlan):
     """``node_config.max_run_duration`` (``"<seconds>s"``): when GKE reclaims a flex-start node."""
     queued_provisioning: bool = False
     """``queued_provisioning.enabled``: nodes only through ProvisioningRequests (Kueue's admission check)."""
+    placement_policy: str | None = None
+    """``COMPACT`` for ``compact_placement`` pools (one zone): the nodes are placed close together."""
 
     @property
     def cloud_taints(self) -> list[dict[str, str]]:
@@ -99,9 +103,16 @@ def gke_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
     accelerator = _gke_accelerator(pool, driver)
     source = pool.primary
     dws = source.source in DWS_SOURCES
-    # GKE recreates a pool for a new accelerator (type, count, driver mode, sharing), spot or reservation.
+    # GKE recreates a pool for a new accelerator (type, count, driver mode, sharing), spot, reservation or
+    # capacity source, and for a new placement policy (immutable on a node pool). Only a set policy enters the
+    # name, so pools without one keep theirs.
+    fixed: tuple[Any, ...] = (accelerator, pool.spot, pool.reservation, *_replacing(pool))
+    placement = COMPACT if pool.compact_placement else None
+    if placement:
+        fixed += (placement,)
     return GkeNodePoolPlan(
-        **base_plan(pool, driver, inputs, accelerator, pool.spot, pool.reservation, *_replacing(pool)),
+        **base_plan(pool, driver, inputs, *fixed),
+        placement_policy=placement,
         accelerator=accelerator,
         initial_node_count=math.ceil(pool.initial_nodes / max(len(pool.zones), 1)),
         # ANY prefers unused reservations and lowers Spot preemption risk (pulumi-gcp docs).

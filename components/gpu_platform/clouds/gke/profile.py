@@ -120,6 +120,10 @@ class GkeProfile(CloudProfile):
             )
         return None
 
+    compact_placement = "a COMPACT placement policy"
+    compact_placement_series = ("a2-", "a3-", "a4-", "g2-")
+    """GPU series GKE documents compact placement for (A100, H100/H200/B200, L4; "Define compact placement
+    for GKE nodes"); N1 with T4 is not among them."""
     critical_pods_need_quota = True
     publishes_allocatable = True
     kueue_vm_overhead = True
@@ -196,6 +200,12 @@ class GkeProfile(CloudProfile):
     def pool_problems(cls, pool: GpuPool, p: Problems) -> None:
         if pool.machine is None or not pool.machine.accelerator_type:
             p.add(("machine_type",), "GKE needs a machine type with a guest accelerator")
+        if pool.compact_placement and pool.reservation:
+            p.add(
+                ("compact_placement",),
+                "a reservation places its VMs itself (consume its block: "
+                "<reservation>/reservationBlocks/<block>); remove compact_placement",
+            )
         s = pool.sharing
         if s.managed_by == "cloud" and s.mode == "mig" and any("+" in prof for prof in s.mig_profiles):
             p.add(

@@ -1,0 +1,99 @@
+"""A pool's placement settings: Kueue topology-aware scheduling and compact placement, checked once.
+
+- ``topology``: only on machine types whose nodes the cloud labels with their network position
+  (``MachineType.topology``); a Topology whose labels no node has leaves Kueue without a domain to place a
+  pod set in, so such a job would never be admitted.
+- ``compact_placement``: GKE ``COMPACT`` placement policy or EKS cluster placement group. Both keep the nodes in
+  one zone, so the pool names exactly one. (A GKE reservation already places its VMs in its block: the GKE
+  profile refuses the two together.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gpu_platform.catalog.machines import MachineType
+from gpu_platform.catalog.topology import NetworkTopology
+from gpu_platform.cloud import PoolProblems
+from gpu_platform.clouds import clouds_where, profile_of
+from gpu_platform.errors import Problems
+from gpu_platform.pools import GpuPool
+
+
+def _machines_with_topology(cloud: str) -> list[str]:
+    return [name for name, m in profile_of(cloud).machines.items() if m.topology is not None]
+
+
+def pool_topology(
+    cloud: str, pool: Mapping[str, Any], machine: MachineType | None, p: Problems
+) -> NetworkTopology | None:
+    """The machine's network topology when the pool asks for TAS; a problem when the machine has none."""
+    if not pool.get("topology"):
+        return None
+    profile = profile_of(cloud)
+    if machine is None:
+        if not profile.machines:
+            p.add(
+                ("topology",),
+                f"needs a catalog machine type: the library cannot tell which topology labels "
+                f"{profile.display} nodes carry",
+            )
+        return None
+    if machine.topology is None:
+        known = _machines_with_topology(cloud)
+        which = ", ".join(known) if known else "none on this cloud"
+        p.add(
+            ("topology",),
+            f"{machine.name} nodes carry no network topology labels on {profile.display}; machine types "
+            f"that do: {which}",
+        )
+        return None
+    return machine.topology
+
+
+def pool_compact_placement(
+    cloud: str, pool: Mapping[str, Any], machine: MachineType | None, p: Problems
+) -> bool:
+    if not pool.get("compact_placement"):
+        return False
+    profile = profile_of(cloud)
+    if profile.compact_placement is None:
+        where = " and ".join(q.display for q in clouds_where(lambda q: q.compact_placement))
+        p.add(("compact_placement",), f"{where} only")
+        return False
+    series = profile.compact_placement_series
+    if machine is not None and series and not machine.name.startswith(series):
+        p.add(
+            ("compact_placement",),
+            f"{profile.display} documents compact placement for the {', '.join(s.rstrip('-') for s in series)} "
+            f"GPU series, not {machine.name}",
+        )
+    zones = pool.get("zones", ())
+    if len(zones) != 1:
+        p.add(
+            ("zones",),
+            f"{profile.compact_placement} keeps the nodes in one zone: give exactly one zone "
+            f"(got {len(zones)})",
+        )
+    return True
+
+
+def pool_infiniband(cloud: str, pool: Mapping[str, Any], machine: MachineType | None, p: Problems) -> bool:
+    if not pool.get("infiniband"):
+        return False
+    if machine is None or not machine.infiniband:
+        known = [name for name, m in profile_of(cloud).machines.items() if m.infiniband]
+        which = ", ".join(known) if known else f"none on {profile_of(cloud).display}"
+        p.add(("infiniband",), f"needs a machine type with InfiniBand HCAs: {which}")
+        return False
+    return True
+
+
+def topology_needs_kueue(pools: Sequence[GpuPool], kueue_on: bool, at: PoolProblems) -> None:
+    """Topology-aware scheduling is Kueue's: without it the setting would do nothing."""
+    if kueue_on:
+        return
+    for pool in pools:
+        if pool.topology is not None:
+            at(pool.index).add(("topology",), "Kueue places pods by topology: needs {{kueue.enabled}}")

@@ -1,0 +1,111 @@
+"""examples/topology-aware-training: one stack per cloud plans offline with Kueue TAS on a multi-node pool.
+
+GKE A3 Mega (compact placement), GKE A4 (a reservation), EKS p5 (EFA + cluster placement group) and AKS ND H100 v5
+(InfiniBand): each plan holds the cloud's Topology, the pool's flavor naming it, and the placement the cloud
+offers; every Kueue object validates against Kueue 0.19.2's CRDs.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from gpu_platform.cli import main
+from gpu_platform.offline import Plan, run_plan
+from tests.conftest import REPO
+from tests.support import crds
+
+EXAMPLE = REPO / "examples" / "topology-aware-training"
+KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
+STACKS = {
+    "gke-a3-mega": ("a3-mega", "gce-topology", "cloud.google.com/gce-topology-block"),
+    "gke-a4": ("b200", "gce-topology", "cloud.google.com/gce-topology-block"),
+    "example": ("h100-efa", "ec2-network-topology", "topology.k8s.aws/network-node-layer-1"),
+    "aks-nd-h100": ("ndh100", "hostname", "kubernetes.io/hostname"),
+}
+
+
+@cache
+def plan(stack: str) -> Plan:
+    return run_plan(EXAMPLE, stack)
+
+
+def test_every_stack_file_is_one_of_these() -> None:
+    assert sorted(p.name.split(".")[1] for p in EXAMPLE.glob("Pulumi.*.yaml")) == sorted(STACKS)
+
+
+@pytest.mark.parametrize("stack", sorted(STACKS))
+def test_the_cli_plans_the_stack(tmp_path: Path, stack: str) -> None:
+    assert (
+        main(["plan", "--project", str(EXAMPLE), "--stack", stack, "--out", str(tmp_path), "--policy"]) == 0
+    )
+
+
+@pytest.mark.parametrize("stack", sorted(STACKS))
+def test_the_pool_flavor_names_the_cloud_topology(stack: str) -> None:
+    pool, name, top = STACKS[stack]
+    p = plan(stack)
+    (topology,) = p.by_type(KUEUE + "Topology")
+    assert topology.inputs["metadata"]["name"] == name
+    levels = [lvl["nodeLabel"] for lvl in topology.inputs["spec"]["levels"]]
+    assert levels[0] == top and levels[-1] == "kubernetes.io/hostname"
+    flavor = next(f for f in p.by_type(KUEUE + "ResourceFlavor") if f.inputs["metadata"]["name"] == pool)
+    assert flavor.inputs["spec"]["topologyName"] == name
+    # The flavor waits for its Topology; the Topology's levels are immutable, so a change replaces it first.
+    assert topology.urn in flavor.depends_on
+    assert topology.options["deleteBeforeReplace"] and topology.options["replaceOnChanges"] == ["spec.levels"]
+    for obj in p.by_type(KUEUE):
+        assert crds.problems_of(obj.inputs) == [], obj.name
+
+
+@pytest.mark.parametrize("stack", sorted(STACKS))
+def test_the_queue_covers_everything_the_nodes_offer(stack: str) -> None:
+    """The resources a training pod asks for on these nodes (GPUs; EFA devices and huge pages on EKS) are all
+    quota'd, so a job requesting them is admitted rather than refused for an uncovered resource."""
+    pool = STACKS[stack][0]
+    (cq,) = plan(stack).by_type(KUEUE + "ClusterQueue")
+    (group,) = cq.inputs["spec"]["resourceGroups"]
+    flavor = next(f for f in group["flavors"] if f["name"] == pool)
+    quota = {r["name"]: r["nominalQuota"] for r in flavor["resources"]}
+    assert quota["nvidia.com/gpu"] == 8 * (8 if stack == "gke-a4" else 4)
+    if stack == "example":
+        assert quota["vpc.amazonaws.com/efa"] == 4 * 32
+        assert quota["hugepages-2Mi"] == f"{4 * 5120}Mi"
+
+
+def test_gke_a3_mega_is_compactly_placed_in_its_one_zone() -> None:
+    pools = [
+        r
+        for r in plan("gke-a3-mega").by_type("gcp:container/nodePool:NodePool")
+        if r.inputs["nodeConfig"].get("guestAccelerators")
+    ]
+    (pool,) = pools
+    assert pool.inputs["placementPolicy"] == {"type": "COMPACT"}
+    assert pool.inputs["nodeLocations"] == ["us-central1-c"]
+    assert pool.inputs["nodeConfig"]["machineType"] == "a3-megagpu-8g"
+
+
+def test_gke_a4_takes_its_placement_from_the_reservation() -> None:
+    (pool,) = [
+        r
+        for r in plan("gke-a4").by_type("gcp:container/nodePool:NodePool")
+        if r.inputs["nodeConfig"].get("guestAccelerators")
+    ]
+    assert "placementPolicy" not in pool.inputs
+    affinity = pool.inputs["nodeConfig"]["reservationAffinity"]
+    assert affinity["consumeReservationType"] == "SPECIFIC_RESERVATION"
+    assert affinity["values"] == ["a4-training-reservation"]
+
+
+def test_eks_p5_has_a_cluster_placement_group_and_every_efa_device() -> None:
+    p = plan("example")
+    (group,) = p.by_type("aws:ec2/placementGroup:PlacementGroup")
+    assert group.inputs["strategy"] == "cluster"
+    (lt,) = p.by_type("aws:ec2/launchTemplate:LaunchTemplate")
+    assert "placement" in lt.inputs and len(lt.inputs["networkInterfaces"]) == 32
+    (ng,) = [
+        r for r in p.by_type("aws:eks/nodeGroup:NodeGroup") if r.inputs.get("amiType", "").endswith("NVIDIA")
+    ]
+    assert len(ng.inputs["subnetIds"]) == 1  # one zone: the placement group's
