@@ -108,13 +108,27 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         _emit(f"\nPlan written to {out / 'plan.json'}")
     if args.policy:
         from gpu_platform.policy.offline import check_plan
+        from gpu_platform.policy.rules import RULES
 
         violations = check_plan(plan)
         for v in violations:
             _err(f"{v.level}: [{v.policy}] {v.urn}: {v.message}")
+        # Always one closing line, so a clean run is told apart from a run that skipped the rules.
+        _err(_policy_summary(violations, len(RULES), len(plan.resources)))
         if any(v.level == "mandatory" for v in violations):
             return 1
     return 0
+
+
+def _policy_summary(violations: list[Any], rules: int, resources: int) -> str:
+    """``policy: ...`` after the violations: how many of each level, or that every rule passed."""
+    checked = f"{rules} rules on {resources} resources"
+    if not violations:
+        return f"policy: passed, no violations ({checked})"
+    mandatory = sum(1 for v in violations if v.level == "mandatory")
+    advisory = len(violations) - mandatory
+    verdict = "failed" if mandatory else "passed with advisories"
+    return f"policy: {verdict}, {mandatory} mandatory and {advisory} advisory violations ({checked})"
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
@@ -177,7 +191,7 @@ def _add_policy_pack_parser(sub: Any, fmt: Any) -> None:
         "--requirement",
         metavar="SPEC",
         help="what the pack's virtualenv installs (default: gpu-platform[policy]==<installed version>); "
-        "e.g. 'gpu-platform[policy] @ git+https://github.com/ORG/gpu-platform@v0.1.0'",
+        "e.g. 'gpu-platform[policy] @ git+https://github.com/gpu-platform/gpu-platform@v0.1.0'",
     )
     w.add_argument(
         "--virtualenv",
