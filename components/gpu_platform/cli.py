@@ -1,4 +1,4 @@
-"""``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans), ``schema`` and
+"""``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans), ``schema`` (of a stack file) and
 ``policy-pack write`` (the policy pack as a directory for ``pulumi preview --policy-pack``)."""
 
 import argparse
@@ -144,10 +144,10 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     return 3 if result.flagged else 0
 
 
-def _cmd_schema(_: argparse.Namespace) -> int:
-    from gpu_platform.stack.schema import json_schema
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from gpu_platform.stack.schema import json_schema, stack_file_schema
 
-    _emit(json.dumps(json_schema(), indent=2, sort_keys=True))
+    _emit(json.dumps(json_schema() if args.keys else stack_file_schema(), indent=2, sort_keys=True))
     return 0
 
 
@@ -261,7 +261,18 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("head", metavar="HEAD_DIR")
     d.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     d.set_defaults(func=_cmd_diff)
-    s = sub.add_parser("schema", help="print the JSON schema of the gpu-platform: stack config")
+    s = sub.add_parser(
+        "schema",
+        help="print the JSON schema of a Pulumi.<stack>.yaml (gpu-platform:<key> settings under config:)",
+        description="Print the JSON schema of a whole stack file: top-level config: with the "
+        "gpu-platform:<key> settings (other namespaces' keys allowed). Point the YAML language server "
+        "at it for Pulumi.*.yaml, or validate in CI (check-jsonschema --schemafile).",
+    )
+    s.add_argument(
+        "--keys",
+        action="store_true",
+        help="the schema of the gpu-platform settings object alone (keys without the namespace)",
+    )
     s.set_defaults(func=_cmd_schema)
     _add_policy_pack_parser(sub, fmt)
     return parser
