@@ -28,6 +28,7 @@ PINS: dict[str, re.Pattern[str]] = {
     "examples/yaml-gpu-pools/Pulumi.yaml": re.compile(
         r"github\.com/gpu-platform/gpu-platform@v(?P<v>[\w.-]+)"
     ),
+    "docs/adopting.md": re.compile(r"gpu-platform\[gke\]==(?P<v>[\w.-]+)"),
     **{
         f"examples/{name}/requirements.txt": re.compile(r"gpu-platform\[\w+\]==(?P<v>[\w.-]+)")
         for name in ("gke-gpu-pools", "eks-gpu-pools", "aks-gpu-pools", "eks-karpenter-gpu", "dra-mig-claims")

@@ -50,10 +50,12 @@ def adopter(dists: tuple[Path, Path, str], tmp_path_factory: pytest.TempPathFact
     (wheelhouse / wheel.name).write_bytes(wheel.read_bytes())
     project = tmp_path_factory.mktemp("acme")
     for name, body in adopting_files().items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(body)
     made = _run([sys.executable, "-m", "venv", "venv"], project)
     assert made.returncode == 0, made.stderr
-    # What the page's `venv/bin/pip install -r requirements.txt` does, with the release pinned and no index.
+    # What the page's `venv/bin/pip install -r requirements.txt` does, with no index; the page pins the coming
+    # release, the wheel built here is this checkout's version (a .devN between releases), so pin that.
     (project / "requirements.txt").write_text(f"gpu-platform[gke]=={VERSION}\n")
     pip = [str(project / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile"]
     installed = _run([*pip, "--no-index", "--find-links", str(wheelhouse), "-r", "requirements.txt"], project)
