@@ -1,4 +1,4 @@
-"""``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans), ``schema`` and
+"""``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans), ``schema`` (of a stack file) and
 ``policy-pack write`` (the policy pack as a directory for ``pulumi preview --policy-pack``)."""
 
 import argparse
@@ -108,13 +108,27 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         _emit(f"\nPlan written to {out / 'plan.json'}")
     if args.policy:
         from gpu_platform.policy.offline import check_plan
+        from gpu_platform.policy.rules import RULES
 
         violations = check_plan(plan)
         for v in violations:
             _err(f"{v.level}: [{v.policy}] {v.urn}: {v.message}")
+        # Always one closing line, so a clean run is told apart from a run that skipped the rules.
+        _err(_policy_summary(violations, len(RULES), len(plan.resources)))
         if any(v.level == "mandatory" for v in violations):
             return 1
     return 0
+
+
+def _policy_summary(violations: list[Any], rules: int, resources: int) -> str:
+    """``policy: ...`` after the violations: how many of each level, or that every rule passed."""
+    checked = f"{rules} rules on {resources} resources"
+    if not violations:
+        return f"policy: passed, no violations ({checked})"
+    mandatory = sum(1 for v in violations if v.level == "mandatory")
+    advisory = len(violations) - mandatory
+    verdict = "failed" if mandatory else "passed with advisories"
+    return f"policy: {verdict}, {mandatory} mandatory and {advisory} advisory violations ({checked})"
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
@@ -130,10 +144,10 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     return 3 if result.flagged else 0
 
 
-def _cmd_schema(_: argparse.Namespace) -> int:
-    from gpu_platform.stack.schema import json_schema
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from gpu_platform.stack.schema import json_schema, stack_file_schema
 
-    _emit(json.dumps(json_schema(), indent=2, sort_keys=True))
+    _emit(json.dumps(json_schema() if args.keys else stack_file_schema(), indent=2, sort_keys=True))
     return 0
 
 
@@ -177,7 +191,7 @@ def _add_policy_pack_parser(sub: Any, fmt: Any) -> None:
         "--requirement",
         metavar="SPEC",
         help="what the pack's virtualenv installs (default: gpu-platform[policy]==<installed version>); "
-        "e.g. 'gpu-platform[policy] @ git+https://github.com/ORG/gpu-platform@v0.1.0'",
+        "e.g. 'gpu-platform[policy] @ git+https://github.com/gpu-platform/gpu-platform@v0.1.0'",
     )
     w.add_argument(
         "--virtualenv",
@@ -247,7 +261,18 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("head", metavar="HEAD_DIR")
     d.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     d.set_defaults(func=_cmd_diff)
-    s = sub.add_parser("schema", help="print the JSON schema of the gpu-platform: stack config")
+    s = sub.add_parser(
+        "schema",
+        help="print the JSON schema of a Pulumi.<stack>.yaml (gpu-platform:<key> settings under config:)",
+        description="Print the JSON schema of a whole stack file: top-level config: with the "
+        "gpu-platform:<key> settings (other namespaces' keys allowed). Point the YAML language server "
+        "at it for Pulumi.*.yaml, or validate in CI (check-jsonschema --schemafile).",
+    )
+    s.add_argument(
+        "--keys",
+        action="store_true",
+        help="the schema of the gpu-platform settings object alone (keys without the namespace)",
+    )
     s.set_defaults(func=_cmd_schema)
     _add_policy_pack_parser(sub, fmt)
     return parser

@@ -2,11 +2,14 @@
 
 import json
 import re
+import shlex
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from gpu_platform.cli import main
 from tests.conftest import REPO
@@ -19,9 +22,72 @@ def files() -> dict[str, str]:
     return {m["name"]: m["body"] for m in FILE_BLOCK.finditer(DOC)}
 
 
+WORKFLOW = ".github/workflows/gpu-platform.yml"
+
+
 def test_the_doc_shows_a_whole_project() -> None:
-    assert sorted(files()) == ["Pulumi.dev.yaml", "Pulumi.yaml", "__main__.py", "requirements.txt"]
-    assert files()["requirements.txt"].split() == ["gpu-platform[gke]"]
+    assert sorted(files()) == [WORKFLOW, "Pulumi.dev.yaml", "Pulumi.yaml", "__main__.py", "requirements.txt"]
+    release = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"].split(".dev")[0]
+    assert files()["requirements.txt"].split() == [f"gpu-platform[gke]=={release}"]
+
+
+def _load_workflow(text: str) -> dict[str, Any]:
+    doc = yaml.safe_load(text)
+    doc["on"] = doc.pop(True)  # YAML 1.1 reads `on:` as a boolean key
+    return doc
+
+
+def test_the_ci_workflow_calls_the_reusable_one_with_its_real_inputs() -> None:
+    caller = _load_workflow(files()[WORKFLOW])
+    reusable = _load_workflow((REPO / ".github" / "workflows" / "gpu-platform-plan.yml").read_text())
+    job = caller["jobs"]["plan"]
+    path, _, ref = job["uses"].partition("@")
+    assert path == "gpu-platform/gpu-platform/.github/workflows/gpu-platform-plan.yml" and ref
+    assert set(job["with"]) <= set(reusable["on"]["workflow_call"]["inputs"])
+    assert json.loads(job["with"]["environments"]) == ["dev"]  # the stack file this page shows
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    assert list(caller["on"]) == ["pull_request"]
+
+
+def test_the_ci_workflow_is_a_valid_github_workflow() -> None:
+    import jsonschema
+
+    from tests.project.test_workflows import _vendored_schema
+
+    schema = _vendored_schema("github-workflows")
+    errors = list(
+        jsonschema.validators.validator_for(schema)(schema).iter_errors(_load_workflow(files()[WORKFLOW]))
+    )
+    assert [e.message for e in errors] == []
+
+
+def test_every_command_the_page_runs_exists() -> None:
+    """Each `gpu-platform ...` line of the shell blocks parses with the real CLI (no unknown command or flag)."""
+    from gpu_platform.cli import build_parser
+
+    blocks = re.findall(r"```sh\n(.*?)```", DOC, re.S)
+    commands = [
+        cmd.split("#")[0].strip()
+        for block in blocks
+        for line in block.splitlines()
+        for cmd in line.split("&&")
+        if "gpu-platform " in cmd and not cmd.strip().startswith("pip")
+    ]
+    assert len(commands) >= 5
+    for command in commands:
+        argv = shlex.split(command)
+        argv = argv[argv.index(next(a for a in argv if a.endswith("gpu-platform"))) + 1 :]
+        try:
+            build_parser().parse_args(argv)
+        except SystemExit as exc:
+            pytest.fail(f"`{command}` does not parse: exit {exc.code}")
+
+
+def test_the_diff_step_reads_what_the_plan_steps_write() -> None:
+    """The page's diff compares the two directories its plan commands write, not one no command makes."""
+    outs = re.findall(r"gpu-platform plan [^\n#]*--out (\S+)", DOC)
+    diffs = re.findall(r"gpu-platform diff (\S+) (\S+)", DOC)
+    assert diffs and all(base in outs and head in outs for base, head in diffs)
 
 
 def test_the_gke_platform_plans_offline_with_only_the_gke_sdk(
@@ -30,6 +96,7 @@ def test_the_gke_platform_plans_offline_with_only_the_gke_sdk(
     project = tmp_path / "acme"
     project.mkdir()
     for name, body in files().items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(body)
     for sdk in ("pulumi_aws", "pulumi_azure_native"):
         for name in [m for m in sys.modules if m.split(".")[0] == sdk]:

@@ -210,7 +210,13 @@ def test_install_section_names_every_cloud_extra_and_its_message() -> None:
 def test_changelog_has_the_current_version_and_an_unreleased_section_that_points_here() -> None:
     version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     headings = re.findall(r"^## \[([^\]]+)\]", CHANGELOG, re.M)
-    assert headings[0] == "Unreleased" and version in headings
     unreleased = CHANGELOG.split("\n## [", 2)[1]
+    assert headings[0] == "Unreleased"
+    if ".dev" in version:
+        # Between releases (X.Y.Z.devN, docs/releasing.md) the Unreleased section is this version and names
+        # the release it heads to.
+        assert f"The next release is {version.split('.dev')[0]}." in unreleased
+    else:
+        assert version in headings
     assert "docs/UPGRADE.md" in unreleased
     assert re.search(r"^## 0\.1\.0 → Unreleased$", UPGRADE, re.M)

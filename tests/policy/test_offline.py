@@ -60,8 +60,30 @@ def test_cli_policy_exits_1_on_a_mandatory_violation(tmp_path: Path, capsys: Cap
 
 
 def test_cli_policy_exits_0_when_the_rules_pass(tmp_path: Path, capsys: Capture) -> None:
+    from gpu_platform.policy.rules import RULES
+
     assert plan_cli("good", tmp_path / "good", "--policy") == 0
-    assert "mandatory" not in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "mandatory" not in err
+    # A clean run says so: one line, naming how much was checked.
+    resources = len(run_plan(FIXTURE, "good").resources)
+    assert (
+        err.splitlines()[-1] == f"policy: passed, no violations ({len(RULES)} rules on {resources} resources)"
+    )
+
+
+def test_cli_policy_closes_with_the_counts_of_each_level(tmp_path: Path, capsys: Capture) -> None:
+    assert plan_cli("bad", tmp_path / "bad", "--policy") == 1
+    lines = capsys.readouterr().err.splitlines()
+    mandatory = sum(1 for line in lines if line.startswith("mandatory: "))
+    advisory = sum(1 for line in lines if line.startswith("advisory: "))
+    assert mandatory >= 2
+    assert lines[-1].startswith(f"policy: failed, {mandatory} mandatory and {advisory} advisory violations (")
+
+
+def test_cli_without_policy_prints_no_policy_line(tmp_path: Path, capsys: Capture) -> None:
+    assert plan_cli("bad", tmp_path / "p") == 0
+    assert "policy:" not in capsys.readouterr().err
 
 
 def test_cli_without_policy_does_not_gate(tmp_path: Path) -> None:

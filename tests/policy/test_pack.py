@@ -26,7 +26,7 @@ from gpu_platform.policy.operators import (
     OPERATOR_DEFAULT_NFD_WORKER_TOLERATIONS,
 )
 from gpu_platform.policy.pack import PACK_NAME, build_policies
-from gpu_platform.policy.project import default_requirement, pack_files
+from gpu_platform.policy.project import REPOSITORY, default_requirement, pack_files, pack_version
 from tests.conftest import load_yaml_docs, upstream
 
 REPO = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def test_written_pack_runs_the_installed_librarys_rules(
     project = yaml.safe_load((pack / "PulumiPolicy.yaml").read_text())
     assert project["runtime"] == {"name": "python", "options": {"virtualenv": "venv"}}
     assert project["description"].startswith("gpu-platform guard rails")
-    assert str(project["version"]) == __version__.split("+")[0]
+    assert str(project["version"]) == pack_version(__version__)
     requirements = (pack / "requirements.txt").read_text().splitlines()
     assert requirements[-1] == default_requirement(__version__)
     assert_same_rules_as_plan_policy(run_pack(pack, monkeypatch))
@@ -94,8 +94,26 @@ def test_written_pack_runs_the_installed_librarys_rules(
 def test_the_pack_installs_the_library_version_that_wrote_it() -> None:
     assert default_requirement("0.1.0") == "gpu-platform[policy]==0.1.0"
     assert default_requirement("1.4.2") == "gpu-platform[policy]==1.4.2"
+    assert default_requirement("1.0.0rc1") == "gpu-platform[policy]==1.0.0rc1"
+    # Between releases main is X.Y.Z.devN, which PyPI does not serve: the pack installs main itself.
+    assert default_requirement("0.2.0.dev3") == f"gpu-platform[policy] @ git+{REPOSITORY}@main"
     # A source tree that was never installed has no version to pin.
     assert default_requirement("0.0.0+unknown") == "gpu-platform[policy]"
+
+
+def test_the_pack_version_is_the_library_version_as_semver() -> None:
+    """Pulumi reads PulumiPolicy.yaml's version as semver; PEP 440's pre and dev parts are mapped."""
+    assert pack_version("0.2.0") == "0.2.0"
+    assert pack_version("0.2.0.dev3") == "0.2.0-dev.3"
+    assert pack_version("1.0.0rc1") == "1.0.0-rc.1"
+    assert pack_version("1.0.0b2.dev1") == "1.0.0-beta.2.dev.1"
+    assert pack_version("1.2") == "1.2.0"
+    assert pack_version("0.2.0.dev3+g1234") == "0.2.0-dev.3"
+
+
+def test_the_unreleased_pack_installs_from_the_canonical_repository() -> None:
+    urls = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]
+    assert urls["Repository"] == REPOSITORY
 
 
 def test_writing_over_a_different_pack_needs_force(

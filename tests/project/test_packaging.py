@@ -5,19 +5,15 @@ gets no build/ or egg-info), with the setuptools and build of the [dev] extra: n
 """
 
 import hashlib
-import subprocess
-import sys
 import tarfile
 import tomllib
 import zipfile
 from email.parser import Parser
-from functools import cache
 from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-from packaging.version import Version
 
 from tests.conftest import REPO
 
@@ -27,40 +23,9 @@ APACHE_2_SHA256 = "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523
 CLOUD_SDKS = {"pulumi-gcp", "pulumi-aws", "pulumi-azure-native"}
 
 
-@cache
-def built(tmp: Path) -> tuple[Path, Path, str]:
-    """(wheel, sdist, build output) for a copy of the checkout in ``tmp``."""
-    import setuptools
-
-    if Version(setuptools.__version__) < Version("77"):
-        pytest.fail(
-            f"setuptools {setuptools.__version__} cannot build the SPDX license metadata; the [dev] extra "
-            "pins setuptools>=77: run `make setup`",
-            pytrace=False,
-        )
-    src, dist = tmp / "src", tmp / "dist"
-    src.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        (src / name).write_bytes((REPO / name).read_bytes())
-    for path in PACKAGE.rglob("*"):
-        if path.is_file() and "__pycache__" not in path.parts:
-            target = src / path.relative_to(REPO)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(path.read_bytes())
-    result = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(src)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
-    return next(dist.glob("*.whl")), next(dist.glob("*.tar.gz")), output
-
-
 @pytest.fixture(scope="module")
-def artifacts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
-    return built(tmp_path_factory.mktemp("build"))
+def artifacts(dists: tuple[Path, Path, str]) -> tuple[Path, Path, str]:
+    return dists
 
 
 def test_build_has_no_deprecation_warning(artifacts: tuple[Path, Path, str]) -> None:

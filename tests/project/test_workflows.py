@@ -19,7 +19,9 @@ REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = REPO / ".github" / "workflows"
 ACTIONS = REPO / ".github" / "actions"
 ENVIRONMENTS = ["dev", "staging", "prod"]
-PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@(v\d+(\.\d+){0,2}|[0-9a-f]{40})$")
+PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
+"""Third-party actions by full commit SHA: a tag can be moved, a commit cannot."""
+USES_LINE = re.compile(r"^\s*(?:- )?uses: (?P<action>[\w.-]+/[\w./-]+)@(?P<ref>\S+)(?P<rest>.*)$", re.M)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -65,7 +67,34 @@ def test_every_action_is_pinned_to_a_version(path: Path) -> None:
         if uses.startswith("./"):
             assert (REPO / uses / "action.yml").exists(), f"local action {uses} is missing"
         else:
-            assert PINNED.match(uses), f"{uses} is not pinned to a version tag or commit"
+            assert PINNED.match(uses), f"{uses} is not pinned to a full commit SHA"
+
+
+def _pins() -> list[tuple[str, str, str, str]]:
+    """(file, action, sha, tag) of every third-party `uses:` line, the tag read from its comment."""
+    out = []
+    for path in all_files():
+        for m in USES_LINE.finditer(path.read_text()):
+            tag = m["rest"].strip().removeprefix("#").strip()
+            out.append((str(path.relative_to(REPO)), m["action"], m["ref"], tag))
+    return out
+
+
+def test_every_sha_pin_says_which_release_it_is_and_one_release_has_one_sha() -> None:
+    pins = _pins()
+    assert len(pins) >= 20
+    for where, action, sha, tag in pins:
+        assert re.fullmatch(r"v\d+\.\d+\.\d+", tag), f"{where}: {action}@{sha} needs '# vX.Y.Z'"
+    by_action: dict[str, set[tuple[str, str]]] = {}
+    for _, action, sha, tag in pins:
+        by_action.setdefault(action, set()).add((sha, tag))
+    assert {a: v for a, v in by_action.items() if len(v) > 1} == {}
+
+
+def major(uses: str, path: Path) -> int:
+    """The major version of a SHA-pinned action, from the tag comment on its line."""
+    tag = next(t for _, a, sha, t in _pins() if f"{a}@{sha}" == uses)
+    return int(tag.removeprefix("v").split(".")[0])
 
 
 def test_local_composite_action_sets_up_python_and_policy_venv() -> None:
@@ -101,8 +130,10 @@ def test_preview_runs_pulumi_preview_per_environment_with_policy_pack_and_pr_com
     assert job["strategy"]["matrix"]["environment"] == ENVIRONMENTS
     steps = job["steps"]
     preview = next(s for s in steps if s.get("uses", "").startswith("pulumi/actions@"))
-    major = int(preview["uses"].split("@v")[1].split(".")[0])
-    assert major >= 6
+    assert major(preview["uses"], WORKFLOWS / "preview.yml") >= 6
+    # Credentials only inside the stack's GitHub environment, never for a fork's pull request.
+    assert job["environment"] == "${{ matrix.environment }}"
+    assert job["if"] == "github.event.pull_request.head.repo.full_name == github.repository"
     w = preview["with"]
     assert w["command"] == "preview"
     assert "matrix.environment" in w["stack-name"]
@@ -193,14 +224,17 @@ def _uses_cloud_login(steps: list[dict[str, Any]]) -> bool:
 def test_id_token_write_exactly_where_clouds_are_used(path: Path) -> None:
     doc = load(path)
     top = doc.get("permissions") or {}
+    assert "id-token" not in top, f"{path.name}: id-token only on the jobs that exchange it"
     for job_id, job in doc["jobs"].items():
         perms = job.get("permissions", top)
-        if _uses_cloud_login(job["steps"]):
-            assert perms.get("id-token") == "write", f"{path.name}:{job_id} logs in without id-token: write"
-    if not any(_uses_cloud_login(job["steps"]) for job in doc["jobs"].values()):
-        assert "id-token" not in top and not any(
-            "id-token" in (j.get("permissions") or {}) for j in doc["jobs"].values()
+        # PyPI trusted publishing exchanges the OIDC token too (release.yml).
+        oidc = _uses_cloud_login(job["steps"]) or any(
+            s.get("uses", "").startswith("pypa/gh-action-pypi-publish@") for s in job["steps"]
         )
+        if oidc:
+            assert perms.get("id-token") == "write", f"{path.name}:{job_id} logs in without id-token: write"
+        else:
+            assert "id-token" not in perms, f"{path.name}:{job_id} has id-token but exchanges no token"
 
 
 def test_cloud_auth_action_logs_in_with_oidc_only() -> None:
@@ -254,7 +288,8 @@ def test_deploy_jobs_log_in_before_pulumi_up() -> None:
     jobs = workflow("deploy.yml")["jobs"]
     for env in ENVIRONMENTS:
         uses = [s.get("uses", s.get("name")) for s in jobs[env]["steps"]]
-        assert uses.index("./.github/actions/cloud-auth") < uses.index("pulumi/actions@v7")
+        up = next(u for u in uses if u.startswith("pulumi/actions@"))
+        assert uses.index("./.github/actions/cloud-auth") < uses.index(up)
 
 
 def test_setup_caches_the_virtualenv_and_pulumi_plugins() -> None:

@@ -11,6 +11,7 @@ the pack, and ``pulumi preview --policy-pack DIR`` enforces what ``gpu-platform 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,11 +31,44 @@ DESCRIPTION = (
 )
 
 
+REPOSITORY = "https://github.com/gpu-platform/gpu-platform"
+"""Where an unreleased library comes from (pyproject.toml's ``Repository`` URL; a test keeps them equal)."""
+
+
+_PEP440 = re.compile(r"^(?P<release>\d+(?:\.\d+)*)(?:(?P<pre>a|b|rc)(?P<pre_n>\d+))?(?:\.dev(?P<dev>\d+))?$")
+"""The public versions this project uses (pyproject.toml): ``X.Y.Z``, ``X.Y.ZrcN``, ``X.Y.Z.devN``."""
+
+
+_PRE_LABELS = {"a": "alpha", "b": "beta", "rc": "rc"}
+
+
 def default_requirement(version: str) -> str:
-    """``gpu-platform[policy]==<version>``; a source tree that was never installed gets no pin."""
-    if "+" in version or version.startswith("0.0.0"):
+    """What the pack installs: the release that wrote it, which PyPI serves.
+
+    A ``.devN`` build of main is not published, so its pack installs main from the repository; a source
+    tree that was never installed (or a version this project would not write) gets no pin."""
+    m = _PEP440.match(version)
+    if m is None or version.startswith("0.0.0"):
         return "gpu-platform[policy]"
+    if m["dev"] is not None:
+        return f"gpu-platform[policy] @ git+{REPOSITORY}@main"
     return f"gpu-platform[policy]=={version}"
+
+
+def pack_version(version: str) -> str:
+    """PulumiPolicy.yaml's ``version``: Pulumi reads it as semver, so PEP 440's ``0.2.0.dev3`` becomes
+    ``0.2.0-dev.3`` (and ``1.0.0rc1`` ``1.0.0-rc.1``); a local ``+...`` part is dropped."""
+    public = version.split("+")[0]
+    m = _PEP440.match(public)
+    if m is None:
+        return public
+    core = ".".join([*m["release"].split("."), "0", "0"][:3])
+    suffix = []
+    if m["pre"] is not None:
+        suffix.append(f"{_PRE_LABELS[m['pre']]}.{m['pre_n']}")
+    if m["dev"] is not None:
+        suffix.append(f"dev.{m['dev']}")
+    return core + ("-" + ".".join(suffix) if suffix else "")
 
 
 def pack_files(version: str, requirement: str | None = None, virtualenv: str = "venv") -> dict[str, str]:
@@ -43,7 +77,7 @@ def pack_files(version: str, requirement: str | None = None, virtualenv: str = "
         f"# The {PACK_NAME} policy pack; the rules are gpu_platform.policy in the installed library.\n"
         f"description: >-\n  {DESCRIPTION}\n"
         f"runtime:\n  name: python\n  options:\n    virtualenv: {virtualenv}\n"
-        f"version: {version.split('+')[0]}\n"
+        f"version: {pack_version(version)}\n"
     )
     requirements = (
         "# Installed by Pulumi into the pack's virtualenv; the rules come with the library.\n"

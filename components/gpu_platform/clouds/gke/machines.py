@@ -28,7 +28,13 @@ def _gke() -> list[MachineType]:
             )
         )
     out.append(MachineType("gke", "a2-megagpu-16g", "a100-40gb", 16, 96, 1360, "nvidia-tesla-a100"))
-    out.append(MachineType("gke", "a3-highgpu-8g", "h100-80gb", 8, 208, 1872, "nvidia-h100-80gb"))
+    # A3 High: 26 vCPUs and 234 GB per H100 (cluster-toolkit's machine_mappings.json lists 1g/2g/4g/8g).
+    for gpus in (1, 2, 4, 8):
+        out.append(
+            MachineType(
+                "gke", f"a3-highgpu-{gpus}g", "h100-80gb", gpus, 26 * gpus, 234 * gpus, "nvidia-h100-80gb"
+            )
+        )
     # The AI Hypercomputer families placed in reservation blocks carry the gce-topology labels.
     out.append(
         MachineType(
