@@ -28,7 +28,7 @@ from gpu_platform.resolve.gpu_operator import ResolvedGpuOperator
 from gpu_platform.resolve.gpu_operator import (  # re-exported: plans.kueue imports it from here
     check_operator_settings as check_operator_settings,
 )
-from gpu_platform.scheduling import pool_tolerations
+from gpu_platform.scheduling import node_agent_tolerations
 from gpu_platform.sharing import (
     cluster_mig_strategy,
     device_plugin_config,
@@ -138,11 +138,11 @@ def mig_parted_config_data(plan: OperatorPlan) -> dict[str, str]:
 
 
 def operand_tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]:
-    """Tolerations every GPU-node operand needs: the GPU taint (Exists, any value), users' pool taints
-    and the AKS spot taint, each once."""
+    """Tolerations every GPU-node operand needs: the GPU taint (Exists, any value), users' pool taints,
+    the AKS spot taint and the startup taint of pools whose resources the operands make appear, each once."""
     out: list[dict[str, str]] = []
     for pool in pools:
-        for tol in pool_tolerations(pool):
+        for tol in node_agent_tolerations(pool):
             if tol not in out:
                 out.append(tol)
     return out

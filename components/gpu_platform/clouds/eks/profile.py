@@ -80,6 +80,9 @@ class EksProfile(CloudProfile):
     kueue_vm_overhead = True
     autoscaler_choice = True
     eviction_memory_mib = 100
+    startup_taint_for_late_resources = True
+    """Managed node groups are grown by the upstream Cluster Autoscaler (the library's or the cluster
+    owner's), which honours startup taints; Karpenter NodePools never carry such pools (refused)."""
 
     @classmethod
     def cpu_shape(cls, name: str) -> CpuShape | None:
