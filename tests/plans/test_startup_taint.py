@@ -83,7 +83,7 @@ def test_the_node_pool_component_taints_the_node_group_too() -> None:
         {
             "cluster_name": "c",
             "node_role_arn": "arn:aws:iam::123456789012:role/n",
-            "subnet_ids": ["subnet-1"],
+            "subnet_ids": ["subnet-01010101"],
             "pool": {"name": "h100", "machine_type": "p5.48xlarge", "max_nodes": 2, "sharing": MIG_MIXED},
         }
     )
