@@ -59,7 +59,7 @@ VALID: dict[str, dict[str, Any]] = {
     },
     "EksKarpenter": {"cluster_name": "c", "subnet_ids": ["subnet-0123456789abcdef0"], "security_group_ids": ["g"]},
     "EksKarpenterGpuNodePool": {"pool": EKS_POOL, "node_role_name": "r", "discovery": "c"},
-    "AksNapGpuNodePool": {"pool": AKS_POOL},
+    "AksNapGpuNodePool": {"pool": AKS_POOL, "driver": {"owner": "cloud"}},
     "GkeGpuComputeClass": {"pool": L4_POOL},
 }
 REQUIRED: dict[str, str] = {
