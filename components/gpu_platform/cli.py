@@ -64,7 +64,11 @@ def _plan_failed(exc: Exception, args: argparse.Namespace) -> int:
         return 2
     if isinstance(exc, pulumi.InputPropertiesError):
         component = getattr(exc, "component", "")
-        _err(f"error: invalid arguments for {component}:" if component else "error: invalid component arguments:")
+        _err(
+            f"error: invalid arguments for {component}:"
+            if component
+            else "error: invalid component arguments:"
+        )
         for item in exc.errors or []:
             _err(f"  {item['property_path']}: {item['reason']}")
         if not exc.errors:

@@ -41,7 +41,9 @@ def test_aks_nap_objects_validate_and_match_the_agent_pool() -> None:
     )
     assert node_pool["spec"]["template"]["metadata"]["labels"] == agent.labels
     assert node_pool["spec"]["template"]["spec"]["taints"] == agent.taint_dicts  # GPU taint + AKS spot taint
-    assert node_class["spec"]["gpu"] == {"mode": "Driver"}  # AKS installs the driver (the only owner NAP takes)
+    assert node_class["spec"]["gpu"] == {
+        "mode": "Driver"
+    }  # AKS installs the driver (the only owner NAP takes)
     reqs = {r["key"]: r["values"] for r in node_pool["spec"]["template"]["spec"]["requirements"]}
     assert reqs["karpenter.azure.com/sku-name"] == ["Standard_NC24ads_A100_v4"]
     assert reqs["karpenter.sh/capacity-type"] == ["spot"]

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.clouds.eks.node_pool_plan import eks_node_pool_plan
 from gpu_platform.catalog.drivers import DriverVersion
+from gpu_platform.clouds.eks.node_pool_plan import eks_node_pool_plan
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.gpu_operator import operand_tolerations
 from gpu_platform.plans.node_daemonsets import (
@@ -115,8 +115,12 @@ def test_the_remover_runs_only_on_tainted_pools_and_knows_what_each_waits_for() 
     objects = {o["kind"]: o for o in remover_objects(plan)}
     assert set(objects) == {"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "DaemonSet"}
     ds = objects["DaemonSet"]["spec"]["template"]["spec"]
-    term = ds["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    assert term == [{"matchExpressions": [{"key": POOL_LABEL, "operator": "In", "values": ["mixed", "renamed"]}]}]
+    term = ds["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ]
+    assert term == [
+        {"matchExpressions": [{"key": POOL_LABEL, "operator": "In", "values": ["mixed", "renamed"]}]}
+    ]
     assert ds["tolerations"] == [{"operator": "Exists"}]
     assert ds["serviceAccountName"] == NAME
     waits = json.loads(objects["ConfigMap"]["data"][RESOURCES_KEY])
@@ -125,7 +129,9 @@ def test_the_remover_runs_only_on_tainted_pools_and_knows_what_each_waits_for() 
         "renamed": ["nvidia.com/gpu.shared"],
     }
     # Least privilege: read a Node and patch it (kubectl taint), nothing else.
-    assert objects["ClusterRole"]["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]
+    assert objects["ClusterRole"]["rules"] == [
+        {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}
+    ]
     subject = objects["ClusterRoleBinding"]["subjects"][0]
     assert (subject["name"], subject["namespace"]) == (NAME, "gpu-operator")
     container = ds["containers"][0]
@@ -145,7 +151,9 @@ def test_kueue_takes_the_removers_requests_off_tainted_nodes_only() -> None:
     assert gpu_node_requests(mixed, both, None) == Requests()
     operands = gpu_node_pods(mixed, both, facts)
     assert gpu_node_requests(mixed, both, facts) == sum(operands.values(), STARTUP_TAINT_REMOVER_REQUESTS)
-    assert gpu_node_requests(single, both, facts) == sum(gpu_node_pods(single, both, facts).values(), Requests())
+    assert gpu_node_requests(single, both, facts) == sum(
+        gpu_node_pods(single, both, facts).values(), Requests()
+    )
 
 
 # --- the script, run with bash and jq against a fake kubectl ---------------------------------------------

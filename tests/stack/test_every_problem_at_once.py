@@ -118,7 +118,9 @@ def test_eks_node_pool_arguments_are_checked_like_the_stack_file(
 def test_gke_cluster_name_is_checked_like_the_stack_file() -> None:
     from gpu_platform.clouds.gke.cluster import GkeCluster
 
-    err = _refused(lambda: GkeCluster("gke", {"cluster_name": "Bad_Name", "location": "us-central1", "project": "p"}))
+    err = _refused(
+        lambda: GkeCluster("gke", {"cluster_name": "Bad_Name", "location": "us-central1", "project": "p"})
+    )
     assert [p for p, _ in err.problems] == ["cluster_name"]
     assert err.component == "GkeCluster 'gke'"
 

@@ -85,7 +85,9 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
         in_ns = self.child_opts(depends_on=[ns])
         for obj in remover_objects(startup_taint_remover_plan(plan.pools, plan.namespace)):
             body = {_SNAKE.get(k, k): v for k, v in obj.items() if k not in ("apiVersion", "kind")}
-            suffix = "startup-taint-remover" + ("" if obj["kind"] == "DaemonSet" else f"-{obj['kind'].lower()}")
+            suffix = "startup-taint-remover" + (
+                "" if obj["kind"] == "DaemonSet" else f"-{obj['kind'].lower()}"
+            )
             kinds[obj["kind"]](f"{name}-{suffix}", **body, opts=in_ns)
 
     def _create(self, name: str, plan: g.OperatorPlan) -> dict[str, Any]:

@@ -134,7 +134,9 @@ def _device_plugin_options_unused(s: Mapping[str, Any], where: str, p: Problems)
     MPS replicas only: elsewhere they would be silently ignored."""
     for key in ("rename_by_default", "fail_requests_greater_than_one"):
         if key in s:
-            p.add((key,), f"not used with {where}: it configures the GPU Operator's shared replicas; remove it")
+            p.add(
+                (key,), f"not used with {where}: it configures the GPU Operator's shared replicas; remove it"
+            )
 
 
 def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Problems) -> Sharing | None:

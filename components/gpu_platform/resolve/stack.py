@@ -149,7 +149,9 @@ def raw_keys(raw: Any) -> set[str]:
     return {_snake(k) for k in raw} if isinstance(raw, Mapping) else set()
 
 
-def _unreachable_pool(kueue: KueueSpec, index: QueueIndex, namespace: str, queue: str, pool: str) -> str | None:
+def _unreachable_pool(
+    kueue: KueueSpec, index: QueueIndex, namespace: str, queue: str, pool: str
+) -> str | None:
     """Why Kueue would never admit a predictor of ``pool`` through the LocalQueue ``namespace/queue``: its
     ClusterQueue neither owns the pool nor can borrow it in its cohort (``None`` when it can)."""
     team = next((t for t in kueue.teams if (t.namespace, t.queue_name) == (namespace, queue)), None)

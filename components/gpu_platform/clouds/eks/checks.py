@@ -22,7 +22,9 @@ def node_group_checks(args: Mapping[str, Any], pool: GpuPool | None, p: Problems
     subnet_id_problems(args.get("subnet_ids"), p.at("subnet_ids"))
     role = args.get("node_role_arn")
     if isinstance(role, str) and not ROLE_ARN.match(role):
-        p.add(("node_role_arn",), f"'{role}' is not an IAM role ARN like arn:aws:iam::123456789012:role/nodes")
+        p.add(
+            ("node_role_arn",), f"'{role}' is not an IAM role ARN like arn:aws:iam::123456789012:role/nodes"
+        )
 
 
 def cluster_args(args: EksClusterArgs) -> tuple[SystemPool, dict[str, Any]]:

@@ -63,6 +63,8 @@ def subnet_id_problems(ids: Any, p: Problems) -> None:
             p.add((i,), f"'{subnet}' is not a subnet ID like subnet-0123456789abcdef0")
         elif subnet in ids[:i]:
             p.add((i,), f"'{subnet}' is listed twice")
+
+
 HOST_DRIVER_FLOOR = "580.95.05"
 """EKS AL2023 / Bottlerocket NVIDIA AMIs of 2026 ship the R580 branch [U]: the CUDA check's floor."""
 BOTTLEROCKET = NodeImage(
