@@ -44,7 +44,7 @@ class PlannedComponent(pulumi.ComponentResource, Generic[P]):
                     raise
                 raise exc.for_component(cls.__name__, name) from None
 
-        cls.__init__ = checked_init
+        type.__setattr__(cls, "__init__", checked_init)
 
     def _start(self, name: str, plan: P, opts: pulumi.ResourceOptions | None) -> None:
         super().__init__(self._type_token, name, None, opts)
