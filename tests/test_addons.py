@@ -56,7 +56,15 @@ def test_reserved_namespaces_are_the_ones_refused_before_the_registry() -> None:
         "kueue-system": "Kueue's namespace",
         "kserve": "KServe's namespace",
         "cert-manager": "cert-manager's namespace",
+        # Every other add-on's namespace too, from the registry (no hand-kept list).
+        "jobset-system": "JobSet's namespace",
+        "lws-system": "LeaderWorkerSet's namespace",
+        "kubeflow-system": "Kubeflow Trainer's namespace",
+        "kuberay-system": "KubeRay's namespace",
+        "volcano-system": "Volcano's own namespace (its webhooks skip it)",
+        "dra-driver-nvidia-gpu": "the NVIDIA DRA driver's namespace",
     }
+    assert set(RESERVED_NAMESPACES) >= {a.namespace for a in addons.ADDONS}
     assert CONTROLLER_NAMESPACES == {
         "jobset-system": "JobSet's namespace",
         "lws-system": "LeaderWorkerSet's namespace",

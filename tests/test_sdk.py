@@ -104,8 +104,8 @@ COMPONENTS: list[tuple[str, str, Any]] = [
             "p",
             {
                 "cluster_name": "c",
-                "node_role_arn": "arn:aws:iam::1:role/n",
-                "subnet_ids": ["s"],
+                "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+                "subnet_ids": ["subnet-0123456789abcdef0"],
                 "pool": {**POOL, "machine_type": "g6.xlarge"},
             },
         ),

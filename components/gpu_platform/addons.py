@@ -275,21 +275,18 @@ def addon(key: str) -> Addon:
 
 
 def reserved_namespaces() -> dict[str, str]:
-    """Namespace -> its owner, for the add-ons whose namespace no team or service may use."""
+    """Namespace -> its owner, for every add-on: no team and no inference service may use the namespace of a
+    controller or driver the library installs (it would be labelled, queued and garbage-collected as a team's).
+    Derived from the registry, so a new add-on reserves its namespace without a second list."""
     out: dict[str, str] = {}
-    for a in ADDONS:
-        if a.reserves_namespace:
-            out.setdefault(a.namespace, a.namespace_owner)
+    for a in sorted(ADDONS, key=lambda a: not a.reserves_namespace):
+        out.setdefault(a.namespace, a.namespace_owner or f"{a.display}'s namespace")
     return out
 
 
 def scheduling_namespaces() -> dict[str, str]:
-    """Namespace -> its owner, for the gang schedulers and workload controllers: what Volcano teams refuse
-    besides ``reserved_namespaces``.
-
-    Kueue teams and services do not refuse these yet (nor anyone the DRA driver's namespace): today's
-    behaviour, kept while this is a refactor; unifying the two lists would refuse configs accepted now.
-    """
+    """Namespace -> its owner, for the gang schedulers and workload controllers (a subset of
+    ``reserved_namespaces``): Volcano names them in its own refusal."""
     out: dict[str, str] = {}
     for a in ADDONS:
         if (a.kueue_frameworks or a.gang_scheduler) and not a.reserves_namespace:

@@ -63,7 +63,12 @@ def _plan_failed(exc: Exception, args: argparse.Namespace) -> int:
         _err(str(exc))
         return 2
     if isinstance(exc, pulumi.InputPropertiesError):
-        _err("error: invalid component arguments:")
+        component = getattr(exc, "component", "")
+        _err(
+            f"error: invalid arguments for {component}:"
+            if component
+            else "error: invalid component arguments:"
+        )
         for item in exc.errors or []:
             _err(f"  {item['property_path']}: {item['reason']}")
         if not exc.errors:

@@ -291,6 +291,10 @@ class CloudProfile:
         """The autoscaler's GPU label, on pools whose nodes advertise ``nvidia.com/gpu``."""
         return None
 
+    startup_taint_for_late_resources: ClassVar[bool] = False
+    """The cloud's pools are grown by an upstream Cluster Autoscaler the library knows honours startup taints
+    (``pools.STARTUP_TAINT``): pools whose GPU resources appear late carry it until they do."""
+
     @classmethod
     def added_taints(cls, pool: GpuPool) -> list[Taint]:
         """Taints the cloud adds to a pool's nodes by itself, which workloads must tolerate too."""

@@ -9,9 +9,12 @@ and tolerations known at plan time are plain values there, not only Outputs.
 from __future__ import annotations
 
 import abc
+import functools
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import pulumi
+
+from gpu_platform.errors import ArgumentsError
 
 P = TypeVar("P")
 
@@ -23,6 +26,25 @@ class PlannedComponent(pulumi.ComponentResource, Generic[P]):
     _plan: P
     _dependencies: list[Any]
     """The component's own ``depends_on``, for children that must wait for the same things."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Wrap each component's constructor so bad arguments name the component and its resource name:
+        the checks run in plan functions that know neither."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None:
+            return
+
+        @functools.wraps(init)
+        def checked_init(self: Any, name: str, *args: Any, **kw: Any) -> None:
+            try:
+                init(self, name, *args, **kw)
+            except ArgumentsError as exc:
+                if exc.component:
+                    raise
+                raise exc.for_component(cls.__name__, name) from None
+
+        type.__setattr__(cls, "__init__", checked_init)
 
     def _start(self, name: str, plan: P, opts: pulumi.ResourceOptions | None) -> None:
         super().__init__(self._type_token, name, None, opts)

@@ -81,10 +81,21 @@ class ConfigError(_Problems, ValueError):
 
 
 class ArgumentsError(_Problems, ValueError):
-    """Invalid component arguments: each problem as ``<snake_case path>: <reason>``."""
+    """Invalid component arguments: each problem as ``<snake_case path>: <reason>``; ``component`` names the
+    component and its resource name (``EksGpuNodePool 'h100'``) once the constructor has seen them."""
 
-    def __init__(self, problems: Sequence[tuple[str, str]]):
-        super().__init__(problems, "invalid component arguments:")
+    def __init__(self, problems: Sequence[tuple[str, str]], component: str = ""):
+        self.component = component
+        title = f"invalid arguments for {component}:" if component else "invalid component arguments:"
+        super().__init__(problems, title)
+
+    def for_component(self, kind: str, name: str) -> ArgumentsError:
+        """The same problems, naming the component they belong to."""
+        return ArgumentsError(self.problems, f"{kind} {name!r}")
+
+    def __str__(self) -> str:
+        prefix = f"{self.component}: " if self.component else ""
+        return "\n".join(f"{prefix}{path}: {reason}" for path, reason in self.problems)
 
 
 class Problems:

@@ -26,6 +26,12 @@ class Taint:
 GPU_TAINT = Taint("nvidia.com/gpu", "present", "NoSchedule")
 """Always on every GPU pool, so ordinary pods never land on expensive nodes."""
 
+STARTUP_TAINT = Taint("startup-taint.cluster-autoscaler.kubernetes.io/gpu-resources", "pending", "NoSchedule")
+"""On new nodes of pools whose GPU resources appear late (MIG ``mixed``, renamed sharing): the Cluster
+Autoscaler treats a node with a taint under this prefix as not ready yet but counts it as coming capacity
+(cluster-autoscaler FAQ, "Startup taints"), so it adds no second node while the first is partitioned. The
+library's startup-taint remover (``plans.startup_taint``) takes it off once the node advertises them."""
+
 
 @dataclass(frozen=True)
 class Sharing:

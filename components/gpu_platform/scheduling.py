@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
-from gpu_platform.pools import GPU_TAINT, GpuPool, Taint
+from gpu_platform.pools import GPU_TAINT, STARTUP_TAINT, GpuPool, Taint
 from gpu_platform.sharing import GPU_RESOURCE, advertised_resources, device_plugin_config_key
 
 LABEL_PREFIX = "gpu-platform.io"
@@ -111,6 +111,31 @@ def pool_taints(pool: GpuPool) -> list[Taint]:
 def cloud_added_taints(pool: GpuPool) -> list[Taint]:
     """Taints the cloud adds by itself (AKS spot), which workloads must tolerate too."""
     return profile_of(pool.cloud).added_taints(pool)
+
+
+def late_resources(pool: GpuPool) -> dict[str, int]:
+    """The GPU resources a new node advertises only once the operator has configured it (MIG ``mixed``
+    profiles, renamed shared replicas), or ``{}`` where the Cluster Autoscaler's own GPU-not-ready gate
+    covers the node (``nvidia.com/gpu`` with the accelerator label), the cloud shares the GPUs, or DRA
+    publishes the devices."""
+    resources = advertised_resources(pool)
+    if pool.dra or pool.sharing.managed_by != "operator" or resources.get(GPU_RESOURCE):
+        return {}
+    return resources
+
+
+def startup_taints(pool: GpuPool) -> list[Taint]:
+    """``STARTUP_TAINT`` on pools with ``late_resources`` where the cloud's autoscaler honours it; the
+    library's DaemonSets on those nodes tolerate it, workloads never do."""
+    if profile_of(pool.cloud).startup_taint_for_late_resources and late_resources(pool):
+        return [STARTUP_TAINT]
+    return []
+
+
+def node_agent_tolerations(pool: GpuPool) -> list[dict[str, str]]:
+    """What a DaemonSet that prepares or serves the pool's nodes tolerates: the workloads' tolerations and
+    the startup taint, which only goes once those agents have run."""
+    return pool_tolerations(pool) + [toleration(t) for t in startup_taints(pool)]
 
 
 def toleration(taint: Taint, exists: bool = False) -> dict[str, str]:

@@ -215,6 +215,10 @@ TRAINER_DEEPSPEED_RUNTIME = UpstreamFile(
     file="trainer-deepspeed-distributed.yaml",
     sha256="f443d4c4b2c0e6a8acdae5381ff2563696b958929217c088e101a7f27bc36827",
 )
+# The startup-taint remover (plans/startup_taint.py) runs bash, jq and kubectl: the Kubernetes project's own
+# kubectl image, which carries all three since kubernetes/kubernetes#119592 (debian-base). kubectl's skew
+# policy allows one minor either side of the API server; the remover only reads a Node and removes a taint.
+KUBECTL_IMAGE = "registry.k8s.io/kubectl:v1.34.1"
 # --- DRA and node auto-provisioning --------------------------------------------------------
 # NVIDIA DRA driver for GPUs, standalone next to the GPU Operator's ClusterPolicy (not the operator-managed
 # GPUCluster path, which runs v0.5.0, is a technology preview and excludes ClusterPolicy cluster-wide; see

@@ -36,7 +36,12 @@ VALID: dict[str, dict[str, Any]] = {
     "EksCluster": {},
     "AksCluster": {},
     "GkeGpuNodePool": {"cluster": "c", "location": "us-central1", "pool": L4_POOL},
-    "EksGpuNodePool": {"cluster_name": "c", "node_role_arn": "arn", "subnet_ids": ["s"], "pool": EKS_POOL},
+    "EksGpuNodePool": {
+        "cluster_name": "c",
+        "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+        "subnet_ids": ["subnet-0123456789abcdef0"],
+        "pool": EKS_POOL,
+    },
     "AksGpuNodePool": {"resource_group_name": "rg", "cluster_name": "c", "pool": AKS_POOL},
     "GpuOperator": {"cloud": "gke", "pools": [L4_POOL]},
     "Kueue": {"cloud": "existing", "pools": [EXISTING_POOL]},
@@ -57,9 +62,13 @@ VALID: dict[str, dict[str, Any]] = {
         "driver": {"owner": "operator"},
         "pools": [{**EXISTING_POOL, "allocation": "dra"}],
     },
-    "EksKarpenter": {"cluster_name": "c", "subnet_ids": ["s"], "security_group_ids": ["g"]},
+    "EksKarpenter": {
+        "cluster_name": "c",
+        "subnet_ids": ["subnet-0123456789abcdef0"],
+        "security_group_ids": ["g"],
+    },
     "EksKarpenterGpuNodePool": {"pool": EKS_POOL, "node_role_name": "r", "discovery": "c"},
-    "AksNapGpuNodePool": {"pool": AKS_POOL},
+    "AksNapGpuNodePool": {"pool": AKS_POOL, "driver": {"owner": "cloud"}},
     "GkeGpuComputeClass": {"pool": L4_POOL},
 }
 REQUIRED: dict[str, str] = {

@@ -32,14 +32,18 @@ A100_SPOT = {"name": "a100-spot", "machine_type": "Standard_NC24ads_A100_v4", "m
 
 
 def test_aks_nap_objects_validate_and_match_the_agent_pool() -> None:
-    plan = nap.plan_aks_nap_pool({"pool": A100_SPOT})  # type: ignore[typeddict-item]
+    plan = nap.plan_aks_nap_pool({"pool": A100_SPOT, "driver": {"owner": "cloud"}})  # type: ignore[typeddict-item]
     node_pool, node_class = nap.aks_node_pool(plan), nap.aks_node_class(plan)
     assert problems_of(node_pool, "azure") == []
     assert problems_of(node_class) == []
-    agent = plan_aks_node_pool({"pool": A100_SPOT, "resource_group_name": "rg", "cluster_name": "c"})  # type: ignore[typeddict-item]
+    agent = plan_aks_node_pool(
+        {"pool": A100_SPOT, "resource_group_name": "rg", "cluster_name": "c", "driver": {"owner": "cloud"}}  # type: ignore[typeddict-item]
+    )
     assert node_pool["spec"]["template"]["metadata"]["labels"] == agent.labels
     assert node_pool["spec"]["template"]["spec"]["taints"] == agent.taint_dicts  # GPU taint + AKS spot taint
-    assert node_class["spec"]["gpu"] == {"mode": "None"}  # the GPU Operator installs the driver (AKS default)
+    assert node_class["spec"]["gpu"] == {
+        "mode": "Driver"
+    }  # AKS installs the driver (the only owner NAP takes)
     reqs = {r["key"]: r["values"] for r in node_pool["spec"]["template"]["spec"]["requirements"]}
     assert reqs["karpenter.azure.com/sku-name"] == ["Standard_NC24ads_A100_v4"]
     assert reqs["karpenter.sh/capacity-type"] == ["spot"]
@@ -48,6 +52,15 @@ def test_aks_nap_objects_validate_and_match_the_agent_pool() -> None:
 def test_aks_nap_driver_mode_follows_the_driver_owner() -> None:
     plan = nap.plan_aks_nap_pool({"pool": A100_SPOT, "driver": {"owner": "cloud"}})  # type: ignore[typeddict-item]
     assert nap.aks_node_class(plan)["spec"]["gpu"] == {"mode": "Driver"}
+
+
+def test_aks_nap_refuses_the_operators_driver() -> None:
+    # AKS serves its own AKSNodeClass CRD; without spec.gpu, gpu.mode None is pruned and AKS installs its
+    # driver next to the operator's. The library cannot read the served CRD, so it never relies on the field.
+    for driver in ({}, {"owner": "operator"}, {"owner": "auto"}):
+        found = arg_problems(nap.plan_aks_nap_pool, {"pool": A100_SPOT, "driver": driver})
+        assert list(found) == ["driver.owner"], driver
+        assert "AKS installs its driver beside the operator's" in found["driver.owner"]
 
 
 def test_aks_nap_refusals() -> None:
@@ -67,7 +80,10 @@ def test_aks_nap_refusals() -> None:
 
 def test_aks_nap_component(run_component: Any) -> None:
     plan = run_component(
-        lambda: AksNapGpuNodePool("a100", {"pool": A100_SPOT, "vnet_subnet_id": "/subscriptions/x/subnet"})
+        lambda: AksNapGpuNodePool(
+            "a100",
+            {"pool": A100_SPOT, "vnet_subnet_id": "/subscriptions/x/subnet", "driver": {"owner": "cloud"}},
+        )
     )
     node_class = plan.one("kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass")
     node_pool = plan.one("kubernetes:karpenter.sh/v1:NodePool")

@@ -391,13 +391,13 @@ def test_eks_attach_uses_role_and_subnets_from_config() -> None:
         create=False,
         kubeconfig="x",
         existingNodeRoleArn="arn:aws:iam::123456789012:role/nodes",
-        existingSubnetIds=["subnet-1", "subnet-2"],
+        existingSubnetIds=["subnet-01010101", "subnet-02020202"],
         kubernetesVersion="1.33",
     )
     plan, _ = deploy(spec)
     ng = plan.one("aws:eks/nodeGroup:NodeGroup").inputs
     assert ng["clusterName"] == "gpu" and ng["nodeRoleArn"] == "arn:aws:iam::123456789012:role/nodes"
-    assert ng["subnetIds"] == ["subnet-1", "subnet-2"] and ng["version"] == "1.33"
+    assert ng["subnetIds"] == ["subnet-01010101", "subnet-02020202"] and ng["version"] == "1.33"
     assert plan.by_type("aws:eks/cluster") == []
 
 

@@ -58,7 +58,11 @@ BASE: dict[str, tuple[type, dict[str, Any], dict[str, Any]]] = {
     "gke": (GkeGpuNodePool, {"cluster": "c", "location": "us-central1"}, {"machine_type": "a2-highgpu-1g"}),
     "eks": (
         EksGpuNodePool,
-        {"cluster_name": "c", "node_role_arn": "r", "subnet_ids": ["s"]},
+        {
+            "cluster_name": "c",
+            "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+            "subnet_ids": ["subnet-0123456789abcdef0"],
+        },
         {"machine_type": "p4d.24xlarge"},
     ),
     "aks": (

@@ -26,7 +26,11 @@ L4 = {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 2}
 L4_UBUNTU = {**L4, "image": "UBUNTU_CONTAINERD"}  # the GPU Operator installs drivers on GKE only on Ubuntu
 H100 = {"name": "h100", "machine_type": "p5.48xlarge", "max_nodes": 2, "capacity_type": "CAPACITY_BLOCK"}
 GKE = {"cluster": "c", "location": "us-central1"}
-EKS = {"cluster_name": "c", "node_role_arn": "arn:aws:iam::1:role/n", "subnet_ids": ["s"]}
+EKS = {
+    "cluster_name": "c",
+    "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+    "subnet_ids": ["subnet-0123456789abcdef0"],
+}
 A100 = {"name": "a100", "machine_type": "a2-highgpu-1g", "max_nodes": 2}
 STACK = {"cloud": "gke", "cluster": {"name": "c", "region": "us-central1", "project": "p"}}
 A100_STACK = {"name": "a100", "machineType": "a2-highgpu-1g", "maxNodes": 2}

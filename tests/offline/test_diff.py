@@ -460,6 +460,21 @@ def test_removing_a_volcano_queue_says_up_fails() -> None:
     assert "`pulumi up` fails" in render(d)
 
 
+def test_removing_a_volcano_queue_is_blocked_until_it_is_closed() -> None:
+    # Volcano off (or a team removed) with open queues: `pulumi up` would fail at the Queue, so the diff
+    # lists it as blocked, with the step that unblocks it, and exits 3.
+    d = diff_plans(plan(res("kubernetes:scheduling.volcano.sh/v1beta1:Queue", "q")), plan())
+    c = only(d)
+    assert c.blocked.startswith("blocked by Volcano") and "--action close" in c.blocked
+    assert c.flagged and d.flagged == [c]
+    text = render(d)
+    assert "BLOCKED (1)" in text and "blocked by Volcano" in text
+    # A queue kept on delete never reaches Volcano's webhook.
+    kept = res("kubernetes:scheduling.volcano.sh/v1beta1:Queue", "q")
+    kept["options"]["retainOnDelete"] = True
+    assert not only(diff_plans(plan(kept), plan())).blocked
+
+
 def _operator(version: str, driver: dict[str, Any]) -> dict[str, Any]:
     inputs = {
         "chart": GPU_OPERATOR_CHART,
@@ -515,7 +530,7 @@ def test_protect_blocks_only_what_pulumi_refuses() -> None:
     assert c.blocked.startswith("blocked by protect") and c.flagged
     text = render(diff_plans(plan(old), plan(new)))
     assert "blocked by protect: `pulumi up` refuses to replace it" in text
-    assert "create replacement, then delete" not in text and "BLOCKED by protect (1)" in text
+    assert "create replacement, then delete" not in text and "BLOCKED (1)" in text
     # Unprotected in the same update (disposable): Pulumi replaces it, create-before-delete.
     unprotected = res(GKE_POOL, "pool", {"name": "l4", "nodeConfig": {"spot": False}}, protect=False)
     c = only(diff_plans(plan(old), plan(unprotected)))

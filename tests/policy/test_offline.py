@@ -25,7 +25,7 @@ def _gpu_node_group(tainted: bool) -> None:
         "gpu",
         cluster_name="ml",
         node_role_arn="arn:aws:iam::000000000000:role/nodes",
-        subnet_ids=["subnet-0123"],
+        subnet_ids=["subnet-01234567"],
         instance_types=["p4d.24xlarge"],
         scaling_config=eks.NodeGroupScalingConfigArgs(min_size=0, max_size=2, desired_size=0),
         taints=[eks.NodeGroupTaintArgs(key="nvidia.com/gpu", value="present", effect="NO_SCHEDULE")]

@@ -757,7 +757,10 @@ def test_the_librarys_karpenter_and_nap_pools_pass() -> None:
         }
     )
     aks = nap.plan_aks_nap_pool(
-        {"pool": {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 1}}
+        {
+            "pool": {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 1},
+            "driver": {"owner": "cloud"},
+        }
     )
     for obj in (kp.eks_node_pool(eks), nap.aks_node_pool(aks)):
         resource = res("kubernetes:karpenter.sh/v1:NodePool", obj, obj["metadata"]["name"])

@@ -69,16 +69,10 @@ class WithinClusterQueue(enum.StrEnum):
     """Workloads of lower priority, and newer workloads of equal priority."""
 
 
-DEFAULT_INTEGRATIONS = (
-    "batch/job",
-    "pod",
-    "deployment",
-    "jobset.x-k8s.io/jobset",
-    "kubeflow.org/pytorchjob",
-    "ray.io/rayjob",
-    "ray.io/raycluster",
-)
-"""Kueue ``integrations.frameworks`` when none are given."""
+DEFAULT_INTEGRATIONS = ("batch/job", "pod", "deployment")
+"""Kueue ``integrations.frameworks`` when none are given: the kinds that need no controller. The ``Kueue``
+component cannot see which controllers run, so it names none; pass
+``plans.workloads.kueue_integrations([...])`` for those you install (the stack derives them)."""
 DEFAULT_CLUSTER_QUEUE = "gpu"
 """The ClusterQueue created over every pool when none are configured."""
 DEFAULT_LOCAL_QUEUE = "default"

@@ -494,9 +494,18 @@ def changed_disruptions(old: dict[str, Any], new: dict[str, Any], paths: list[st
     return out
 
 
+VOLCANO_QUEUE_BLOCK = (
+    "blocked by Volcano: its webhook refuses to delete a Queue that is not Closed; close it first "
+    "(`vcctl queue operate --name <queue> --action close`, docs/day2.md)"
+)
+
+
 def protect_block(old: dict[str, Any], new: dict[str, Any] | None) -> str:
     """``pulumi up`` refuses to delete a protected resource, and to replace one that stays protected
-    (pulumi/pulumi pkg/resource/deploy/step_generator.go: unprotecting and replacing in one update is allowed)."""
+    (pulumi/pulumi pkg/resource/deploy/step_generator.go: unprotecting and replacing in one update is allowed).
+    Volcano's admission webhook refuses the deletion of an open Queue the same way, whatever the options."""
+    if _kind(old["type"]) == ("scheduling.volcano.sh", "Queue") and not old["options"].get("retainOnDelete"):
+        return VOLCANO_QUEUE_BLOCK
     if not old["options"].get("protect"):
         return ""
     if new is None:
@@ -677,8 +686,8 @@ def render_text(d: PlanDiff) -> str:
         lines += ["", f"DISRUPTIVE changes ({len(d.disruptive)}): GPU work is evicted, stranded or refused"]
         lines += [f"  !! {c.action:<8} {c.type} {c.name}: {'; '.join(c.disruptions)}" for c in d.disruptive]
     if d.blocked:
-        lines += ["", f"BLOCKED by protect ({len(d.blocked)}): `pulumi up` fails until they are unprotected"]
-        lines += [f"  !! {c.action:<8} {c.type} {c.name}" for c in d.blocked]
+        lines += ["", f"BLOCKED ({len(d.blocked)}): `pulumi up` fails until each is unprotected or closed"]
+        lines += [f"  !! {c.action:<8} {c.type} {c.name}: {c.blocked}" for c in d.blocked]
     if d.changes:
         lines += ["", "Resources:"]
         lines += [f"  {SYMBOL[c.action]:<2} {describe(c)}" for c in d.changes]
@@ -707,8 +716,8 @@ def render_markdown(d: PlanDiff) -> str:
             ]
             lines += [f"> - `{c.type}` `{c.name}`: {_md('; '.join(c.disruptions))}" for c in d.disruptive]
         if d.blocked:
-            lines += [f"> **{len(d.blocked)} change(s) blocked by protect**: `pulumi up` fails."]
-            lines += [f"> - **{c.action}** `{c.type}` `{c.name}`" for c in d.blocked]
+            lines += [f"> **{len(d.blocked)} blocked change(s)**: `pulumi up` fails."]
+            lines += [f"> - **{c.action}** `{c.type}` `{c.name}`: {_md(c.blocked)}" for c in d.blocked]
         lines += [""]
     if not d.changes:
         return "\n".join([*lines, "No changes."])

@@ -93,7 +93,9 @@ def engine_config(
     def scrub(value: Any, key: str) -> Any:
         if isinstance(value, dict) and set(value) == {"secure"}:
             secrets.add(key)
-            return SECURE_PLACEHOLDER
+            # An empty ciphertext decrypts to nothing: the program must see it empty to refuse it.
+            empty = isinstance(value["secure"], str) and not value["secure"].strip()
+            return "" if empty else SECURE_PLACEHOLDER
         if isinstance(value, dict):
             return {k: scrub(v, key) for k, v in value.items()}
         if isinstance(value, list):

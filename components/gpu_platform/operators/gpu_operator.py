@@ -18,9 +18,12 @@ from gpu_platform.clouds import profile_of
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_namespace, helm_release
 from gpu_platform.plans import gpu_operator as g
+from gpu_platform.plans.startup_taint import remover_objects, startup_taint_remover_plan
 from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 
 RELEASE_NAME = GPU_OPERATOR.release_name
+_SNAKE = {"roleRef": "role_ref"}
+"""Top-level object fields whose Python argument is spelt differently."""
 
 
 class GpuOperator(PlannedComponent[g.OperatorPlan]):
@@ -69,6 +72,24 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
                 )
         return out
 
+    def _startup_taint_remover(self, name: str, plan: g.OperatorPlan, ns: Any) -> None:
+        """On pools whose nodes start with the startup taint: the DaemonSet that removes it once the
+        operands have made the node's GPU resources appear (``plans.startup_taint``)."""
+        kinds: dict[str, Any] = {
+            "ServiceAccount": k8s.core.v1.ServiceAccount,
+            "ClusterRole": k8s.rbac.v1.ClusterRole,
+            "ClusterRoleBinding": k8s.rbac.v1.ClusterRoleBinding,
+            "ConfigMap": k8s.core.v1.ConfigMap,
+            "DaemonSet": k8s.apps.v1.DaemonSet,
+        }
+        in_ns = self.child_opts(depends_on=[ns])
+        for obj in remover_objects(startup_taint_remover_plan(plan.pools, plan.namespace)):
+            body = {_SNAKE.get(k, k): v for k, v in obj.items() if k not in ("apiVersion", "kind")}
+            suffix = "startup-taint-remover" + (
+                "" if obj["kind"] == "DaemonSet" else f"-{obj['kind'].lower()}"
+            )
+            kinds[obj["kind"]](f"{name}-{suffix}", **body, opts=in_ns)
+
     def _create(self, name: str, plan: g.OperatorPlan) -> dict[str, Any]:
         ns = helm_namespace(self, f"{name}-ns", plan.namespace, labels=g.PSA_PRIVILEGED_LABELS)
         release = helm_release(
@@ -82,6 +103,7 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
             version=plan.version,
             depends_on=self._prerequisites(name, plan, ns),
         )
+        self._startup_taint_remover(name, plan, ns)
         self.status = release.status
         self.namespace = ns.metadata.name
         return {"status": self.status, "namespace": self.namespace}

@@ -25,7 +25,7 @@ from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import resources_values
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.gpu_operator import ResolvedGpuOperator
-from gpu_platform.scheduling import pool_tolerations
+from gpu_platform.scheduling import node_agent_tolerations
 from gpu_platform.sharing import (
     cluster_mig_strategy,
     device_plugin_config,
@@ -135,11 +135,12 @@ def mig_parted_config_data(plan: OperatorPlan) -> dict[str, str]:
 
 
 def operand_tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]:
-    """Tolerations every GPU-node operand needs: the GPU taint (Exists, any value), users' pool taints
-    and the AKS spot taint, each once (in first-seen order; a set keeps it linear in pools)."""
+    """Tolerations every GPU-node operand needs: the GPU taint (Exists, any value), users' pool taints,
+    the AKS spot taint and the startup taint of pools whose resources the operands make appear, each once
+    (in first-seen order; a dict keeps it linear in pools)."""
     out: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
     for pool in pools:
-        for tol in pool_tolerations(pool):
+        for tol in node_agent_tolerations(pool):
             out.setdefault(tuple(sorted(tol.items())), tol)
     return list(out.values())
 

@@ -25,6 +25,9 @@ What runs on a pool's nodes follows the ``DriverPlan`` and the labels ``scheduli
 - The AWS EFA device plugin on EFA pools (``EFA_DEVICE_PLUGIN_REQUESTS``, the chart's own requests, set
   on the release from here), with or without the GPU Operator: an EFA pool needs it either way.
 
+- The startup-taint remover on pools that carry ``pools.STARTUP_TAINT`` (``STARTUP_TAINT_REMOVER_REQUESTS``),
+  created with the GPU Operator.
+
 - The NVIDIA DRA driver's kubelet plugin on DRA pools (``DRA_KUBELET_PLUGIN_REQUESTS``, the library's
   numbers [U], set on the chart's ``kubeletPlugin.containers.{gpus,computeDomains}`` from here). The
   ``computeDomains`` container is counted only when ComputeDomains are on: the chart renders it only with
@@ -54,7 +57,7 @@ from gpu_platform import versions
 from gpu_platform.driver import DriverPlan
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.kueue import GpuOperatorFacts
-from gpu_platform.scheduling import device_plugin_pools, mig_manager_pools
+from gpu_platform.scheduling import device_plugin_pools, mig_manager_pools, startup_taints
 from gpu_platform.sharing import device_plugin_config_key
 
 
@@ -96,6 +99,10 @@ the library): the NFD worker runs on every node, GPU and CPU."""
 
 EFA_DEVICE_PLUGIN_REQUESTS = Requests(10, 20)
 """The aws-efa-k8s-device-plugin chart's ``resources.requests`` (v0.5.30), kept and set explicitly."""
+
+STARTUP_TAINT_REMOVER_REQUESTS = Requests(10, 64)
+"""The library's startup-taint remover (``plans.startup_taint``) on pools that carry the startup taint: a
+shell loop around kubectl, which needs some 40 MiB while it runs [U: the library's numbers]."""
 
 
 DRA_KUBELET_PLUGIN_REQUESTS: dict[str, Requests] = {
@@ -218,6 +225,8 @@ def gpu_node_requests(
     without the operator), the EFA device plugin on EFA pools and the DRA kubelet plugin's running
     containers on DRA pools."""
     extra = EFA_DEVICE_PLUGIN_REQUESTS if pool.efa else Requests()
+    if facts is not None and startup_taints(pool):  # the GPU Operator component creates the remover
+        extra = extra + STARTUP_TAINT_REMOVER_REQUESTS
     if pool.dra:
         for name in dra_kubelet_plugin_containers(dra_compute_domains):
             extra = extra + DRA_KUBELET_PLUGIN_REQUESTS[name]

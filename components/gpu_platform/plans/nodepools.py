@@ -58,7 +58,11 @@ class NodePoolPlan:
 
 def base_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any], *fixed: Any) -> dict[str, Any]:
     """The fields every cloud's plan starts from; ``fixed`` are what the cloud cannot change in place."""
-    taints = (*scheduling.pool_taints(pool), *scheduling.cloud_added_taints(pool))
+    taints = (
+        *scheduling.pool_taints(pool),
+        *scheduling.cloud_added_taints(pool),
+        *scheduling.startup_taints(pool),
+    )
     ensure_gpu_taint(taints)
     return {
         "pool": pool,

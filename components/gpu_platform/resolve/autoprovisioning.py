@@ -36,10 +36,13 @@ PoolCheck = Callable[[GpuPool, Problems], None]
 
 def _scale_from_zero(pool: GpuPool, p: Problems, who: str) -> None:
     if pool.min_nodes > 0:
+        # A DRA pool needs its warm node (an empty DRA pool publishes no devices to grow from), so 0 is no
+        # fix there: only a managed node pool is.
+        fix = "put it on a managed node pool" if pool.dra else "use 0, or a managed node pool"
         p.add(
             ("min_nodes",),
             f"{who} creates nodes only for pending pods: a minimum of {pool.min_nodes} warm node(s) cannot be "
-            "expressed; use 0, or a managed node pool",
+            f"expressed; {fix}",
         )
     if pool.initial_nodes > 0 and pool.initial_nodes != pool.min_nodes:
         p.add(("initial_nodes",), f"{who} starts with no nodes; use 0")

@@ -251,6 +251,19 @@ def _attach_problems(
             ("kubeconfig",),
             "required for an existing or attached cluster: a secure: kubeconfig, or cluster.kubeconfigStackReference",
         )
+    elif isinstance(c.get("kubeconfig"), str) and not c["kubeconfig"].strip():
+        p.add(
+            ("kubeconfig",),
+            "is empty: set the cluster's kubeconfig (`pulumi config set --secret --path "
+            "gpu-platform:cluster.kubeconfig`) or use cluster.kubeconfigStackReference",
+        )
+    if "system_pool" in c:
+        p.add(
+            ("system_pool",),
+            "the cluster is made elsewhere, so the library creates no system pool; remove it (describe the CPU "
+            "nodes to Kueue with {{kueue.system_flavor.node_labels}}, {{kueue.system_flavor.cpus}} and "
+            "{{kueue.system_flavor.memory_gib}})",
+        )
     profile_of(cloud).attach_problems(c, pools, at, p)
 
 
@@ -323,4 +336,13 @@ def resolve_cluster_args(
     system = system_pool_problems(cloud, checked.get("system_pool", {}), p.at("system_pool"))
     if reason := network_problem(checked.get(cidr_key, DEFAULT_VPC_CIDR), cloud):
         p.add((cidr_key,), reason)
+    name = checked.get("cluster_name")
+    if isinstance(name, str) and not CLUSTER_NAME.match(name):
+        p.add(
+            ("cluster_name",),
+            f"'{name}' is not a valid cluster name: lowercase letters, digits and dashes, at most 40",
+        )
+    version = checked.get("kubernetes_version")
+    if isinstance(version, str) and not KUBERNETES_VERSION.match(version):
+        p.add(("kubernetes_version",), f"'{version}' is not a Kubernetes version like '1.33'")
     return p, checked, system

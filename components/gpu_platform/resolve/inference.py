@@ -23,7 +23,13 @@ from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Problems
 from gpu_platform.gpu_requests import gpu_resource, gpu_units_problems, whole_number_problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.kubernetes import DNS_1035_LABEL, QUANTITY, RESERVED_NAMESPACES, namespace_problem
+from gpu_platform.resolve.kubernetes import (
+    DNS_1035_LABEL,
+    DNS_SUBDOMAIN,
+    QUANTITY,
+    RESERVED_NAMESPACES,
+    namespace_problem,
+)
 from gpu_platform.resolve.pools import resolve_pool_list
 
 _FIELD = {"gpus": "gpus", "mig_profile": "mig_profile"}
@@ -90,6 +96,13 @@ def _check_model(raw: Mapping[str, Any], p: Problems) -> None:
     model_format = raw.get("model_format")
     if isinstance(model_format, str) and not model_format.strip():
         p.add(("model_format",), "empty: name the model's format (huggingface, sklearn, onnx ...)")
+    runtime = raw.get("runtime")
+    if isinstance(runtime, str) and (len(runtime) > 253 or not DNS_SUBDOMAIN.match(runtime)):
+        p.add(
+            ("runtime",),
+            f"{runtime!r} is not a ServingRuntime name (a Kubernetes object name: lowercase letters, digits, "
+            "'-' and '.', like kserve-huggingfaceserver)",
+        )
     uri = raw.get("storage_uri")
     if isinstance(uri, str):
         scheme, sep, rest = uri.partition("://")

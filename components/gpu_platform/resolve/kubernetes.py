@@ -65,7 +65,10 @@ KUBERNETES_NAMESPACES: dict[str, str] = {
     "kube-public": "Kubernetes' own namespace",
     "kube-node-lease": "Kubernetes' own namespace",
 }
-RESERVED_NAMESPACES: dict[str, str] = {**KUBERNETES_NAMESPACES, **reserved_namespaces()}
+RESERVED_NAMESPACES: dict[str, str] = {
+    **KUBERNETES_NAMESPACES,
+    **{ns: owner for ns, owner in reserved_namespaces().items() if ns not in KUBERNETES_NAMESPACES},
+}
 """Namespaces the cluster or the library's operators (``addons.reserved_namespaces``) own: never a team's, never created for a service
 (services may run in ``default``)."""
 

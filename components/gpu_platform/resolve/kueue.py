@@ -308,15 +308,27 @@ def covered_resources(pools: Sequence[GpuPool]) -> list[str]:
     return ["cpu", "memory", *gpu]
 
 
+INT32_MAX = 2**31 - 1
+"""Kueue's configuration fields ``backoffLimitCount``, ``backoffBaseSeconds`` and ``backoffMaxSeconds`` are
+``*int32`` (apis/config/v1beta2): a larger number makes the controller refuse its configuration at start."""
+MAX_GO_DURATION_SECONDS = (2**63 - 1) // 10**9
+"""Go's ``time.Duration`` is int64 nanoseconds (about 292 years): a longer timeout does not parse."""
+_DURATION_SECONDS = {"s": 1, "m": 60, "h": 3600}
+
+
 def _requeuing(raw: Mapping[str, Any], p: Problems) -> RequeuingStrategy:
     limit = raw.get("backoff_limit_count", a.DEFAULT_BACKOFF_LIMIT_COUNT)
     if limit < -1:
         p.add(("backoff_limit_count",), f"{limit} is out of range; -1 (forever) or more")
+    elif limit > INT32_MAX:
+        p.add(("backoff_limit_count",), f"{limit} is past Kueue's 32-bit field (at most {INT32_MAX})")
     base = raw.get("backoff_base_seconds", a.DEFAULT_BACKOFF_BASE_SECONDS)
     top = raw.get("backoff_max_seconds", a.DEFAULT_BACKOFF_MAX_SECONDS)
     for key, value in (("backoff_base_seconds", base), ("backoff_max_seconds", top)):
         if value < 1:
             p.add((key,), f"{value} is out of range; at least 1")
+        elif value > INT32_MAX:
+            p.add((key,), f"{value} is past Kueue's 32-bit field (at most {INT32_MAX} seconds)")
     return RequeuingStrategy(
         raw.get("timestamp", a.DEFAULT_REQUEUE_TIMESTAMP), None if limit == -1 else limit, base, top
     )
@@ -358,6 +370,8 @@ def _wait(raw: Mapping[str, Any], pools: Sequence[GpuPool], p: Problems) -> Wait
     timeout = raw.get("timeout", default_wait_timeout(pools))
     if not DURATION.match(timeout):
         p.add(("timeout",), f"{timeout!r} is not a positive duration like '10m' (s, m or h)")
+    elif int(timeout[:-1]) * _DURATION_SECONDS[timeout[-1]] > MAX_GO_DURATION_SECONDS:
+        p.add(("timeout",), f"{timeout!r} is longer than a Go duration can hold (about 2562047h)")
     elif raw.get("enabled", True):
         _run_limit_problems(timeout, pools, p)
     return WaitForPodsReady(

@@ -82,6 +82,7 @@ def _resolve_mig(
     s = pool.get("sharing", {})
     if s.get("replicas") is not None:
         p.add(("replicas",), "not used with MIG (each MIG instance is one unit)")
+    _device_plugin_options_unused(s, "mode 'mig'", p)
     if not gpu.mig_capable:
         capable = ", ".join(g.display for g in GPUS.values() if g.mig_capable)
         p.add(("mode",), f"{gpu.display} is not MIG-capable; MIG GPUs: {capable}")
@@ -130,6 +131,16 @@ def _resolve_mig(
     )
 
 
+def _device_plugin_options_unused(s: Mapping[str, Any], where: str, p: Problems) -> None:
+    """``rename_by_default`` and ``fail_requests_greater_than_one`` configure the operator's time-slicing and
+    MPS replicas only: elsewhere they would be silently ignored."""
+    for key in ("rename_by_default", "fail_requests_greater_than_one"):
+        if key in s:
+            p.add(
+                (key,), f"not used with {where}: it configures the GPU Operator's shared replicas; remove it"
+            )
+
+
 def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Problems) -> Sharing | None:
     s = pool.get("sharing", {})
     mode = s.get("mode", DEFAULT_SHARING_MODE)
@@ -145,6 +156,7 @@ def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Probl
                 )
         if s.get("managed_by") == "cloud":
             p.add(("managed_by",), "mode 'none' shares nothing; remove {{managed_by}}")
+        _device_plugin_options_unused(s, "mode 'none'", p)
         return Sharing("none")
     replicas = s.get("replicas")
     if replicas is None or replicas < 2:
@@ -165,6 +177,11 @@ def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Probl
         p.add(("managed_by",), f"cloud-managed {mode} exists only on {where}; valid here: operator")
     if s.get("fail_requests_greater_than_one") and mode == "mps":
         p.add(("fail_requests_greater_than_one",), "applies to time-slicing only")
+    elif managed_by == "cloud" and "fail_requests_greater_than_one" in s:
+        p.add(
+            ("fail_requests_greater_than_one",),
+            "configures the GPU Operator's device plugin; the cloud's own sharing ignores it: remove it",
+        )
     if managed_by == "cloud" and s.get("rename_by_default"):
         p.add(("rename_by_default",), "GKE's own sharing always advertises nvidia.com/gpu; remove it")
     return Sharing(
@@ -308,6 +325,12 @@ def _check_labels_taints(pool: Mapping[str, Any], p: Problems) -> tuple[Taint, .
         seen.add((t["key"], effect))
         for where, reason in label_problems(t["key"], t.get("value", "")):
             p.add(("taints", j, where), reason)
+        if t["key"].startswith(RESERVED_LABEL_PREFIX):
+            p.add(
+                ("taints", j, "key"),
+                f"keys under {RESERVED_LABEL_PREFIX} are the library's (like its labels); use your own prefix, "
+                "e.g. 'dedicated' or 'example.com/workload'",
+            )
         if t["key"] == GPU_TAINT.key and effect != GPU_TAINT.effect:
             p.add(
                 ("taints", j, "effect"),

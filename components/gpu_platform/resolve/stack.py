@@ -30,7 +30,7 @@ from gpu_platform.resolve.dra import (
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, check_operator_settings
 from gpu_platform.resolve.inference import ServiceRequest, resolve_request
-from gpu_platform.resolve.kueue import CapacityBasis, GpuOperatorFacts, KueueSpec
+from gpu_platform.resolve.kueue import CapacityBasis, GpuOperatorFacts, KueueSpec, QueueIndex
 from gpu_platform.resolve.pools import ResolvedPools
 from gpu_platform.resolve.slurm import SlurmSpec, resolve_slurm
 from gpu_platform.resolve.volcano import VolcanoSpec, resolve_volcano
@@ -114,6 +114,7 @@ def resolve_kserve(
         return None
     seen: set[tuple[str, str]] = set()
     by_name = pools.by_name()
+    index: QueueIndex | None = None
     for i, raw in enumerate(raw_services):
         here = p.at("kserve", "services", i)
         svc = parse(InferenceServiceConfigArgs, raw, here, camel=True)
@@ -132,12 +133,45 @@ def resolve_kserve(
         pool = by_name.get(svc["pool"])
         if pool is None and svc["pool"] not in pools.broken:
             here.add(("pool",), f"'{svc['pool']}' is not a GPU pool; valid: {', '.join(by_name)}")
+        elif pool is not None and queue is not None and kueue is not None and kueue_on:
+            index = index or QueueIndex(kueue.cluster_queues, pools.pools)
+            if reason := _unreachable_pool(kueue, index, svc.get("namespace", "default"), queue, pool.name):
+                here.add(("queue",) if "queue" in raw_keys(raw) else ("pool",), reason)
         request = resolve_request(svc, svc["name"], pool, here)
         if request is not None:
             services.append((svc, request))
     if not enabled:
         return None
     return KServeSpec(section, section.get("install_cert_manager", True), tuple(services))
+
+
+def raw_keys(raw: Any) -> set[str]:
+    """The snake_case keys a stack-file entry gave."""
+    return {_snake(k) for k in raw} if isinstance(raw, Mapping) else set()
+
+
+def _unreachable_pool(
+    kueue: KueueSpec, index: QueueIndex, namespace: str, queue: str, pool: str
+) -> str | None:
+    """Why Kueue would never admit a predictor of ``pool`` through the LocalQueue ``namespace/queue``: its
+    ClusterQueue neither owns the pool nor can borrow it in its cohort (``None`` when it can)."""
+    team = next((t for t in kueue.teams if (t.namespace, t.queue_name) == (namespace, queue)), None)
+    cq = next((q for q in kueue.cluster_queues if team is not None and q.name == team.cluster_queue), None)
+    if cq is None or pool in {p.name for p in index.own(cq)}:
+        return None
+    if cq.cohort is not None and cq.borrowing_limit_percent != 0:
+        lenders = [
+            q
+            for q in kueue.cluster_queues
+            if q is not cq and q.cohort == cq.cohort and pool in {p.name for p in index.own(q)}
+        ]
+        if any(q.lending_limit_percent != 0 for q in lenders):
+            return None
+    return (
+        f"LocalQueue '{queue}' feeds ClusterQueue '{cq.name}', which neither owns pool '{pool}' nor can borrow "
+        "it from its cohort: Kueue would never admit the predictor. Use a queue whose ClusterQueue lists the "
+        "pool, or put both queues in one cohort with borrowing allowed"
+    )
 
 
 def _service_queue(

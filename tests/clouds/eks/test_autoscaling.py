@@ -404,7 +404,13 @@ def test_a_node_group_built_alone_tags_its_auto_scaling_group() -> None:
     }
     plan = run_program(
         lambda: EksGpuNodePool(
-            "l4", {"cluster_name": "gpu", "node_role_arn": "r", "subnet_ids": ["s"], "pool": pool}
+            "l4",
+            {
+                "cluster_name": "gpu",
+                "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+                "subnet_ids": ["subnet-0123456789abcdef0"],
+                "pool": pool,
+            },
         )
     )
     tags = asg_tags(plan, plan.one(NODEGROUP))

@@ -76,7 +76,12 @@ def test_eks_objects_validate_against_the_v1141_crds(pool: dict[str, Any]) -> No
 
 def test_same_labels_and_taints_as_the_managed_node_group() -> None:
     managed = plan_eks_node_pool(
-        {"pool": H100, "cluster_name": "c", "node_role_arn": "arn", "subnet_ids": ["s"]}  # type: ignore[typeddict-item]
+        {
+            "pool": H100,
+            "cluster_name": "c",
+            "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+            "subnet_ids": ["subnet-0123456789abcdef0"],
+        }  # type: ignore[typeddict-item]
     )
     plan = eks_plan(H100)
     node_pool, _ = eks_objects(plan)
@@ -363,7 +368,7 @@ def test_controller_never_runs_on_karpenter_nodes_rendered() -> None:
     plan = kp.plan_eks_karpenter(
         {
             "cluster_name": "gpu-demo",
-            "subnet_ids": ["s"],
+            "subnet_ids": ["subnet-0123456789abcdef0"],
             "security_group_ids": ["g"],
             "system_node_group": "system",
         }

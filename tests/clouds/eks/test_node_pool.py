@@ -20,7 +20,7 @@ def build(pool: dict[str, Any], **extra: Any) -> Plan:
     args = {
         "cluster_name": "gpu",
         "node_role_arn": "arn:aws:iam::111122223333:role/nodes",
-        "subnet_ids": ["subnet-a", "subnet-b"],
+        "subnet_ids": ["subnet-0a0a0a0a", "subnet-0b0b0b0b"],
         "pool": pool,
         **extra,
     }
@@ -48,7 +48,7 @@ def test_node_group_inputs_are_exact(l4_spot: Plan) -> None:
     assert i["clusterName"] == "gpu"
     assert re.fullmatch(r"l4-spot-[0-9a-f]{6}", i["nodeGroupName"])
     assert i["nodeRoleArn"] == "arn:aws:iam::111122223333:role/nodes"
-    assert i["subnetIds"] == ["subnet-a", "subnet-b"]
+    assert i["subnetIds"] == ["subnet-0a0a0a0a", "subnet-0b0b0b0b"]
     assert i["amiType"] == "AL2023_x86_64_NVIDIA"
     assert i["instanceTypes"] == ["g6.2xlarge"]
     assert i["capacityType"] == "SPOT"
@@ -198,13 +198,21 @@ def test_invalid_pools_fail_before_registering(
     def program() -> None:
         with pytest.raises(ArgumentsError) as err:
             EksGpuNodePool(
-                "x", {"cluster_name": "c", "node_role_arn": "r", "subnet_ids": ["s"], "pool": pool, **extra}
+                "x",
+                {
+                    "cluster_name": "c",
+                    "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+                    "subnet_ids": ["subnet-0123456789abcdef0"],
+                    "pool": pool,
+                    **extra,
+                },
             )
         errors.append(err.value)
 
     plan = run_program(program)
     assert plan.resources == []
     assert [p for p, _ in errors[0].problems] == [path]
+    assert errors[0].component == "EksGpuNodePool 'x'" and str(errors[0]).startswith("EksGpuNodePool 'x': ")
 
 
 def test_the_old_capacity_reservation_argument_is_refused_pointing_at_the_pool() -> None:
@@ -215,8 +223,8 @@ def test_the_old_capacity_reservation_argument_is_refused_pointing_at_the_pool()
             "x",
             {  # type: ignore[typeddict-unknown-key]
                 "cluster_name": "c",
-                "node_role_arn": "r",
-                "subnet_ids": ["s"],
+                "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+                "subnet_ids": ["subnet-0123456789abcdef0"],
                 "pool": {
                     "name": "x",
                     "machine_type": "p5.48xlarge",

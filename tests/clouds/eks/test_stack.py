@@ -150,7 +150,7 @@ def test_karpenter_is_refused_on_an_attached_cluster() -> None:
             "autoscaler": "karpenter",
             "kubeconfig": "apiVersion: v1",
             "existingNodeRoleArn": "arn:aws:iam::111122223333:role/nodes",
-            "existingSubnetIds": ["subnet-a"],
+            "existingSubnetIds": ["subnet-0a0a0a0a"],
         },
     )
     with pytest.raises(ConfigError) as err:

@@ -5,8 +5,9 @@ NAP is Karpenter run by AKS (enabled on the cluster, nothing to install); the ob
 NodePool rules as on EKS (``plans.karpenter``): the pool's SKU (``karpenter.azure.com/sku-name``), labels and
 taints of an AKS agent pool of the library (the spot taint AKS adds is declared, as on agent pools),
 ``limits`` from ``max_nodes``, ``WhenEmpty`` consolidation. ``AKSNodeClass.spec.gpu.mode`` follows the one
-driver decision: ``None`` when the GPU Operator installs the driver ("use this when managing GPU drivers via
-a GPU Operator", CRD description), ``Driver`` when AKS does.
+driver decision, and only ``Driver`` (AKS installs it) passes: AKS serves its own NAP CRD, and one without
+``spec.gpu`` would prune ``None`` silently and install AKS's driver beside the operator's, so the operator's
+driver is refused on NAP pools (``GPU_MODE`` keeps both values for the day AKS documents the field).
 """
 
 from __future__ import annotations
@@ -98,6 +99,14 @@ def plan_aks_nap_pool(args: AksNapGpuNodePoolArgs) -> AksNapPoolPlan:
     checked = check_arguments(AksNapGpuNodePoolArgs, args, p)
     resolved = resolve_auto_pool("aks", checked, p, nap_pool_problems) if checked is not None else None
     disruption = resolve_disruption(checked.get("disruption", {}) if checked else {}, p.at("disruption"))
+    if resolved is not None and resolved[1].pool_driver == DRIVER_NONE:
+        p.add(
+            ("driver", "owner"),
+            "the GPU Operator cannot own the driver on NAP pools: AKS runs its own NAP release, and where its "
+            "AKSNodeClass CRD has no spec.gpu the API server drops gpu.mode None without an error, so AKS installs "
+            "its driver beside the operator's. Use owner 'cloud' (and give the GPU Operator the same), or an "
+            "AksGpuNodePool",
+        )
     p.raise_for_arguments()
     assert checked is not None and resolved is not None
     return aks_nap_pool_plan(*resolved, dict(checked), disruption)

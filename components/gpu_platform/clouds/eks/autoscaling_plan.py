@@ -32,7 +32,7 @@ from gpu_platform.plans.node_daemonsets import EFA_DEVICE_PLUGIN_REQUESTS
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import KUBERNETES_VERSION
-from gpu_platform.scheduling import EFA_LABEL, pool_tolerations
+from gpu_platform.scheduling import EFA_LABEL, node_agent_tolerations
 
 DISCOVERY_TAGS = (f"{CA_TAG_PREFIX}/enabled", f"{CA_TAG_PREFIX}/{{cluster}}")
 """The chart's ``autoDiscovery.tags``: an Auto Scaling group with both keys is the autoscaler's."""
@@ -226,10 +226,11 @@ class EfaDevicePluginPlan:
 
     @property
     def tolerations(self) -> list[dict[str, str]]:
-        """Every taint of every EFA pool (the chart tolerates only ``CriticalAddonsOnly``)."""
+        """Every taint of every EFA pool, the startup taint included (the chart tolerates only
+        ``CriticalAddonsOnly``)."""
         out: list[dict[str, str]] = []
         for pool in self.pools:
-            out += [t for t in pool_tolerations(pool) if t not in out]
+            out += [t for t in node_agent_tolerations(pool) if t not in out]
         return out
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from gpu_platform.args.cluster import EksClusterArgs
 from gpu_platform.args.nodepools import EksGpuNodePoolArgs
-from gpu_platform.clouds.eks.profile import MAX_ZONES
+from gpu_platform.clouds.eks.profile import MAX_ZONES, ROLE_ARN, subnet_id_problems
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
@@ -19,6 +19,12 @@ def node_group_checks(args: Mapping[str, Any], pool: GpuPool | None, p: Problems
     """EFA interfaces are attached with the cluster's security group, which a node group cannot guess."""
     if pool is not None and pool.efa and args.get("security_group_ids") is None:
         p.add(("security_group_ids",), "EFA interfaces need security groups (the cluster security group)")
+    subnet_id_problems(args.get("subnet_ids"), p.at("subnet_ids"))
+    role = args.get("node_role_arn")
+    if isinstance(role, str) and not ROLE_ARN.match(role):
+        p.add(
+            ("node_role_arn",), f"'{role}' is not an IAM role ARN like arn:aws:iam::123456789012:role/nodes"
+        )
 
 
 def cluster_args(args: EksClusterArgs) -> tuple[SystemPool, dict[str, Any]]:

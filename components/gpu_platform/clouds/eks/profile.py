@@ -41,6 +41,31 @@ DEFAULT_ZONES = 3
 SECURITY_GROUP_ID = re.compile(r"^sg-[0-9a-f]{8}([0-9a-f]{9})?$")
 """Zones a created cluster's VPC spans when ``cluster.zones`` is not given."""
 ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
+SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8}([0-9a-f]{9})?$")
+"""EC2 subnet IDs (8 or 17 hex digits)."""
+
+
+def subnet_id_problems(ids: Any, p: Problems) -> None:
+    """Subnet IDs as EKS takes them: a non-empty list of ``subnet-...`` IDs, none twice (``p`` is the list's
+    location). Outputs pass unchecked."""
+    if isinstance(ids, str):
+        p.add((), f"a list of subnet IDs, not one string: [{ids!r}]")
+        return
+    if not isinstance(ids, (list, tuple)):
+        return
+    if not ids:
+        p.add((), "at least one subnet ID (the subnets decide the nodes' zones)")
+    for i, subnet in enumerate(ids):
+        if not isinstance(subnet, str):
+            continue
+        if "/" in subnet:
+            p.add((i,), f"'{subnet}' is a CIDR; give the subnet's ID, like subnet-0123456789abcdef0")
+        elif not SUBNET_ID.match(subnet):
+            p.add((i,), f"'{subnet}' is not a subnet ID like subnet-0123456789abcdef0")
+        elif subnet in ids[:i]:
+            p.add((i,), f"'{subnet}' is listed twice")
+
+
 HOST_DRIVER_FLOOR = "580.95.05"
 """EKS AL2023 / Bottlerocket NVIDIA AMIs of 2026 ship the R580 branch [U]: the CUDA check's floor."""
 BOTTLEROCKET = NodeImage(
@@ -118,6 +143,9 @@ class EksProfile(CloudProfile):
     kueue_vm_overhead = True
     autoscaler_choice = True
     eviction_memory_mib = 100
+    startup_taint_for_late_resources = True
+    """Managed node groups are grown by the upstream Cluster Autoscaler (the library's or the cluster
+    owner's), which honours startup taints; Karpenter NodePools never carry such pools (refused)."""
 
     @classmethod
     def cpu_shape(cls, name: str) -> CpuShape | None:
@@ -203,6 +231,8 @@ class EksProfile(CloudProfile):
         for key in ("existing_node_role_arn", "existing_subnet_ids"):
             if not c.get(key):
                 p.add((key,), "required when cluster.create is false on EKS")
+        if c.get("existing_subnet_ids"):
+            subnet_id_problems(list(c["existing_subnet_ids"]), p.at("existing_subnet_ids"))
         for pool in pools:
             if pool.zones:
                 at(pool.index).add(

@@ -212,6 +212,20 @@ class GkeProfile(CloudProfile):
                 ("sharing", "mig", "layout"),
                 "GKE gpu_partition_size takes plain <n>g.<m>gb profiles, not '+me' ones",
             )
+        zones = len(pool.zones)
+        per_zone = -(-pool.initial_nodes // zones) if zones else 0
+        if zones > 1 and per_zone * zones > pool.max_nodes:
+            # GKE's initial_node_count is per zone; the plan rounds up so no zone starts short.
+            p.add(
+                ("initial_nodes",),
+                f"GKE starts {per_zone} node(s) in each of the {zones} zones, {per_zone * zones} in all, more "
+                f"than {{{{max_nodes}}}} {pool.max_nodes}: "
+                + (
+                    f"use {zones * (pool.max_nodes // zones)} (a multiple of {zones}) or fewer zones"
+                    if pool.max_nodes >= zones
+                    else "use 0 or fewer zones"
+                ),
+            )
 
     @classmethod
     def auto_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
