@@ -28,18 +28,77 @@ from gpu_platform.args import (
     KServeArgs,
     KueueArgs,
 )
+
+# Enum-valued settings: each enum and ``<Enum>Name``, the Literal of its strings (both are accepted).
 from gpu_platform.args.autoprovisioning import (
     AksNapGpuNodePoolArgs,
+    DisruptionReason,
+    DisruptionReasonName,
     EksKarpenterArgs,
     EksKarpenterGpuNodePoolArgs,
+    GkeDriverVersion,
+    GkeDriverVersionName,
     GkeGpuComputeClassArgs,
 )
+from gpu_platform.args.autoscaling import (
+    AutoscalerIam,
+    AutoscalerIamName,
+    EksAutoscaler,
+    EksAutoscalerName,
+)
+from gpu_platform.args.cluster import (
+    ReleaseChannel,
+    ReleaseChannelName,
+)
+from gpu_platform.args.common import (
+    Cloud,
+    CloudName,
+    DriverOwner,
+    DriverOwnerName,
+)
 from gpu_platform.args.dra import DraDriverArgs
+from gpu_platform.args.kueue import (
+    BorrowWithinCohort,
+    BorrowWithinCohortName,
+    QueueingStrategy,
+    QueueingStrategyName,
+    ReclaimWithinCohort,
+    ReclaimWithinCohortName,
+    RequeueTimestamp,
+    RequeueTimestampName,
+    WithinClusterQueue,
+    WithinClusterQueueName,
+)
+from gpu_platform.args.operators import (
+    DeploymentMode,
+    DeploymentModeName,
+)
+from gpu_platform.args.platform import GpuPlatformArgs
+from gpu_platform.args.pool import (
+    CapacityType,
+    CapacityTypeName,
+    DeviceAllocation,
+    DeviceAllocationName,
+    ManagedBy,
+    ManagedByName,
+    MigStrategy,
+    MigStrategyName,
+    SharingMode,
+    SharingModeName,
+    TaintEffect,
+    TaintEffectName,
+)
 from gpu_platform.args.workloads import (
+    Controller,
+    ControllerName,
+    GangScheduler,
+    GangSchedulerName,
     JobSetArgs,
     KubeflowTrainerArgs,
     KubeRayArgs,
     LeaderWorkerSetArgs,
+    TrainingRuntime,
+    TrainingRuntimeName,
     VolcanoArgs,
 )
 from gpu_platform.errors import ArgumentsError, ConfigError
@@ -67,6 +126,7 @@ if TYPE_CHECKING:
     from gpu_platform.operators.kueue import Kueue
     from gpu_platform.operators.volcano import Volcano
     from gpu_platform.operators.workloads import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
+    from gpu_platform.stack.platform import GpuPlatform
 
 _moved.install()
 
@@ -76,6 +136,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0+unknown"
 
 _COMPONENTS = {
+    "GpuPlatform": "gpu_platform.stack.platform",
     "GkeCluster": "gpu_platform.clouds.gke.cluster",
     "EksCluster": "gpu_platform.clouds.eks.cluster",
     "AksCluster": "gpu_platform.clouds.aks.cluster",
@@ -118,15 +179,35 @@ __all__ = [
     "AksNapGpuNodePool",
     "AksNapGpuNodePoolArgs",
     "ArgumentsError",
+    "AutoscalerIam",
+    "AutoscalerIamName",
+    "BorrowWithinCohort",
+    "BorrowWithinCohortName",
+    "CapacityType",
+    "CapacityTypeName",
     "CertManager",
     "CertManagerArgs",
+    "Cloud",
+    "CloudName",
     "ClusterAutoscaler",
     "ClusterAutoscalerArgs",
     "ConfigError",
+    "Controller",
+    "ControllerName",
+    "DeploymentMode",
+    "DeploymentModeName",
+    "DeviceAllocation",
+    "DeviceAllocationName",
+    "DisruptionReason",
+    "DisruptionReasonName",
     "DraDriver",
     "DraDriverArgs",
+    "DriverOwner",
+    "DriverOwnerName",
     "EfaDevicePlugin",
     "EfaDevicePluginArgs",
+    "EksAutoscaler",
+    "EksAutoscalerName",
     "EksCluster",
     "EksClusterArgs",
     "EksGpuNodePool",
@@ -135,8 +216,12 @@ __all__ = [
     "EksKarpenterArgs",
     "EksKarpenterGpuNodePool",
     "EksKarpenterGpuNodePoolArgs",
+    "GangScheduler",
+    "GangSchedulerName",
     "GkeCluster",
     "GkeClusterArgs",
+    "GkeDriverVersion",
+    "GkeDriverVersionName",
     "GkeGpuComputeClass",
     "GkeGpuComputeClassArgs",
     "GkeGpuNodePool",
@@ -145,6 +230,8 @@ __all__ = [
     "GpuInferenceServiceArgs",
     "GpuOperator",
     "GpuOperatorArgs",
+    "GpuPlatform",
+    "GpuPlatformArgs",
     "GpuPoolArgs",
     "JobSet",
     "JobSetArgs",
@@ -158,7 +245,27 @@ __all__ = [
     "KueueArgs",
     "LeaderWorkerSet",
     "LeaderWorkerSetArgs",
+    "ManagedBy",
+    "ManagedByName",
+    "MigStrategy",
+    "MigStrategyName",
+    "QueueingStrategy",
+    "QueueingStrategyName",
+    "ReclaimWithinCohort",
+    "ReclaimWithinCohortName",
+    "ReleaseChannel",
+    "ReleaseChannelName",
+    "RequeueTimestamp",
+    "RequeueTimestampName",
+    "SharingMode",
+    "SharingModeName",
+    "TaintEffect",
+    "TaintEffectName",
+    "TrainingRuntime",
+    "TrainingRuntimeName",
     "Volcano",
     "VolcanoArgs",
+    "WithinClusterQueue",
+    "WithinClusterQueueName",
     "__version__",
 ]

@@ -9,9 +9,12 @@ and tolerations known at plan time are plain values there, not only Outputs.
 from __future__ import annotations
 
 import abc
+import functools
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import pulumi
+
+from gpu_platform.errors import ArgumentsError
 
 P = TypeVar("P")
 
@@ -23,6 +26,24 @@ class PlannedComponent(pulumi.ComponentResource, Generic[P]):
     _plan: P
     _dependencies: list[Any]
     """The component's own ``depends_on``, for children that must wait for the same things."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A component's own ``__init__`` reports bad arguments under the component's name
+        (``GkeGpuNodePool(args).pool.max_nodes: ...``): the plan functions that find them are shared by
+        several components and the stack, so only the constructor knows which one was called."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None:
+            return
+
+        @functools.wraps(init)
+        def checked(self: Any, *args: Any, **kw: Any) -> None:
+            try:
+                init(self, *args, **kw)
+            except ArgumentsError as err:
+                raise err.named(type(self).__name__) from None
+
+        cls.__init__ = checked  # type: ignore[misc]
 
     def _start(self, name: str, plan: P, opts: pulumi.ResourceOptions | None) -> None:
         super().__init__(self._type_token, name, None, opts)

@@ -63,14 +63,18 @@ class _Problems(pulumi.InputPropertiesError):
 
     def __init__(self, problems: Sequence[tuple[str, str]], title: str):
         self.problems = list(problems)
-        lines = "\n".join(f"{path}: {reason}" for path, reason in self.problems)
+        lines = "\n".join(f"{self.shown(path)}: {reason}" for path, reason in self.problems)
         super().__init__(
             f"{title}\n{lines}" if title else lines,
             [{"property_path": path, "reason": reason} for path, reason in self.problems],
         )
 
+    def shown(self, path: str) -> str:
+        """How a problem's path is printed (``property_path`` stays as it is, relative to the inputs)."""
+        return path
+
     def __str__(self) -> str:
-        return "\n".join(f"{path}: {reason}" for path, reason in self.problems)
+        return "\n".join(f"{self.shown(path)}: {reason}" for path, reason in self.problems)
 
 
 class ConfigError(_Problems, ValueError):
@@ -81,10 +85,27 @@ class ConfigError(_Problems, ValueError):
 
 
 class ArgumentsError(_Problems, ValueError):
-    """Invalid component arguments: each problem as ``<snake_case path>: <reason>``."""
+    """Invalid component arguments: each problem as ``<snake_case path>: <reason>``, printed as
+    ``GkeGpuNodePool(args).pool.max_nodes: <reason>`` once the component is known (``named``), so a program
+    with many components says which one is wrong. ``problems`` and each ``property_path`` stay relative to
+    the component's inputs, as Pulumi's engine expects."""
 
-    def __init__(self, problems: Sequence[tuple[str, str]]):
-        super().__init__(problems, "invalid component arguments:")
+    def __init__(self, problems: Sequence[tuple[str, str]], component: str | None = None):
+        self.component = component
+        title = f"invalid arguments of {component}:" if component else "invalid component arguments:"
+        super().__init__(problems, title)
+
+    def shown(self, path: str) -> str:
+        if self.component is None:
+            return path
+        head = f"{self.component}(args)"
+        if path == "args":
+            return head
+        return f"{head}{path}" if path.startswith("[") else f"{head}.{path}"
+
+    def named(self, component: str) -> ArgumentsError:
+        """The same problems, printed under ``component``."""
+        return ArgumentsError(self.problems, component)
 
 
 class Problems:

@@ -601,6 +601,34 @@ CASES: dict[str, tuple[Any, Any]] = {
         [eks_group(labels={"nvidia.com/dra-kubelet-plugin": "true"}), operator()],
         [eks_group(labels=DRA_LABELS), operator()],
     ),
+    "composition-agrees": (
+        [
+            aks_pool(
+                labels={
+                    "nvidia.com/device-plugin.config": "a100-ts",
+                    "gpu-platform.io/sharing": "time-slicing",
+                }
+            ),
+            operator(
+                {"devicePlugin": {"config": {"create": True, "name": "dp", "data": {"other": TIME_SLICING}}}}
+            ),
+        ],
+        [
+            aks_pool(
+                labels={
+                    "nvidia.com/device-plugin.config": "a100-ts",
+                    "gpu-platform.io/sharing": "time-slicing",
+                }
+            ),
+            operator(
+                {
+                    "devicePlugin": {
+                        "config": {"create": True, "name": "dp", "data": {"a100-ts": TIME_SLICING}}
+                    }
+                }
+            ),
+        ],
+    ),
 }
 
 

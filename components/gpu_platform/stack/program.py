@@ -20,10 +20,11 @@ from gpu_platform.stack.spec import PlatformSpec, load_platform
 from gpu_platform.stack.workloads import deploy_workloads
 
 
-def deploy(spec: PlatformSpec) -> dict[str, Any]:
-    """Create everything for the spec; return the stack outputs."""
-    infra = deploy_infrastructure(spec)
-    k8s_opts = pulumi.ResourceOptions(provider=infra.k8s_provider)
+def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None = None) -> dict[str, Any]:
+    """Create everything for the spec; return the stack outputs. ``opts`` are given to every top-level
+    resource: ``GpuPlatform`` passes ``parent=self``, the stack program nothing."""
+    infra = deploy_infrastructure(spec, opts)
+    k8s_opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=infra.k8s_provider))
     outputs: dict[str, Any] = {
         "cloud": spec.cloud,
         "clusterName": infra.cluster_name,
