@@ -3,10 +3,13 @@ is said to be given twice, not "unknown key 'max_nodes'; did you mean 'max_nodes
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
+import pulumi
 import pytest
 
+import gpu_platform
 from gpu_platform import ArgumentsError, GkeGpuNodePool, GpuOperator
 from gpu_platform.offline import run_program
 
@@ -48,3 +51,15 @@ def test_errors_name_the_component_and_keep_property_paths_relative() -> None:
 def test_each_component_names_itself() -> None:
     err = problems_of(lambda: GpuOperator("op", {"cloud": "gke", "pools": [POOL], "sharring": {}}))  # type: ignore[typeddict-unknown-key]
     assert str(err).startswith("GpuOperator(args).sharring: unknown key 'sharring'"), str(err)
+
+
+@pytest.mark.parametrize("name", list(gpu_platform._COMPONENTS))
+def test_components_document_themselves_for_hover_and_help(name: str) -> None:
+    """Editors show the constructor's docstring; without one they fall back to Pulumi's base class's."""
+    cls = getattr(gpu_platform, name)
+    assert cls.__doc__ and cls.__doc__ != pulumi.ComponentResource.__doc__
+    assert "__init__" in cls.__dict__
+    own = inspect.unwrap(cls.__init__).__doc__
+    assert own and own != pulumi.ComponentResource.__init__.__doc__ and "args" in own
+    assert cls.__init__.__doc__ == own  # the error-naming wrapper keeps it, so help() shows it
+    assert inspect.get_annotations(cls.__init__)["args"].__name__ == f"{name}Args"

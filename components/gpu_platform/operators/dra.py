@@ -32,6 +32,8 @@ class DraDriver(PlannedComponent[d.DraPlan]):
     """``<namespace>/<name>`` of every ResourceClaimTemplate created."""
 
     def __init__(self, name: str, args: DraDriverArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. The NVIDIA DRA
+        driver serving the pools with ``allocation: dra``."""
         self._start(name, d.dra_plan(resolve_dra_driver(args)), opts)
 
     def _create(self, name: str, plan: d.DraPlan) -> dict[str, Any]:

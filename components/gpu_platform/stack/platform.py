@@ -15,12 +15,13 @@ from dataclasses import replace
 from typing import Any
 
 import pulumi
+from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
 from gpu_platform.args.platform import GpuPlatformArgs
 from gpu_platform.args.validate import is_unknown
 from gpu_platform.component import PlannedComponent
 from gpu_platform.errors import Problems
-from gpu_platform.stack.program import deploy
+from gpu_platform.stack.program import deploy_platform
 from gpu_platform.stack.spec import PlatformSpec, resolve_platform
 
 _DEPLOY_TIME = "<known at deploy time>"
@@ -66,6 +67,8 @@ class GpuPlatform(PlannedComponent[PlatformSpec]):
     """GPU model of each pool, by pool name (``{"l4-spot": "l4"}``)."""
     cluster_queues: pulumi.Output[list[str]]
     """Kueue's ClusterQueues (empty when Kueue is off)."""
+    kubernetes_provider: pulumi.Output[KubernetesProvider]
+    """The Kubernetes provider every add-on of the platform is created with: pass it to workloads of your own."""
 
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         """Check ``args`` as the stack file is checked (every problem at once, nothing registered on one),
@@ -73,7 +76,7 @@ class GpuPlatform(PlannedComponent[PlatformSpec]):
         self._start(name, platform_spec(args), opts)
 
     def _create(self, name: str, plan: PlatformSpec) -> dict[str, Any]:
-        outputs = deploy(plan, pulumi.ResourceOptions(parent=self))
+        infra, outputs = deploy_platform(plan, pulumi.ResourceOptions(parent=self))
         # What the stack program exports for the same settings, by output name (``gpuOperatorStatus``...).
         self.stack_outputs = outputs
         self.cloud = pulumi.Output.from_input(plan.cloud)
@@ -81,10 +84,12 @@ class GpuPlatform(PlannedComponent[PlatformSpec]):
         self.kubeconfig = pulumi.Output.secret(outputs["kubeconfig"])
         self.gpu_pools = pulumi.Output.from_input(outputs["gpuPools"])
         self.cluster_queues = pulumi.Output.from_input(outputs.get("clusterQueues", []))
+        self.kubernetes_provider = pulumi.Output.from_input(infra.k8s_provider)
         return {
             "cloud": self.cloud,
             "cluster_name": self.cluster_name,
             "kubeconfig": self.kubeconfig,
             "gpu_pools": self.gpu_pools,
             "cluster_queues": self.cluster_queues,
+            "kubernetes_provider": self.kubernetes_provider,
         }
