@@ -27,6 +27,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check components stacks tests examples benchmarks policy scripts __main__.py
 	$(BIN)/lint-imports
 	$(BIN)/mypy
+	for main in examples/*/__main__.py; do $(BIN)/mypy --config-file pyproject.toml "$$main" || exit 1; done
 	$(BIN)/pyright
 
 schema: $(STAMP)

@@ -29,21 +29,84 @@ from gpu_platform.args import (
     KueueArgs,
     OpenShiftGpuMachineSetArgs,
 )
+
+# Enum-valued settings: each enum and ``<Enum>Name``, the Literal of its strings (both are accepted).
 from gpu_platform.args.autoprovisioning import (
     AksNapGpuNodePoolArgs,
+    DisruptionReason,
+    DisruptionReasonName,
     EksKarpenterArgs,
     EksKarpenterGpuNodePoolArgs,
+    GkeDriverVersion,
+    GkeDriverVersionName,
     GkeGpuComputeClassArgs,
 )
-from gpu_platform.args.docker_host import GpuDockerHostArgs
+from gpu_platform.args.autoscaling import (
+    AutoscalerIam,
+    AutoscalerIamName,
+    EksAutoscaler,
+    EksAutoscalerName,
+)
+from gpu_platform.args.cluster import (
+    ReleaseChannel,
+    ReleaseChannelName,
+)
+from gpu_platform.args.common import (
+    Cloud,
+    CloudName,
+    DriverOwner,
+    DriverOwnerName,
+)
+from gpu_platform.args.docker_host import GpuDockerHostArgs, HostCloud, HostCloudName
 from gpu_platform.args.dra import DraDriverArgs
+from gpu_platform.args.kueue import (
+    BorrowWithinCohort,
+    BorrowWithinCohortName,
+    QueueingStrategy,
+    QueueingStrategyName,
+    ReclaimWithinCohort,
+    ReclaimWithinCohortName,
+    RequeueTimestamp,
+    RequeueTimestampName,
+    WithinClusterQueue,
+    WithinClusterQueueName,
+)
 from gpu_platform.args.network import NetworkOperatorArgs
-from gpu_platform.args.slurm import SlurmClusterArgs
+from gpu_platform.args.operators import (
+    DeploymentMode,
+    DeploymentModeName,
+)
+from gpu_platform.args.platform import GpuPlatformArgs
+from gpu_platform.args.pool import (
+    CapacitySource,
+    CapacitySourceName,
+    CapacityType,
+    CapacityTypeName,
+    DeviceAllocation,
+    DeviceAllocationName,
+    ManagedBy,
+    ManagedByName,
+    MigStrategy,
+    MigStrategyName,
+    ReservationAffinity,
+    ReservationAffinityName,
+    SharingMode,
+    SharingModeName,
+    TaintEffect,
+    TaintEffectName,
+)
+from gpu_platform.args.slurm import LoginServiceType, LoginServiceTypeName, SlurmClusterArgs
 from gpu_platform.args.workloads import (
+    Controller,
+    ControllerName,
+    GangScheduler,
+    GangSchedulerName,
     JobSetArgs,
     KubeflowTrainerArgs,
     KubeRayArgs,
     LeaderWorkerSetArgs,
+    TrainingRuntime,
+    TrainingRuntimeName,
     VolcanoArgs,
 )
 from gpu_platform.errors import ArgumentsError, ConfigError
@@ -75,6 +138,7 @@ if TYPE_CHECKING:
     from gpu_platform.operators.slurm import SlurmCluster
     from gpu_platform.operators.volcano import Volcano
     from gpu_platform.operators.workloads import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
+    from gpu_platform.stack.platform import GpuPlatform
 
 _moved.install()
 
@@ -84,6 +148,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0+unknown"
 
 _COMPONENTS = {
+    "GpuPlatform": "gpu_platform.stack.platform",
     "GkeCluster": "gpu_platform.clouds.gke.cluster",
     "EksCluster": "gpu_platform.clouds.eks.cluster",
     "AksCluster": "gpu_platform.clouds.aks.cluster",
@@ -131,15 +196,37 @@ __all__ = [
     "AksNapGpuNodePool",
     "AksNapGpuNodePoolArgs",
     "ArgumentsError",
+    "AutoscalerIam",
+    "AutoscalerIamName",
+    "BorrowWithinCohort",
+    "BorrowWithinCohortName",
+    "CapacitySource",
+    "CapacitySourceName",
+    "CapacityType",
+    "CapacityTypeName",
     "CertManager",
     "CertManagerArgs",
+    "Cloud",
+    "CloudName",
     "ClusterAutoscaler",
     "ClusterAutoscalerArgs",
     "ConfigError",
+    "Controller",
+    "ControllerName",
+    "DeploymentMode",
+    "DeploymentModeName",
+    "DeviceAllocation",
+    "DeviceAllocationName",
+    "DisruptionReason",
+    "DisruptionReasonName",
     "DraDriver",
     "DraDriverArgs",
+    "DriverOwner",
+    "DriverOwnerName",
     "EfaDevicePlugin",
     "EfaDevicePluginArgs",
+    "EksAutoscaler",
+    "EksAutoscalerName",
     "EksCluster",
     "EksClusterArgs",
     "EksGpuNodePool",
@@ -148,8 +235,12 @@ __all__ = [
     "EksKarpenterArgs",
     "EksKarpenterGpuNodePool",
     "EksKarpenterGpuNodePoolArgs",
+    "GangScheduler",
+    "GangSchedulerName",
     "GkeCluster",
     "GkeClusterArgs",
+    "GkeDriverVersion",
+    "GkeDriverVersionName",
     "GkeGpuComputeClass",
     "GkeGpuComputeClassArgs",
     "GkeGpuNodePool",
@@ -160,7 +251,11 @@ __all__ = [
     "GpuInferenceServiceArgs",
     "GpuOperator",
     "GpuOperatorArgs",
+    "GpuPlatform",
+    "GpuPlatformArgs",
     "GpuPoolArgs",
+    "HostCloud",
+    "HostCloudName",
     "JobSet",
     "JobSetArgs",
     "KServe",
@@ -173,13 +268,37 @@ __all__ = [
     "KueueArgs",
     "LeaderWorkerSet",
     "LeaderWorkerSetArgs",
+    "LoginServiceType",
+    "LoginServiceTypeName",
+    "ManagedBy",
+    "ManagedByName",
+    "MigStrategy",
+    "MigStrategyName",
     "NetworkOperator",
     "NetworkOperatorArgs",
     "OpenShiftGpuMachineSet",
     "OpenShiftGpuMachineSetArgs",
+    "QueueingStrategy",
+    "QueueingStrategyName",
+    "ReclaimWithinCohort",
+    "ReclaimWithinCohortName",
+    "ReleaseChannel",
+    "ReleaseChannelName",
+    "RequeueTimestamp",
+    "RequeueTimestampName",
+    "ReservationAffinity",
+    "ReservationAffinityName",
+    "SharingMode",
+    "SharingModeName",
     "SlurmCluster",
     "SlurmClusterArgs",
+    "TaintEffect",
+    "TaintEffectName",
+    "TrainingRuntime",
+    "TrainingRuntimeName",
     "Volcano",
     "VolcanoArgs",
+    "WithinClusterQueue",
+    "WithinClusterQueueName",
     "__version__",
 ]

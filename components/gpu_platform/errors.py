@@ -63,14 +63,18 @@ class _Problems(pulumi.InputPropertiesError):
 
     def __init__(self, problems: Sequence[tuple[str, str]], title: str):
         self.problems = list(problems)
-        lines = "\n".join(f"{path}: {reason}" for path, reason in self.problems)
+        lines = "\n".join(f"{self.shown(path)}: {reason}" for path, reason in self.problems)
         super().__init__(
             f"{title}\n{lines}" if title else lines,
             [{"property_path": path, "reason": reason} for path, reason in self.problems],
         )
 
+    def shown(self, path: str) -> str:
+        """How a problem's path is printed (``property_path`` stays as it is, relative to the inputs)."""
+        return path
+
     def __str__(self) -> str:
-        return "\n".join(f"{path}: {reason}" for path, reason in self.problems)
+        return "\n".join(f"{self.shown(path)}: {reason}" for path, reason in self.problems)
 
 
 class ConfigError(_Problems, ValueError):

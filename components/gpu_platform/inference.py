@@ -30,6 +30,8 @@ class GpuInferenceService(PlannedComponent[InferenceServicePlan]):
     def __init__(
         self, name: str, args: GpuInferenceServiceArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. An InferenceService
+        whose predictor is placed on one GPU pool and asks for whole units of it."""
         self._start(name, inference_service_plan(*resolve_service_args(name, args)), opts)
 
     def _create(self, name: str, plan: InferenceServicePlan) -> dict[str, Any]:

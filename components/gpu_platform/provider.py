@@ -94,8 +94,51 @@ def _whole(value: Any, prop: Any) -> Any:
     return value
 
 
+KEYWORDS = (
+    "pulumi",
+    "kubernetes",
+    "gpu",
+    "nvidia",
+    "kueue",
+    "kserve",
+    "category/infrastructure",
+    "kind/component",
+)
+"""Registry keywords; ``kind/component`` and ``category/...`` are the Pulumi Registry's conventions."""
+PUBLISHER = "gpu-platform contributors"
+
+
+def metadata() -> dict[str, Any]:
+    """Schema metadata from the installed distribution (one source: ``pyproject.toml``): description,
+    license, repository and homepage (its project URLs, when it has them), keywords and publisher."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import metadata as dist_metadata
+
+    out: dict[str, Any] = {"displayName": PACKAGE, "keywords": list(KEYWORDS), "publisher": PUBLISHER}
+    try:
+        dist = dist_metadata(PACKAGE)
+    except PackageNotFoundError:  # a source tree that was never installed
+        return out
+    if dist.get("Summary"):
+        out["description"] = dist["Summary"]
+    if dist.get("License-Expression") or dist.get("License"):
+        out["license"] = dist.get("License-Expression") or dist.get("License")
+    urls = dict(u.split(", ", 1) for u in dist.get_all("Project-URL") or [] if ", " in u)
+    for key, names in (("repository", ("Repository", "Source")), ("homepage", ("Homepage", "Documentation"))):
+        found = next((urls[n] for n in names if n in urls), None)
+        if found:
+            out[key] = found
+    return out
+
+
 class GpuPlatformProvider(_component.ComponentProvider):
-    """Pulumi's component provider, with integer inputs delivered as ``int``."""
+    """Pulumi's component provider, with integer inputs delivered as ``int`` and the package's metadata in
+    its schema (Pulumi's generator writes only name and version)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.schema is not None:
+            self.schema = json.dumps({**json.loads(self.schema), **metadata()})
 
     def map_input_properties(
         self,

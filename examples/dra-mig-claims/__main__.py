@@ -18,6 +18,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpu_platform import AksCluster, AksGpuNodePool, DraDriver, GpuOperator, GpuPoolArgs
+from gpu_platform.args import DriverArgs
 from gpu_platform.scheduling import pool_tolerations, selector_labels
 
 config = pulumi.Config()
@@ -27,7 +28,7 @@ TEAM = "inference"
 
 # AKS partitions the GPUs with the driver it installs (gpu_instance_profile needs AKS's driver); the DRA
 # driver check needs that driver's version declared.
-DRIVER = {"owner": "cloud", "host_version": config.require("hostDriverVersion")}
+DRIVER: DriverArgs = {"owner": "cloud", "host_version": config.require("hostDriverVersion")}
 
 POOL: GpuPoolArgs = {
     "name": "a100mig",

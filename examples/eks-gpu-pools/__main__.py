@@ -12,8 +12,11 @@ import pulumi
 
 from gpu_platform import (
     ClusterAutoscaler,
+    ClusterAutoscalerArgs,
+    DriverOwnerName,
     EfaDevicePlugin,
     EksCluster,
+    EksClusterArgs,
     EksGpuNodePool,
     GpuOperator,
     GpuPoolArgs,
@@ -24,9 +27,9 @@ region = pulumi.Config("aws").require("region")
 version = config.get("kubernetesVersion")
 
 # The NVIDIA AMIs carry the driver: the GPU Operator must use driver.owner "auto" (or "cloud") too.
-DRIVER_OWNER = "auto"
+DRIVER_OWNER: DriverOwnerName = "auto"
 
-cluster_args = {
+cluster_args: EksClusterArgs = {
     "region": region,
     "system_pool": {"machine_type": "m6i.large", "min_nodes": 2, "max_nodes": 4},
 }
@@ -76,7 +79,7 @@ k8s = pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[l4, h100
 operator = GpuOperator(
     "gpu-operator", {"cloud": "eks", "pools": POOLS, "driver": {"owner": DRIVER_OWNER}}, opts=k8s
 )
-autoscaler_args = {
+autoscaler_args: ClusterAutoscalerArgs = {
     "cluster_name": cluster.cluster_name,
     "region": region,
     # On the system node group; Pod Identity for its AWS credentials (the add-on is installed too).

@@ -8,18 +8,21 @@ memory isolation, so every model server caps its own share of the 24 GB with vLL
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from gpu_platform import (
     CertManager,
+    DriverOwnerName,
     GpuInferenceService,
     GpuOperator,
     GpuOperatorArgs,
     GpuPoolArgs,
     KServe,
 )
+from gpu_platform.args import DriverArgs
 from gpu_platform.catalog.gpus import GPUS
 from gpu_platform.scheduling import pool_labels, pool_taints
 
@@ -57,15 +60,17 @@ MODELS = {
 }
 assert len(MODELS) < REPLICAS
 
+# The owner comes from the stack's config: the library checks it is one of DriverOwnerName's values.
+DRIVER: DriverArgs = {"owner": cast("DriverOwnerName", config.get("driverOwner") or "operator")}
+if config.get("hostDriverVersion"):
+    DRIVER["host_version"] = config.require("hostDriverVersion")
 OPERATOR: GpuOperatorArgs = {
     "cloud": "existing",
     "pools": [POOL],
     # driverOwner "cloud": hostDriverVersion is the version preinstalled on the node, checked against
     # the images' CUDA.
-    "driver": {"owner": config.get("driverOwner") or "operator"},
+    "driver": DRIVER,
 }
-if config.get("hostDriverVersion"):
-    OPERATOR["driver"] = {**OPERATOR["driver"], "host_version": config.require("hostDriverVersion")}
 operator = GpuOperator("gpu-operator", OPERATOR, opts=k8s_opts)
 cert_manager = CertManager("cert-manager", opts=k8s_opts)
 kserve = KServe(

@@ -14,7 +14,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform import Kueue, LeaderWorkerSet
+from gpu_platform import GpuPoolArgs, Kueue, LeaderWorkerSet
 from gpu_platform.plans.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 from gpu_platform.plans.workloads import kueue_integrations, pool_placements
 
@@ -29,7 +29,7 @@ PORT = 8080
 DEFAULT_IMAGE = "vllm/vllm-openai:v0.8.5"
 """The image of the upstream LWS vLLM example, whose ``multi-node-serving.sh`` starts the Ray cluster."""
 
-POOLS = [
+POOLS: list[GpuPoolArgs] = [
     {
         "name": POOL,
         "gpu": "h100-80gb",

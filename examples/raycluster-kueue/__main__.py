@@ -13,7 +13,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform import KubeRay, Kueue
+from gpu_platform import GpuPoolArgs, KubeRay, Kueue
 from gpu_platform.plans.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 from gpu_platform.plans.workloads import kueue_integrations, pool_placements
 
@@ -29,7 +29,7 @@ RAY_VERSION = "2.52.0"
 """The Ray release KubeRay v1.7.0's samples use."""
 DEFAULT_IMAGE = f"rayproject/ray:{RAY_VERSION}-py311-gpu"
 
-POOLS = [
+POOLS: list[GpuPoolArgs] = [
     {
         "name": POOL,
         "gpu": "l4",

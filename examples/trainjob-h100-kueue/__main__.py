@@ -14,7 +14,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform import JobSet, KubeflowTrainer, Kueue
+from gpu_platform import GpuPoolArgs, JobSet, KubeflowTrainer, Kueue
 from gpu_platform.plans.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 from gpu_platform.plans.workloads import kueue_integrations, pool_placements
 
@@ -30,7 +30,7 @@ DEFAULT_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"
 PLACEMENT_MANAGER = "gpu-platform.io/pool-placement"
 """The owner of this program's runtime patch (Kueue adds its own, ``kueue.x-k8s.io/manager``)."""
 
-POOLS = [
+POOLS: list[GpuPoolArgs] = [
     {
         "name": POOL,
         "gpu": "h100-80gb",

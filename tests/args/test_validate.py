@@ -70,6 +70,12 @@ VALID: dict[str, dict[str, Any]] = {
     "EksKarpenterGpuNodePool": {"pool": EKS_POOL, "node_role_name": "r", "discovery": "c"},
     "AksNapGpuNodePool": {"pool": AKS_POOL, "driver": {"owner": "cloud"}},
     "GkeGpuComputeClass": {"pool": L4_POOL},
+    "GpuPlatform": {
+        "cloud": "existing",
+        "cluster": {"name": "onprem", "kubeconfig": "apiVersion: v1"},
+        "gpu_pools": [EXISTING_POOL],
+        "gpu_operator": {"driver": {"owner": "operator"}},
+    },
 }
 REQUIRED: dict[str, str] = {
     "GkeCluster": "location",
@@ -87,6 +93,7 @@ REQUIRED: dict[str, str] = {
     "EksKarpenterGpuNodePool": "node_role_name",
     "AksNapGpuNodePool": "pool",
     "GkeGpuComputeClass": "pool",
+    "GpuPlatform": "gpu_pools",
 }
 
 

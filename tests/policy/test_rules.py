@@ -608,6 +608,32 @@ CASES: dict[str, tuple[Any, Any]] = {
                 "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor", {"spec": {"topologyName": "gce-topology"}}
             ),
             res("kubernetes:kueue.x-k8s.io/v1beta2:Topology", {"metadata": {"name": "gce-topology"}}, "t"),
+    "composition-agrees": (
+        [
+            aks_pool(
+                labels={
+                    "nvidia.com/device-plugin.config": "a100-ts",
+                    "gpu-platform.io/sharing": "time-slicing",
+                }
+            ),
+            operator(
+                {"devicePlugin": {"config": {"create": True, "name": "dp", "data": {"other": TIME_SLICING}}}}
+            ),
+        ],
+        [
+            aks_pool(
+                labels={
+                    "nvidia.com/device-plugin.config": "a100-ts",
+                    "gpu-platform.io/sharing": "time-slicing",
+                }
+            ),
+            operator(
+                {
+                    "devicePlugin": {
+                        "config": {"create": True, "name": "dp", "data": {"a100-ts": TIME_SLICING}}
+                    }
+                }
+            ),
         ],
     ),
 }

@@ -8,7 +8,7 @@ needs real annotations.
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
 
 from pulumi import Input
 from pydantic import with_config
@@ -47,13 +47,21 @@ class DisruptionReason(enum.StrEnum):
     """Nodes that no longer match their NodePool or NodeClass (a new AMI, changed requirements)."""
 
 
+DisruptionReasonName = Literal["Underutilized", "Empty", "Drifted"]
+"""``DisruptionReason``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    DisruptionReasonValue: TypeAlias = DisruptionReason | DisruptionReasonName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    DisruptionReasonValue = DisruptionReason
+
+
 @with_config(ARGS_CONFIG)
 class BudgetArgs(TypedDict):
     """One Karpenter disruption budget (https://karpenter.sh/docs/concepts/disruption/#disruption-budgets)."""
 
     nodes: str
     """Nodes (``"1"``) or a percentage (``"10%"``) that may be disrupted at once; ``"0"`` forbids it."""
-    reasons: NotRequired[Sequence[DisruptionReason]]
+    reasons: NotRequired[Sequence[DisruptionReasonValue]]
     """Only for these reasons; default: all."""
     schedule: NotRequired[str]
     """Cron schedule (UTC) when the budget applies; needs ``duration``."""
@@ -155,8 +163,16 @@ class GkeDriverVersion(enum.StrEnum):
     """The newest driver GKE offers for the node version."""
 
 
+GkeDriverVersionName = Literal["default", "latest"]
+"""``GkeDriverVersion``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    GkeDriverVersionValue: TypeAlias = GkeDriverVersion | GkeDriverVersionName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    GkeDriverVersionValue = GkeDriverVersion
+
+
 class GkeGpuComputeClassArgs(AutoProvisionedPoolArgs):
     """A GKE custom ComputeClass that auto-creates one GPU pool's node pools (``GkeGpuComputeClass``)."""
 
-    gpu_driver_version: NotRequired[GkeDriverVersion]
+    gpu_driver_version: NotRequired[GkeDriverVersionValue]
     """GKE's driver on the auto-created pools: ``default`` (default) or ``latest``."""

@@ -7,7 +7,7 @@ annotations``: Pulumi's component analyzer needs real annotations.
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
 
 from pulumi import Input
 from typing_extensions import TypedDict
@@ -30,6 +30,14 @@ class EksAutoscaler(enum.StrEnum):
     tags it needs to scale them from zero."""
 
 
+EksAutoscalerName = Literal["cluster-autoscaler", "karpenter", "none"]
+"""``EksAutoscaler``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    EksAutoscalerValue: TypeAlias = EksAutoscaler | EksAutoscalerName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    EksAutoscalerValue = EksAutoscaler
+
+
 class AutoscalerIam(enum.StrEnum):
     """How the autoscaler's pod gets AWS credentials."""
 
@@ -37,6 +45,14 @@ class AutoscalerIam(enum.StrEnum):
     """EKS Pod Identity (an association of the service account with the role; AWS's recommended path)."""
     IRSA = "irsa"
     """IAM roles for service accounts: the cluster's OIDC provider and a role annotation."""
+
+
+AutoscalerIamName = Literal["pod-identity", "irsa"]
+"""``AutoscalerIam``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    AutoscalerIamValue: TypeAlias = AutoscalerIam | AutoscalerIamName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    AutoscalerIamValue = AutoscalerIam
 
 
 DEFAULT_AUTOSCALER_IAM = AutoscalerIam.POD_IDENTITY.value
@@ -62,7 +78,7 @@ class ClusterAutoscalerArgs(TypedDict):
     kubernetes_version: NotRequired[str]
     """The cluster's ``major.minor`` (``"1.33"``); picks the autoscaler image of the same minor (see
     ``versions.CLUSTER_AUTOSCALER_IMAGE_TAGS``). Default: the chart's own minor."""
-    iam: NotRequired[AutoscalerIam]
+    iam: NotRequired[AutoscalerIamValue]
     """``pod-identity`` (default) or ``irsa``."""
     pod_identity_agent: NotRequired[bool]
     """Install the ``eks-pod-identity-agent`` add-on (default true with ``pod-identity``); false when the

@@ -5,13 +5,13 @@ No ``from __future__ import annotations``: Pulumi's component analyzer needs rea
 
 import enum
 from collections.abc import Sequence
-from typing import NotRequired
+from typing import TYPE_CHECKING, Literal, NotRequired, TypeAlias
 
 from pulumi import Input
 from pydantic import with_config
 from typing_extensions import TypedDict
 
-from gpu_platform.args.autoscaling import EksAutoscaler
+from gpu_platform.args.autoscaling import EksAutoscalerValue
 from gpu_platform.args.validate import ARGS_CONFIG
 
 SYSTEM_MACHINE_TYPE = {"gke": "e2-standard-4", "eks": "m6i.large", "aks": "Standard_D4s_v5"}
@@ -32,6 +32,14 @@ class ReleaseChannel(enum.StrEnum):
     """GKE's default: versions that have spent some time in RAPID."""
     STABLE = "STABLE"
     """Versions that have spent the longest time in REGULAR; upgrades come last."""
+
+
+ReleaseChannelName = Literal["RAPID", "REGULAR", "STABLE"]
+"""``ReleaseChannel``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    ReleaseChannelValue: TypeAlias = ReleaseChannel | ReleaseChannelName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    ReleaseChannelValue = ReleaseChannel
 
 
 DEFAULT_RELEASE_CHANNEL = ReleaseChannel.REGULAR.value
@@ -61,7 +69,7 @@ class GkeClusterArgs(TypedDict):
     """Default: the component name."""
     kubernetes_version: NotRequired[Input[str]]
     """Minimum control-plane version; the release channel upgrades from there."""
-    release_channel: NotRequired[ReleaseChannel]
+    release_channel: NotRequired[ReleaseChannelValue]
     """``RAPID``, ``REGULAR`` (default) or ``STABLE``."""
     network_cidr: NotRequired[str]
     """A /16 or larger; default ``DEFAULT_VPC_CIDR``: nodes get the first /20, services the second, pods
@@ -186,7 +194,7 @@ class ClusterConfigArgs(TypedDict):
     one that allows all traffic to and from itself; the EKS cluster security group does
     (``aws eks describe-cluster --query cluster.resourcesVpcConfig.clusterSecurityGroupId``), and it also lets
     the nodes reach the control plane, which a launch template with its own interfaces otherwise loses."""
-    autoscaler: NotRequired[EksAutoscaler]
+    autoscaler: NotRequired[EksAutoscalerValue]
     """EKS: what grows the GPU pools. ``cluster-autoscaler`` (default when the stack creates the cluster:
     the Kubernetes Cluster Autoscaler with Pod Identity, on the system pool, over managed node groups),
     ``karpenter`` (the GPU pools become Karpenter NodePools; created clusters only) or ``none`` (default

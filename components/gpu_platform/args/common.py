@@ -4,7 +4,7 @@ No ``from __future__ import annotations``: Pulumi's component analyzer needs rea
 """
 
 import enum
-from typing import NotRequired
+from typing import TYPE_CHECKING, Literal, NotRequired, TypeAlias
 
 from pydantic import with_config
 from typing_extensions import TypedDict
@@ -29,6 +29,14 @@ class Cloud(enum.StrEnum):
     """Yandex Managed Service for Kubernetes: its node groups are declared pools (no Yandex SDK)."""
 
 
+CloudName = Literal["gke", "eks", "aks", "existing", "openshift", "yandex"]
+"""``Cloud``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    CloudValue: TypeAlias = Cloud | CloudName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    CloudValue = Cloud
+
+
 class DriverOwner(enum.StrEnum):
     """Who installs the NVIDIA driver on the GPU nodes (see docs/pitfalls.md, "drivers twice")."""
 
@@ -41,6 +49,14 @@ class DriverOwner(enum.StrEnum):
     """The node image or the cloud's installer."""
 
 
+DriverOwnerName = Literal["auto", "operator", "cloud"]
+"""``DriverOwner``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    DriverOwnerValue: TypeAlias = DriverOwner | DriverOwnerName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    DriverOwnerValue = DriverOwner
+
+
 DEFAULT_DRIVER_OWNER = DriverOwner.AUTO.value
 
 
@@ -48,7 +64,7 @@ DEFAULT_DRIVER_OWNER = DriverOwner.AUTO.value
 class DriverArgs(TypedDict):
     """The NVIDIA driver: who installs it and which version runs, decided once for pools and operator."""
 
-    owner: NotRequired[DriverOwner]
+    owner: NotRequired[DriverOwnerValue]
     """``auto`` (default), ``operator`` or ``cloud``. Existing clusters must say ``operator`` or ``cloud``."""
     version: NotRequired[str]
     """Operator-installed driver version (``"580.105.08"``); default: the operator chart's default driver."""

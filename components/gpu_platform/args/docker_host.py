@@ -5,7 +5,7 @@ No ``from __future__ import annotations``: Pulumi's component analyzer needs rea
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import NotRequired
+from typing import TYPE_CHECKING, Literal, NotRequired, TypeAlias
 
 from pulumi import Input
 from pydantic import with_config
@@ -34,6 +34,14 @@ class HostCloud(enum.StrEnum):
     """AWS: an EC2 instance (``pip install 'gpu-platform[eks]'``)."""
     AKS = "aks"
     """Azure: a Linux virtual machine (``pip install 'gpu-platform[aks]'``)."""
+
+
+HostCloudName = Literal["gke", "eks", "aks"]
+"""``HostCloud``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    HostCloudValue: TypeAlias = HostCloud | HostCloudName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    HostCloudValue = HostCloud
 
 
 @with_config(ARGS_CONFIG)
@@ -114,7 +122,7 @@ class AzureVmHostArgs(TypedDict):
 class GpuDockerHostArgs(TypedDict):
     """A GPU VM with the NVIDIA driver, Docker, the NVIDIA Container Toolkit and a Compose file for its GPUs."""
 
-    cloud: HostCloud
+    cloud: HostCloudValue
     """``gke`` (Compute Engine), ``eks`` (EC2) or ``aks`` (Azure VM)."""
     machine_type: str
     """A GPU machine type of the library's catalog (``g2-standard-8``, ``g6.xlarge``,

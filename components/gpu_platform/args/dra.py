@@ -10,7 +10,7 @@ from typing import Any, NotRequired
 from pydantic import with_config
 from typing_extensions import TypedDict
 
-from gpu_platform.args.common import Cloud, DriverArgs
+from gpu_platform.args.common import CloudValue, DriverArgs
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
 
@@ -38,7 +38,7 @@ class DraSettings(TypedDict):
 class DraDriverArgs(DraSettings):
     """The NVIDIA DRA driver, its DeviceClasses and ResourceClaimTemplates (``DraDriver``)."""
 
-    cloud: Cloud
+    cloud: CloudValue
     """``gke``, ``eks``, ``aks`` or ``existing``."""
     pools: Sequence[GpuPoolArgs]
     """The cluster's GPU pools, exactly as given to the node pools and the GPU Operator; the driver serves

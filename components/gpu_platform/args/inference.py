@@ -10,8 +10,8 @@ from pulumi import Input
 from pydantic import with_config
 from typing_extensions import TypedDict
 
-from gpu_platform.args.common import Cloud
-from gpu_platform.args.operators import DeploymentMode
+from gpu_platform.args.common import CloudValue
+from gpu_platform.args.operators import DeploymentModeValue
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
 
@@ -71,7 +71,7 @@ class GpuInferenceServiceArgs(InferenceServiceSettings):
 
     pool: GpuPoolArgs
     """The GPU pool the predictor runs on, described as for the node pool."""
-    cloud: Cloud
+    cloud: CloudValue
     """Cloud of the pool: ``gke``, ``eks``, ``aks`` or ``existing``."""
     model_format: Input[str]
     """KServe model format (``huggingface``, ``pytorch``, ``onnx``, ``triton`` ...)."""
@@ -83,5 +83,5 @@ class GpuInferenceServiceArgs(InferenceServiceSettings):
     """ServingRuntime / ClusterServingRuntime name; default: KServe picks one for the model format."""
     args: NotRequired[Input[Sequence[Input[str]]]]
     """Model server arguments."""
-    deployment_mode: NotRequired[DeploymentMode]
+    deployment_mode: NotRequired[DeploymentModeValue]
     """``Standard`` (default) or ``Knative``; set as annotation ``serving.kserve.io/deploymentMode``."""

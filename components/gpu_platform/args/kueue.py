@@ -6,13 +6,13 @@ annotations``: Pulumi's component analyzer needs real annotations.
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
 
 from pydantic import with_config
 from typing_extensions import TypedDict
 
 from gpu_platform.args.cluster import SystemPoolArgs
-from gpu_platform.args.common import Cloud
+from gpu_platform.args.common import CloudValue
 from gpu_platform.args.operators import GpuOperatorSection
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
@@ -28,6 +28,14 @@ class RequeueTimestamp(enum.StrEnum):
     """When the workload was created."""
 
 
+RequeueTimestampName = Literal["Eviction", "Creation"]
+"""``RequeueTimestamp``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    RequeueTimestampValue: TypeAlias = RequeueTimestamp | RequeueTimestampName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    RequeueTimestampValue = RequeueTimestamp
+
+
 class QueueingStrategy(enum.StrEnum):
     """Order in which a ClusterQueue admits its pending workloads."""
 
@@ -35,6 +43,14 @@ class QueueingStrategy(enum.StrEnum):
     """By priority, then age; a workload that does not fit does not block newer ones that do."""
     STRICT_FIFO = "StrictFIFO"
     """By priority, then age; the head of the queue blocks the others until it is admitted."""
+
+
+QueueingStrategyName = Literal["BestEffortFIFO", "StrictFIFO"]
+"""``QueueingStrategy``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    QueueingStrategyValue: TypeAlias = QueueingStrategy | QueueingStrategyName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    QueueingStrategyValue = QueueingStrategy
 
 
 class ReclaimWithinCohort(enum.StrEnum):
@@ -49,6 +65,14 @@ class ReclaimWithinCohort(enum.StrEnum):
     """Any such workload, whatever its priority."""
 
 
+ReclaimWithinCohortName = Literal["Never", "LowerPriority", "Any"]
+"""``ReclaimWithinCohort``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    ReclaimWithinCohortValue: TypeAlias = ReclaimWithinCohort | ReclaimWithinCohortName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    ReclaimWithinCohortValue = ReclaimWithinCohort
+
+
 class BorrowWithinCohort(enum.StrEnum):
     """Whether a pending workload that needs to borrow may preempt workloads in the cohort to do so."""
 
@@ -56,6 +80,14 @@ class BorrowWithinCohort(enum.StrEnum):
     """Never preempt in order to borrow."""
     LOWER_PRIORITY = "LowerPriority"
     """Preempt workloads of lower priority in the cohort to borrow their quota."""
+
+
+BorrowWithinCohortName = Literal["Never", "LowerPriority"]
+"""``BorrowWithinCohort``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    BorrowWithinCohortValue: TypeAlias = BorrowWithinCohort | BorrowWithinCohortName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    BorrowWithinCohortValue = BorrowWithinCohort
 
 
 class WithinClusterQueue(enum.StrEnum):
@@ -67,6 +99,14 @@ class WithinClusterQueue(enum.StrEnum):
     """Workloads of lower priority."""
     LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
     """Workloads of lower priority, and newer workloads of equal priority."""
+
+
+WithinClusterQueueName = Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"]
+"""``WithinClusterQueue``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    WithinClusterQueueValue: TypeAlias = WithinClusterQueue | WithinClusterQueueName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    WithinClusterQueueValue = WithinClusterQueue
 
 
 DEFAULT_INTEGRATIONS = ("batch/job", "pod", "deployment")
@@ -111,7 +151,7 @@ DEFAULT_PRIORITY_CLASSES: tuple[tuple[str, int, str], ...] = (
 class RequeuingStrategyArgs(TypedDict):
     """When and how often an evicted workload is requeued."""
 
-    timestamp: NotRequired[RequeueTimestamp]
+    timestamp: NotRequired[RequeueTimestampValue]
     """``Eviction`` (default) or ``Creation``: when the requeue backoff starts counting."""
     backoff_limit_count: NotRequired[int]
     """Requeues before the workload is deactivated; default ``DEFAULT_BACKOFF_LIMIT_COUNT`` (5); ``-1``
@@ -147,11 +187,11 @@ class WaitForPodsReadyArgs(TypedDict):
 class PreemptionArgs(TypedDict):
     """ClusterQueue preemption policy."""
 
-    reclaim_within_cohort: NotRequired[ReclaimWithinCohort]
+    reclaim_within_cohort: NotRequired[ReclaimWithinCohortValue]
     """``Never``, ``LowerPriority`` or ``Any`` (default)."""
-    borrow_within_cohort: NotRequired[BorrowWithinCohort]
+    borrow_within_cohort: NotRequired[BorrowWithinCohortValue]
     """``Never`` (default) or ``LowerPriority``; must be ``Never`` when ``reclaim_within_cohort`` is."""
-    within_cluster_queue: NotRequired[WithinClusterQueue]
+    within_cluster_queue: NotRequired[WithinClusterQueueValue]
     """``Never``, ``LowerPriority`` (default) or ``LowerOrNewerEqualPriority``."""
 
 
@@ -170,7 +210,7 @@ class ClusterQueueArgs(TypedDict):
     """Cap on borrowing, in percent of each pool's capacity (needs ``cohort``; default unlimited)."""
     lending_limit_percent: NotRequired[int]
     """Cap on what the cohort may borrow from this queue, 0-100 percent of its quota (needs ``cohort``)."""
-    queueing_strategy: NotRequired[QueueingStrategy]
+    queueing_strategy: NotRequired[QueueingStrategyValue]
     """``BestEffortFIFO`` (default) or ``StrictFIFO``."""
     preemption: NotRequired[PreemptionArgs]
     """Preemption policy."""
@@ -255,7 +295,7 @@ class KueueSettings(TypedDict):
 class KueueArgs(KueueSettings):
     """Kueue over GPU pools (``Kueue``). Plain values: they decide which objects and quotas exist."""
 
-    cloud: Cloud
+    cloud: CloudValue
     """``gke``, ``eks``, ``aks`` or ``existing``: how ``pools`` resolve (machine types vs declared GPUs)."""
     pools: Sequence[GpuPoolArgs]
     """The cluster's GPU pools, exactly as given to the node pools."""

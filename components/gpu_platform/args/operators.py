@@ -7,12 +7,12 @@ Pulumi's component analyzer needs real annotations.
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
 
 from pydantic import with_config
 from typing_extensions import TypedDict
 
-from gpu_platform.args.common import Cloud, DriverArgs
+from gpu_platform.args.common import CloudValue, DriverArgs
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
 
@@ -54,7 +54,7 @@ class GpuOperatorArgs(GpuOperatorSettings):
     """The NVIDIA GPU Operator over the cluster's GPU pools (``GpuOperator``). Everything here decides
     which objects exist, so it must be known at plan time."""
 
-    cloud: Cloud
+    cloud: CloudValue
     """``gke``, ``eks``, ``aks`` or ``existing``."""
     pools: Sequence[GpuPoolArgs]
     """The cluster's GPU pools, exactly as given to the node pools."""
@@ -82,6 +82,14 @@ class DeploymentMode(enum.StrEnum):
     """Knative Serving revisions and scale to zero (formerly Serverless)."""
 
 
+DeploymentModeName = Literal["Standard", "Knative"]
+"""``DeploymentMode``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    DeploymentModeValue: TypeAlias = DeploymentMode | DeploymentModeName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    DeploymentModeValue = DeploymentMode
+
+
 DEFAULT_DEPLOYMENT_MODE = DeploymentMode.STANDARD.value
 """The chart's own default is ``Knative``; the library installs ``Standard`` unless told otherwise."""
 
@@ -90,7 +98,7 @@ DEFAULT_DEPLOYMENT_MODE = DeploymentMode.STANDARD.value
 class KServeSettings(TypedDict):
     """KServe settings shared by the stack file (``kserve``) and ``KServeArgs``."""
 
-    deployment_mode: NotRequired[DeploymentMode]
+    deployment_mode: NotRequired[DeploymentModeValue]
     """``Standard`` (default; no Knative or Istio) or ``Knative`` (needs Knative Serving with the
     ``kubernetes.podspec-nodeselector`` and ``kubernetes.podspec-tolerations`` features)."""
     ingress_class_name: NotRequired[str]

@@ -9,7 +9,7 @@ Pulumi's component analyzer needs real annotations.
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import NotRequired
+from typing import TYPE_CHECKING, Literal, NotRequired, TypeAlias
 
 from pydantic import with_config
 from typing_extensions import TypedDict
@@ -30,6 +30,14 @@ class SharingMode(enum.StrEnum):
     """Multi-Instance GPU: hardware partitions with their own memory and faults."""
 
 
+SharingModeName = Literal["none", "time-slicing", "mps", "mig"]
+"""``SharingMode``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    SharingModeValue: TypeAlias = SharingMode | SharingModeName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    SharingModeValue = SharingMode
+
+
 class ManagedBy(enum.StrEnum):
     """Who implements a pool's sharing."""
 
@@ -39,6 +47,14 @@ class ManagedBy(enum.StrEnum):
     """GKE ``gpu_sharing_config``/``gpu_partition_size`` or AKS ``gpu_instance_profile``."""
 
 
+ManagedByName = Literal["operator", "cloud"]
+"""``ManagedBy``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    ManagedByValue: TypeAlias = ManagedBy | ManagedByName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    ManagedByValue = ManagedBy
+
+
 class MigStrategy(enum.StrEnum):
     """How MIG devices are advertised (NVIDIA device plugin ``MIG_STRATEGY``)."""
 
@@ -46,6 +62,14 @@ class MigStrategy(enum.StrEnum):
     """Every GPU has one profile; pods ask for ``nvidia.com/gpu``."""
     MIXED = "mixed"
     """Pods ask for ``nvidia.com/mig-<profile>``; needed when a layout has several profiles."""
+
+
+MigStrategyName = Literal["single", "mixed"]
+"""``MigStrategy``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    MigStrategyValue: TypeAlias = MigStrategy | MigStrategyName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    MigStrategyValue = MigStrategy
 
 
 class TaintEffect(enum.StrEnum):
@@ -59,6 +83,14 @@ class TaintEffect(enum.StrEnum):
     """Like ``NoSchedule``, and running pods without a toleration are evicted."""
 
 
+TaintEffectName = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+"""``TaintEffect``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    TaintEffectValue: TypeAlias = TaintEffect | TaintEffectName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    TaintEffectValue = TaintEffect
+
+
 class CapacityType(enum.StrEnum):
     """EKS managed node group capacity types."""
 
@@ -68,6 +100,14 @@ class CapacityType(enum.StrEnum):
     """Spot instances: cheaper, reclaimed by EC2 with a two-minute notice."""
     CAPACITY_BLOCK = "CAPACITY_BLOCK"
     """EC2 Capacity Blocks for ML: reserved GPU capacity for a fixed window (``reservation`` = its ID)."""
+
+
+CapacityTypeName = Literal["ON_DEMAND", "SPOT", "CAPACITY_BLOCK"]
+"""``CapacityType``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    CapacityTypeValue: TypeAlias = CapacityType | CapacityTypeName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    CapacityTypeValue = CapacityType
 
 
 class CapacitySource(enum.StrEnum):
@@ -89,6 +129,16 @@ class CapacitySource(enum.StrEnum):
     ProvisioningRequest, which Kueue's ``ProvisioningRequestConfig`` admission check creates."""
 
 
+CapacitySourceName = Literal[
+    "on-demand", "spot", "reservation", "capacity-block", "flex-start", "queued-provisioning"
+]
+"""``CapacitySource``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    CapacitySourceValue: TypeAlias = CapacitySource | CapacitySourceName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    CapacitySourceValue = CapacitySource
+
+
 class ReservationAffinity(enum.StrEnum):
     """Which reservations a GKE pool consumes."""
 
@@ -98,16 +148,24 @@ class ReservationAffinity(enum.StrEnum):
     """Any matching reservation of the project, then on-demand (GKE ``ANY_RESERVATION``)."""
 
 
+ReservationAffinityName = Literal["specific", "any"]
+"""``ReservationAffinity``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    ReservationAffinityValue: TypeAlias = ReservationAffinity | ReservationAffinityName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    ReservationAffinityValue = ReservationAffinity
+
+
 @with_config(ARGS_CONFIG)
 class CapacitySourceArgs(TypedDict):
     """One capacity source of a pool; a list of them is a fallback chain, tried in order."""
 
-    source: CapacitySource
+    source: CapacitySourceValue
     """``on-demand``, ``spot``, ``reservation``, ``capacity-block``, ``flex-start`` or ``queued-provisioning``."""
     reservation: NotRequired[str]
     """``reservation``/``capacity-block``: GKE the reservation's name; EKS the reservation ID (``cr-...``); AKS
     the capacity reservation group's resource ID. Required except for a GKE ``affinity: any``."""
-    affinity: NotRequired[ReservationAffinity]
+    affinity: NotRequired[ReservationAffinityValue]
     """GKE ``reservation``: ``specific`` (default; only the named reservation) or ``any``."""
     project: NotRequired[str]
     """GKE ``reservation`` with ``affinity: specific``: the project that owns a shared reservation; default the
@@ -131,6 +189,14 @@ class DeviceAllocation(enum.StrEnum):
     DRA = "dra"
     """Dynamic Resource Allocation (``resource.k8s.io/v1``): pods reference ResourceClaims served by the
     NVIDIA DRA driver (``DraDriver`` / the stack's ``dra`` section); the device plugin stays off the nodes."""
+
+
+DeviceAllocationName = Literal["device-plugin", "dra"]
+"""``DeviceAllocation``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    DeviceAllocationValue: TypeAlias = DeviceAllocation | DeviceAllocationName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    DeviceAllocationValue = DeviceAllocation
 
 
 DEFAULT_ALLOCATION = DeviceAllocation.DEVICE_PLUGIN.value
@@ -158,7 +224,7 @@ class TaintArgs(TypedDict):
     """Taint key (at most 63 characters)."""
     value: NotRequired[str]
     """Taint value; default empty."""
-    effect: NotRequired[TaintEffect]
+    effect: NotRequired[TaintEffectValue]
     """``NoSchedule`` (default), ``PreferNoSchedule`` or ``NoExecute``."""
 
 
@@ -172,7 +238,7 @@ class MigArgs(TypedDict):
     profiles: NotRequired[Sequence[str]]
     """The profiles on each GPU (``["3g.40gb", "2g.20gb", "2g.20gb"]``), checked against the GPU's
     real slice placements (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/). Excludes ``layout``."""
-    strategy: NotRequired[MigStrategy]
+    strategy: NotRequired[MigStrategyValue]
     """``mixed`` (default): pods ask for ``nvidia.com/mig-<profile>``; ``single``: one profile on every
     GPU, pods ask for ``nvidia.com/gpu``."""
 
@@ -181,7 +247,7 @@ class MigArgs(TypedDict):
 class SharingArgs(TypedDict):
     """How the pool's GPUs are shared (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-sharing.html)."""
 
-    mode: NotRequired[SharingMode]
+    mode: NotRequired[SharingModeValue]
     """``none`` (default), ``time-slicing`` (no memory or fault isolation), ``mps`` or ``mig``."""
     replicas: NotRequired[int]
     """Time-slicing and MPS only: units each GPU advertises, 2 to 48."""
@@ -192,7 +258,7 @@ class SharingArgs(TypedDict):
     compute (default false)."""
     mig: NotRequired[MigArgs]
     """Mode ``mig`` only: the layout of every GPU."""
-    managed_by: NotRequired[ManagedBy]
+    managed_by: NotRequired[ManagedByValue]
     """``operator`` (default): the GPU Operator's device plugin/MIG manager. ``cloud``: GKE's
     ``gpu_sharing_config``/``gpu_partition_size`` or AKS's ``gpu_instance_profile`` (fixed at creation)."""
 
@@ -234,7 +300,7 @@ class GpuPoolArgs(TypedDict):
     spot: NotRequired[bool]
     """Older spelling of ``capacity: [{source: spot}]`` (default false). EKS: excludes ``capacity_type``
     other than ``SPOT``."""
-    capacity_type: NotRequired[CapacityType]
+    capacity_type: NotRequired[CapacityTypeValue]
     """Older spelling, EKS only: ``ON_DEMAND``, ``SPOT`` or ``CAPACITY_BLOCK`` (with ``reservation``)."""
     zones: NotRequired[Sequence[str]]
     """Zones of the cluster's region for the nodes (GKE ``us-central1-a``, EKS ``us-east-1a``, AKS ``1``);
@@ -278,7 +344,7 @@ class GpuPoolArgs(TypedDict):
     placement group (EFA pools always get one). One zone only; GKE and EKS."""
     spot_max_price: NotRequired[float]
     """AKS spot pools: ``-1`` (up to the on-demand price, default) or a positive price in USD per hour."""
-    allocation: NotRequired[DeviceAllocation]
+    allocation: NotRequired[DeviceAllocationValue]
     """``device-plugin`` (default) or ``dra``: pods claim the GPUs through ResourceClaims served by the NVIDIA
     DRA driver (Kubernetes >= 1.34.2, the stack's ``dra`` section or the ``DraDriver`` component). DRA pools
     carry no device-plugin sharing: time-slicing/MPS are refused (sharing is per claim), MIG only where the

@@ -5,7 +5,7 @@ No ``from __future__ import annotations``: Pulumi's component analyzer needs rea
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
 
 from pydantic import with_config
 from typing_extensions import TypedDict
@@ -33,6 +33,14 @@ class LoginServiceType(enum.StrEnum):
     """A cloud load balancer: SSH reachable from outside (the chart's default)."""
 
 
+LoginServiceTypeName = Literal["ClusterIP", "LoadBalancer"]
+"""``LoginServiceType``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    LoginServiceTypeValue: TypeAlias = LoginServiceType | LoginServiceTypeName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    LoginServiceTypeValue = LoginServiceType
+
+
 @with_config(ARGS_CONFIG)
 class SlurmLoginArgs(TypedDict):
     """The login set: where users run ``srun``/``sbatch`` (sackd, sshd and sssd in one pod)."""
@@ -41,7 +49,7 @@ class SlurmLoginArgs(TypedDict):
     """Default true."""
     replicas: NotRequired[int]
     """Default 1."""
-    service_type: NotRequired[LoginServiceType]
+    service_type: NotRequired[LoginServiceTypeValue]
     """``ClusterIP`` (default) or ``LoadBalancer``; a load balancer puts SSH on the network."""
     root_ssh_authorized_keys: NotRequired[str]
     """Public keys written to root's ``authorized_keys`` (Slinky's way in before sssd is configured)."""

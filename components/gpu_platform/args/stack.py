@@ -11,7 +11,7 @@ from pydantic import with_config
 from typing_extensions import TypedDict
 
 from gpu_platform.args.cluster import ClusterConfigArgs
-from gpu_platform.args.common import Cloud
+from gpu_platform.args.common import CloudValue
 from gpu_platform.args.dra import DraSettings
 from gpu_platform.args.inference import InferenceServiceConfigArgs
 from gpu_platform.args.kueue import KueueSettings
@@ -80,7 +80,7 @@ class DraSection(DraSettings):
 class StackConfigArgs(TypedDict):
     """Every ``gpu-platform:`` key of a ``Pulumi.<stack>.yaml``."""
 
-    cloud: Cloud
+    cloud: CloudValue
     """``gke``, ``eks``, ``aks`` or ``existing`` (add-ons only, on a cluster made elsewhere)."""
     cluster: ClusterConfigArgs
     """The cluster, created or attached."""

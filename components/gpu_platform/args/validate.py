@@ -162,7 +162,11 @@ def _describe(value: Any) -> str:
 def _reason(error: Any, tp: Any, camel: bool) -> str:
     kind, value = error["type"], error.get("input")
     if kind == "extra_forbidden":
-        return unknown_key_reason(str(error["loc"][-1]), fields(_type_at(tp, error["loc"][:-1])), camel)
+        key, valid = str(error["loc"][-1]), fields(_type_at(tp, error["loc"][:-1]))
+        twin = {v: to_camel(v) for v in valid} | {to_camel(v): v for v in valid}
+        if key in twin:  # both spellings of one setting: pydantic keeps one and calls the other unknown
+            return f"'{key}' and '{twin[key]}' are the same setting given twice; keep one"
+        return unknown_key_reason(key, valid, camel)
     if kind == "missing":
         return "required key is missing"
     if kind == "string_type":

@@ -7,12 +7,12 @@ One definition for the stack file (``workloads``, ``volcano``) and the component
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
 
 from pydantic import with_config
 from typing_extensions import TypedDict
 
-from gpu_platform.args.common import Cloud
+from gpu_platform.args.common import CloudValue
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
 
@@ -39,6 +39,23 @@ class Controller(enum.StrEnum):
     """Spark Operator (``sparkoperator.k8s.io/sparkapplication``); not installed by the library."""
 
 
+ControllerName = Literal[
+    "jobset",
+    "leaderWorkerSet",
+    "trainer",
+    "kuberay",
+    "trainingOperator",
+    "mpiOperator",
+    "appWrapper",
+    "sparkOperator",
+]
+"""``Controller``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    ControllerValue: TypeAlias = Controller | ControllerName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    ControllerValue = Controller
+
+
 class TrainingRuntime(enum.StrEnum):
     """Kubeflow Trainer's built-in ClusterTrainingRuntimes the library creates."""
 
@@ -48,6 +65,14 @@ class TrainingRuntime(enum.StrEnum):
     """``deepspeed-distributed``: DeepSpeed over OpenMPI (launcher + nodes)."""
 
 
+TrainingRuntimeName = Literal["torch", "deepspeed"]
+"""``TrainingRuntime``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    TrainingRuntimeValue: TypeAlias = TrainingRuntime | TrainingRuntimeName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    TrainingRuntimeValue = TrainingRuntime
+
+
 class GangScheduler(enum.StrEnum):
     """Who keeps a controller's multi-pod workloads all-or-nothing."""
 
@@ -55,6 +80,14 @@ class GangScheduler(enum.StrEnum):
     """Kueue admits the whole workload at once (``waitForPodsReady``); the controller itself does nothing."""
     VOLCANO = "volcano"
     """The controller creates Volcano PodGroups and its pods use the ``volcano`` scheduler."""
+
+
+GangSchedulerName = Literal["kueue", "volcano"]
+"""``GangScheduler``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    GangSchedulerValue: TypeAlias = GangScheduler | GangSchedulerName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    GangSchedulerValue = GangScheduler
 
 
 DEFAULT_TRAINING_RUNTIMES: tuple[str, ...] = (TrainingRuntime.TORCH.value, TrainingRuntime.DEEPSPEED.value)
@@ -77,7 +110,7 @@ class ControllerSection(TypedDict):
 class TrainerSection(ControllerSection):
     """``workloads.trainer``: Kubeflow Trainer v2."""
 
-    runtimes: NotRequired[Sequence[TrainingRuntime]]
+    runtimes: NotRequired[Sequence[TrainingRuntimeValue]]
     """Built-in ClusterTrainingRuntimes to create: ``torch``, ``deepspeed`` (default both; ``[]`` for none)."""
 
 
@@ -93,7 +126,7 @@ class WorkloadsSettings(TypedDict):
     """Kubeflow Trainer v2 (TrainJob); needs JobSet."""
     kuberay: NotRequired[ControllerSection]
     """KubeRay (RayCluster, RayJob, RayService)."""
-    installed_elsewhere: NotRequired[Sequence[Controller]]
+    installed_elsewhere: NotRequired[Sequence[ControllerValue]]
     """Controllers the cluster already runs (installed outside this stack); their Kueue integrations are
     enabled too. A controller the stack installs cannot be listed."""
     node_selector: NotRequired[Mapping[str, str]]
@@ -119,7 +152,7 @@ class JobSetArgs(WorkloadControllerArgs):
 class LeaderWorkerSetArgs(WorkloadControllerArgs):
     """LeaderWorkerSet from its pinned chart (``versions.LEADER_WORKER_SET``) in ``lws-system``."""
 
-    gang_scheduler: NotRequired[GangScheduler]
+    gang_scheduler: NotRequired[GangSchedulerValue]
     """``kueue`` (default: Kueue admits each group whole) or ``volcano`` (LWS creates a Volcano PodGroup per
     group, ``gangSchedulingManagement.schedulerProvider``; pods must set ``schedulerName: volcano``)."""
 
@@ -127,7 +160,7 @@ class LeaderWorkerSetArgs(WorkloadControllerArgs):
 class KubeRayArgs(WorkloadControllerArgs):
     """The KubeRay operator from its pinned chart (``versions.KUBERAY_OPERATOR``) in ``kuberay-system``."""
 
-    gang_scheduler: NotRequired[GangScheduler]
+    gang_scheduler: NotRequired[GangSchedulerValue]
     """``kueue`` (default) or ``volcano`` (``batchScheduler.name: volcano``: every RayCluster and RayJob the
     operator reconciles gets a Volcano PodGroup and the ``volcano`` scheduler)."""
 
@@ -136,9 +169,9 @@ class KubeflowTrainerArgs(WorkloadControllerArgs):
     """Kubeflow Trainer v2 from its pinned chart (``versions.KUBEFLOW_TRAINER``) in ``kubeflow-system``, with
     its built-in ClusterTrainingRuntimes created from the upstream manifests."""
 
-    runtimes: NotRequired[Sequence[TrainingRuntime]]
+    runtimes: NotRequired[Sequence[TrainingRuntimeValue]]
     """``torch``, ``deepspeed`` (default both)."""
-    gang_scheduler: NotRequired[GangScheduler]
+    gang_scheduler: NotRequired[GangSchedulerValue]
     """``kueue`` (default) or ``volcano`` (the runtimes get ``podGroupPolicy.volcano`` and
     ``schedulerName: volcano``)."""
     install_jobset: NotRequired[bool]
@@ -175,7 +208,7 @@ class VolcanoSettings(TypedDict):
 class VolcanoArgs(VolcanoSettings):
     """Volcano from its pinned chart (``versions.VOLCANO``) with a Queue per team over the GPU pools."""
 
-    cloud: Cloud
+    cloud: CloudValue
     """``gke``, ``eks``, ``aks`` or ``existing``: how ``pools`` resolve."""
     pools: Sequence[GpuPoolArgs]
     """The GPU pools Volcano schedules (never pools that are a Kueue queue's quota), exactly as given to the

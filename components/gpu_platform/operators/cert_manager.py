@@ -31,6 +31,8 @@ class CertManager(PlannedComponent[CertManagerPlan]):
     def __init__(
         self, name: str, args: CertManagerArgs = _DEFAULTS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. cert-manager from
+        the pinned jetstack chart, with its CRDs."""
         self._start(name, cert_manager_plan(*resolve_cert_manager_args(args)), opts)
 
     def _create(self, name: str, plan: CertManagerPlan) -> dict[str, Any]:

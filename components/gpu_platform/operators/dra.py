@@ -35,6 +35,8 @@ class DraDriver(PlannedComponent[d.DraPlan]):
     _given_namespaces: Mapping[str, Any] | None = None
 
     def __init__(self, name: str, args: DraDriverArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. The NVIDIA DRA
+        driver serving the pools with ``allocation: dra``."""
         self._start(name, d.dra_plan(resolve_dra_driver(args)), opts)
 
     @classmethod

@@ -37,6 +37,8 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
     """Namespace the operator and its operands run in."""
 
     def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. NVIDIA GPU Operator
+        for the given pools, with driver ownership matching the node pools."""
         self._start(name, g.gpu_operator_plan(resolve_gpu_operator(args)), opts)
 
     def _prerequisites(self, name: str, plan: g.OperatorPlan, ns: Any) -> list[pulumi.Resource]:

@@ -35,6 +35,8 @@ class KServe(PlannedComponent[KServePlan]):
     def __init__(
         self, name: str, args: KServeArgs = _DEFAULTS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. KServe CRDs,
+        controller and serving runtimes from the pinned charts."""
         self._start(name, kserve_plan(resolve_kserve_args(args)), opts)
 
     def _create(self, name: str, plan: KServePlan) -> dict[str, Any]:

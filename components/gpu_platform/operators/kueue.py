@@ -65,6 +65,8 @@ class Kueue(PlannedComponent[KueuePlan]):
     """Team namespaces made outside the component (the stack's), each LocalQueue waiting for its own."""
 
     def __init__(self, name: str, args: KueueArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. Kueue with a flavor
+        per GPU pool, quotas equal to the pools' capacity, team queues, gang admission."""
         self._start(name, kueue_plan(*resolve_kueue_args(args)), opts)
 
     @classmethod

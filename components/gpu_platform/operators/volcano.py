@@ -35,6 +35,8 @@ class Volcano(PlannedComponent[VolcanoPlan]):
     """The Helm release status."""
 
     def __init__(self, name: str, args: VolcanoArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. Volcano with a
+        Queue per team: ``deserved`` = the team's pools, ``capability`` = what it may borrow."""
         self._start(name, volcano_plan(resolve_volcano_args(args)), opts)
 
     def _create(self, name: str, plan: VolcanoPlan) -> dict[str, Any]:

@@ -82,6 +82,9 @@ class JobSet(_Controller):
     def __init__(
         self, name: str, args: JobSetArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. JobSet
+        (``jobset.x-k8s.io/v1alpha2``): groups of Jobs for multi-node training; Kueue queues them
+        (``jobset.x-k8s.io/jobset``) and Kubeflow Trainer runs on it."""
         self._start(name, settings_plan(resolve_controller_args(self._addon.key, JobSetArgs, args)), opts)
 
 
@@ -95,6 +98,9 @@ class LeaderWorkerSet(_Controller):
     def __init__(
         self, name: str, args: LeaderWorkerSetArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. LeaderWorkerSet
+        (``leaderworkerset.x-k8s.io/v1``): a leader and workers as one unit, e.g. one model served across
+        several GPU nodes; in ``lws-system``, the namespace its CRD's conversion webhook expects."""
         self._start(
             name, settings_plan(resolve_controller_args(self._addon.key, LeaderWorkerSetArgs, args)), opts
         )
@@ -109,6 +115,8 @@ class KubeRay(_Controller):
     def __init__(
         self, name: str, args: KubeRayArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. The KubeRay
+        operator (``ray.io/v1`` RayCluster, RayJob, RayService)."""
         self._start(name, settings_plan(resolve_controller_args(self._addon.key, KubeRayArgs, args)), opts)
 
 
@@ -125,6 +133,9 @@ class KubeflowTrainer(_Controller):
     def __init__(
         self, name: str, args: KubeflowTrainerArgs = _NO_ARGS, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. Kubeflow Trainer v2
+        (``trainer.kubeflow.org/v1alpha1`` TrainJob) with its torch and DeepSpeed ClusterTrainingRuntimes.
+        Needs JobSet: give it ``depends_on=[jobset]``."""
         self._start(
             name, settings_plan(resolve_controller_args(self._addon.key, KubeflowTrainerArgs, args)), opts
         )

@@ -82,6 +82,21 @@ def is_time_slicing_config(config: Any) -> bool:
     return bool(as_list(get(_parse_config(config), "sharing", "timeSlicing", "resources")))
 
 
+def config_sharing(config: Any) -> str | None:
+    """How a device-plugin config shares each GPU: ``time-slicing``, ``mps`` or ``none`` (the values of the
+    pools' ``gpu-platform.io/sharing`` label); ``None`` when it is unknown or not a config."""
+    if is_unknown(config):
+        return None
+    parsed = _parse_config(config)
+    if not isinstance(parsed, Mapping):
+        return None
+    if as_list(get(parsed, "sharing", "timeSlicing", "resources")):
+        return "time-slicing"
+    if as_list(get(parsed, "sharing", "mps", "resources")):
+        return "mps"
+    return "none"
+
+
 @dataclass(frozen=True)
 class GpuOperatorView:
     resource: PolicyResource

@@ -42,6 +42,7 @@ from gpu_platform.policy.operators import (
     GpuOperatorView,
     chart_name,
     config_map_configs,
+    config_sharing,
     device_plugins,
     gpu_operators,
     is_time_slicing_config,
@@ -395,6 +396,68 @@ def time_slicing_isolation(resources: list[PolicyResource]) -> Iterator[Finding]
                 f"({'; '.join(how)}): pods sharing a GPU get no memory or fault isolation, so one can "
                 "exhaust GPU memory or crash its neighbours. Use MIG, or MPS for per-client memory limits.",
             )
+
+
+# --- composition ----------------------------------------------------------------------------
+
+SHARED_BY_DEVICE_PLUGIN = ("time-slicing", "mps")
+"""``gpu-platform.io/sharing`` values the device plugin's config implements (MIG and DRA are checked elsewhere)."""
+
+
+def _operator_configs(op: GpuOperatorView, resources: list[PolicyResource]) -> dict[str, Any] | None:
+    """Every device-plugin config ``op`` can hand a node, by name; ``None`` when one is unknown at preview."""
+    name = op.device_plugin_config_name
+    held = config_map_configs(resources, name) if name is not None else {}
+    configs = {**held, **op.device_plugin_configs}
+    return None if any(is_unknown(v) for v in configs.values()) else configs
+
+
+@_rule(
+    "composition-agrees",
+    MANDATORY,
+    "stack",
+    f"A GPU pool's nodes and the GPU Operator that serves them agree: the device-plugin config named by the "
+    f"nodes' {DEVICE_PLUGIN_CONFIG_LABEL} label exists among the operator's configs, and it shares the GPUs the "
+    f"way the pool's {SHARING_LABEL} label says (time-slicing, MPS or none). Node pools and an operator "
+    "composed by hand from different pool lists drift apart; GpuPlatform makes both from one.",
+)
+def composition_agrees(resources: list[PolicyResource]) -> Iterator[Finding]:
+    operators = [op for op in gpu_operators(resources) if not is_unknown(op.values)]
+    for pool in _operand_pools(resources):
+        if pool.labels is None or pool.label(DRA_KUBELET_PLUGIN_LABEL) == "true":
+            continue
+        key, said = pool.label(DEVICE_PLUGIN_CONFIG_LABEL), pool.label(SHARING_LABEL)
+        if is_unknown(key) or is_unknown(said):
+            continue
+        for op in operators:
+            configs = _operator_configs(op, resources)
+            if not _device_plugin_runs_on(op, pool) or configs is None:
+                continue
+            if key and key not in configs:
+                defined = ", ".join(sorted(configs)) or "none: devicePlugin.config is not set"
+                yield (
+                    pool.resource.urn,
+                    f"GPU pool {pool.display} labels its nodes {DEVICE_PLUGIN_CONFIG_LABEL}={key}, a "
+                    f"device-plugin config GPU Operator {op.display} does not define (it defines {defined}): "
+                    "the device plugin cannot apply it, so the pool's GPUs are not shared the way its labels "
+                    "and Kueue's quotas assume. Build the node pool and the operator from the same pool "
+                    "list (or use GpuPlatform, which makes both from one).",
+                )
+                continue
+            chosen = key or op.device_plugin_default
+            does = config_sharing(configs[chosen]) if chosen and chosen in configs else "none"
+            if does is None or not isinstance(said, str) or said == does:
+                continue
+            if said in SHARED_BY_DEVICE_PLUGIN or (said == "none" and does in SHARED_BY_DEVICE_PLUGIN):
+                where = f"config '{chosen}'" if chosen else "the device plugin's built-in config"
+                yield (
+                    pool.resource.urn,
+                    f"GPU pool {pool.display} says {SHARING_LABEL}={said}, but GPU Operator {op.display} gives "
+                    f"its nodes {where}, which shares {'nothing' if does == 'none' else f'by {does}'}: the "
+                    "nodes advertise a different number of GPUs than the pool's labels, Kueue's quotas and the "
+                    "workloads' requests assume. Build the node pool and the operator from the same pool list "
+                    "(or use GpuPlatform).",
+                )
 
 
 # --- DRA ------------------------------------------------------------------------------------

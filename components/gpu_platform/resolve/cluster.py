@@ -10,7 +10,7 @@ import ipaddress
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpu_platform.args.autoprovisioning import DEFAULT_KARPENTER_REPLICAS
 from gpu_platform.args.autoscaling import EksAutoscaler
@@ -31,6 +31,9 @@ from gpu_platform.resolve.autoprovisioning import (
     nap_pool_problems,
 )
 from gpu_platform.versions import CLUSTER_AUTOSCALER_IMAGE_TAGS
+
+if TYPE_CHECKING:
+    import pulumi
 
 CLUSTER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 KUBERNETES_VERSION = re.compile(r"^v?1\.\d{1,2}(\.\d{1,3})?([-+][0-9A-Za-z.-]+)?$")
@@ -58,7 +61,8 @@ class ClusterSpec:
     zones: tuple[str, ...]
     system_pool: SystemPool | None
     """``None`` on existing clusters (no pool is created)."""
-    kubeconfig: str | None
+    kubeconfig: str | pulumi.Output[str] | None
+    """Plain text from a stack file (a ``secure:`` value); an Output only from ``GpuPlatform``'s arguments."""
     kubeconfig_stack: str | None
     kubeconfig_output: str
     existing_node_role_arn: str | None

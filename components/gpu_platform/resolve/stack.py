@@ -49,7 +49,7 @@ class KServeSpec:
     """``(service config, request)`` per ``kserve.services`` entry."""
 
 
-def config_sections(raw: Any, p: Problems) -> dict[str, Any]:
+def config_sections(raw: Any, p: Problems, camel: bool = True) -> dict[str, Any]:
     """Top-level keys known and present; each section validated on its own so one bad section does not
     hide the problems of the others."""
     if not isinstance(raw, Mapping):
@@ -61,12 +61,12 @@ def config_sections(raw: Any, p: Problems) -> dict[str, Any]:
     suggested = set()
     for key, given in snake.items():
         if key not in fields:
-            reason = unknown_key_reason(given, list(fields), camel=True)
+            reason = unknown_key_reason(given, list(fields), camel=camel)
             p.add((given,), reason)
-            suggested |= {f for f in fields if f"'{_camel(f)}'?" in reason}
+            suggested |= {f for f in fields if f"'{_camel(f) if camel else f}'?" in reason}
     for key in sorted(schema.StackConfigArgs.__required_keys__):
         if key not in snake and key not in suggested:  # a misspelt key is one mistake, said once
-            p.add((key,), "required key is missing")
+            p.add((key,), "required key is missing" if camel else "required argument is missing")
     for key, tp in fields.items():
         if key not in snake or key == "gpu_pools":
             continue
@@ -74,7 +74,7 @@ def config_sections(raw: Any, p: Problems) -> dict[str, Any]:
         services = value.get("services", []) if key == "kserve" and isinstance(value, Mapping) else None
         if services is not None:
             value = {k: v for k, v in value.items() if k != "services"}
-        parsed = parse(tp, value, p.at(key), camel=True)
+        parsed = parse(tp, value, p.at(key), camel=camel)
         if parsed is not None:
             out[key] = parsed
             if services is not None:
@@ -105,6 +105,7 @@ def resolve_kserve(
     kueue: KueueSpec | None,
     kueue_on: bool,
     p: Problems,
+    camel: bool = True,
 ) -> KServeSpec | None:
     """The ``kserve`` services on a section whose settings are checked (``plans.kserve`` checks those)."""
     enabled = section.get("enabled", False)
@@ -117,7 +118,7 @@ def resolve_kserve(
     index: QueueIndex | None = None
     for i, raw in enumerate(raw_services):
         here = p.at("kserve", "services", i)
-        svc = parse(InferenceServiceConfigArgs, raw, here, camel=True)
+        svc = parse(InferenceServiceConfigArgs, raw, here, camel=camel)
         if svc is None:
             continue
         if not enabled:

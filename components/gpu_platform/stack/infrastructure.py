@@ -45,7 +45,7 @@ def kubeconfig_provider(
         ref = pulumi.StackReference(f"{c.name}-infra", stack_name=c.kubeconfig_stack, opts=opts)
         kubeconfig = pulumi.Output.secret(ref.require_output(c.kubeconfig_output).apply(str))
     else:
-        kubeconfig = pulumi.Output.secret(c.kubeconfig or "")
+        kubeconfig = pulumi.Output.secret(c.kubeconfig if c.kubeconfig is not None else "")
     provider = k8s.Provider(f"{c.name}-k8s", kubeconfig=kubeconfig, enable_server_side_apply=True, opts=opts)
     return provider, kubeconfig
 

@@ -13,17 +13,25 @@ import pulumi
 
 from gpu_platform.errors import NAMESPACE
 from gpu_platform.stack import addons
-from gpu_platform.stack.infrastructure import cloud_addons, deploy_infrastructure
+from gpu_platform.stack.infrastructure import Infrastructure, cloud_addons, deploy_infrastructure
 from gpu_platform.stack.namespaces import create_namespaces
 from gpu_platform.stack.read import config_keys, read_stack_config, secret_sections
 from gpu_platform.stack.spec import PlatformSpec, load_platform
 from gpu_platform.stack.workloads import deploy_workloads
 
 
-def deploy(spec: PlatformSpec) -> dict[str, Any]:
-    """Create everything for the spec; return the stack outputs."""
-    infra = deploy_infrastructure(spec)
-    k8s_opts = pulumi.ResourceOptions(provider=infra.k8s_provider)
+def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None = None) -> dict[str, Any]:
+    """Create everything for the spec; return the stack outputs. ``opts`` are given to every top-level
+    resource: ``GpuPlatform`` passes ``parent=self``, the stack program nothing."""
+    return deploy_platform(spec, opts)[1]
+
+
+def deploy_platform(
+    spec: PlatformSpec, opts: pulumi.ResourceOptions | None = None
+) -> tuple[Infrastructure, dict[str, Any]]:
+    """``deploy``, also returning the cluster, its provider and its pools."""
+    infra = deploy_infrastructure(spec, opts)
+    k8s_opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=infra.k8s_provider))
     outputs: dict[str, Any] = {
         "cloud": spec.cloud,
         "clusterName": infra.cluster_name,
@@ -60,7 +68,7 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
         # After the operator (GPU pods need the device plugin) and each service's own Kueue queue.
         deps = [operator] if operator is not None else []
         outputs.update(addons.kserve(spec, k8s_opts, deps, namespaces, kueue, certs))
-    return outputs
+    return infra, outputs
 
 
 def main() -> None:

@@ -89,18 +89,29 @@ def load_platform(
     sections Pulumi holds as secrets (``None``: unknown, e.g. in tests); a kubeconfig outside one is refused."""
     p = Problems()
     misspelled_namespace_problems(list(other_keys), p)
-    cfg = config_sections(raw, p)
+    spec = resolve_platform(raw, p, secret_sections)
+    p.raise_for_config()
+    assert spec is not None
+    return spec
+
+
+def resolve_platform(
+    raw: Any, p: Problems, secret_sections: frozenset[str] | None = None, camel: bool = True
+) -> PlatformSpec | None:
+    """Every check of the stack file on ``raw``, each problem added to ``p``; the spec, or ``None`` when
+    there is a problem. ``load_platform`` (the stack file, ``camel``) and the ``GpuPlatform`` component
+    (Python arguments, snake_case suggestions) both run exactly this."""
+    cfg = config_sections(raw, p, camel)
     plain_kubeconfig_problem(cfg, secret_sections, p)
     cloud: str | None = cfg.get("cloud")
     if cloud is None:
-        p.raise_for_config()
-    assert cloud is not None
+        return None
     at = lambda i: p.at("gpu_pools", i)  # noqa: E731
     check_cuda_default(cfg.get("cuda_version"), p.at("cuda_version"))
     raw_pools = cfg.get("gpu_pools", [])
     # Pools of clouds that make no nodes (existing, OpenShift, Yandex) only describe nodes made elsewhere.
     created = profile_of(cloud).creates_nodes
-    pools = resolve_cluster_pools(cloud, raw_pools, cfg.get("cuda_version"), at, camel=True, created=created)
+    pools = resolve_cluster_pools(cloud, raw_pools, cfg.get("cuda_version"), at, camel=camel, created=created)
     cluster = (
         resolve_cluster(cloud, cfg["cluster"], pools.pools, at, p.at("cluster")) if "cluster" in cfg else None
     )
@@ -119,14 +130,14 @@ def load_platform(
     if "kserve" in cfg or "kserve" not in given_keys(raw):
         section = cfg.get("kserve", {})
         check_kserve_settings(section, p.at("kserve"))
-        kserve = resolve_kserve(section, cfg.get("kserve_services", []), pools, kueue, kueue_on, p)
+        kserve = resolve_kserve(section, cfg.get("kserve_services", []), pools, kueue, kueue_on, p, camel)
     driver = resolve_stack_driver(cloud, cfg.get("gpu_operator", {}), pools, len(raw_pools), p)
     operator = GpuOperatorSpec.from_settings(cfg.get("gpu_operator", {}))
     if not operator.enabled:
         no_operator_sharing(pools.pools, at)
     dra = resolve_stack_dra(cfg, pools, cluster, driver, operator, at, p)
-    p.raise_for_config()
-    assert cluster is not None and driver is not None
+    if p or cluster is None or driver is None:
+        return None
     kueue, volcano = with_capacity_basis(cloud, kueue, volcano, operator, driver, dra)
     return PlatformSpec(
         cloud=Cloud(cloud).value,

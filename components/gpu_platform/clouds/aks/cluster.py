@@ -5,6 +5,7 @@ import base64
 from typing import Any
 
 import pulumi
+from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
 from gpu_platform.args.cluster import AksClusterArgs
 from gpu_platform.clouds.aks.checks import cluster_args
@@ -37,10 +38,15 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
     """Resource group of the cluster."""
     kubeconfig: pulumi.Output[str]
     """Secret; the cluster's user credentials in exec (kubelogin) format."""
+    kubernetes_provider: pulumi.Output[KubernetesProvider]
+    """A Kubernetes provider for this cluster, made from ``kubeconfig`` with server-side apply: pass it to the
+    GPU Operator, Kueue, KServe and any other Kubernetes resource (``opts.provider``)."""
     node_subnet_id: pulumi.Output[str]
     """Subnet for GPU agent pools."""
 
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. An AKS cluster
+        ready for ``AksGpuNodePool``."""
         self._start(name, aks_cluster_plan(name, *cluster_args(args)), opts)
 
     def _network(self, name: str, plan: AksClusterPlan, rg_name: Any) -> Any:
@@ -151,10 +157,12 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
         self.k8s_provider = k8s.Provider(
             f"{name}-k8s", kubeconfig=self.kubeconfig, enable_server_side_apply=True, opts=self.child_opts()
         )
+        self.kubernetes_provider = pulumi.Output.from_input(self.k8s_provider)
         return {
             "cluster_name": self.cluster_name,
             "resource_group_name": self.resource_group_name,
             "kubeconfig": self.kubeconfig,
+            "kubernetes_provider": self.kubernetes_provider,
             "node_subnet_id": self.node_subnet_id,
         }
 

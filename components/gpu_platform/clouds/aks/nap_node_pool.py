@@ -33,6 +33,8 @@ class AksNapGpuNodePool(GpuNodePoolComponent[nap.AksNapPoolPlan]):
     def __init__(
         self, name: str, args: AksNapGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. A tainted, labelled
+        GPU NodePool that AKS Node Auto Provisioning scales from zero."""
         self._start(name, nap.plan_aks_nap_pool(args), opts)
 
     def _create(self, name: str, plan: nap.AksNapPoolPlan) -> dict[str, Any]:

@@ -45,6 +45,8 @@ class AksGpuNodePool(GpuNodePoolComponent[AksNodePoolPlan]):
     def __init__(
         self, name: str, args: AksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. A tainted,
+        labelled, autoscaled AKS GPU agent pool."""
         self._start(name, aks_node_pool_plan(*node_pool_args(args)), opts)
 
     def _create(self, name: str, plan: AksNodePoolPlan) -> dict[str, Any]:

@@ -5,6 +5,7 @@ import json
 from typing import Any
 
 import pulumi
+from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
 from gpu_platform.args.autoprovisioning import DISCOVERY_TAG
 from gpu_platform.args.cluster import EksClusterArgs
@@ -46,6 +47,9 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
     """Name of the EKS cluster."""
     kubeconfig: pulumi.Output[str]
     """Secret; authenticates with ``aws eks get-token``."""
+    kubernetes_provider: pulumi.Output[KubernetesProvider]
+    """A Kubernetes provider for this cluster, made from ``kubeconfig`` with server-side apply: pass it to the
+    GPU Operator, Kueue, KServe and any other Kubernetes resource (``opts.provider``)."""
     node_role_arn: pulumi.Output[str]
     """IAM role for GPU node groups (policies attached)."""
     cluster_security_group_id: pulumi.Output[str]
@@ -54,6 +58,8 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
     """For IRSA trust policies."""
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. An EKS cluster
+        ready for ``EksGpuNodePool``."""
         self._start(name, eks_cluster_plan(name, *cluster_args(args)), opts)
 
     def _zones(self, plan: EksClusterPlan) -> list[str]:
@@ -248,9 +254,11 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
             enable_server_side_apply=True,
             opts=self.child_opts(depends_on=[self.system_pool]),
         )
+        self.kubernetes_provider = pulumi.Output.from_input(self.k8s_provider)
         return {
             "cluster_name": self.cluster_name,
             "kubeconfig": self.kubeconfig,
+            "kubernetes_provider": self.kubernetes_provider,
             "node_role_arn": self.node_role_arn,
             "cluster_security_group_id": self.cluster_security_group_id,
             "oidc_provider_arn": self.oidc_provider_arn,

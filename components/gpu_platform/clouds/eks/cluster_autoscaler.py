@@ -39,6 +39,8 @@ class ClusterAutoscaler(PlannedComponent[ClusterAutoscalerPlan]):
     def __init__(
         self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. The Kubernetes
+        Cluster Autoscaler on EKS, with its IAM."""
         self._start(name, plan_cluster_autoscaler(args), opts)
 
     def _role(self, name: str, plan: ClusterAutoscalerPlan) -> Any:

@@ -31,6 +31,8 @@ class EfaDevicePlugin(PlannedComponent[EfaDevicePluginPlan]):
     def __init__(
         self, name: str, args: EfaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. The AWS EFA
+        Kubernetes device plugin on the EFA GPU pools."""
         self._start(name, plan_efa_device_plugin(args), opts)
 
     def _create(self, name: str, plan: EfaDevicePluginPlan) -> dict[str, Any]:

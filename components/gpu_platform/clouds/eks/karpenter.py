@@ -53,6 +53,8 @@ class EksKarpenter(PlannedComponent[kp.EksKarpenterPlan]):
     """The controller release status."""
 
     def __init__(self, name: str, args: EksKarpenterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. Karpenter's
+        controller, IAM and interruption handling on an EKS cluster."""
         self._start(name, kp.plan_eks_karpenter(args), opts)
 
     def _context(self) -> pulumi.Output[kp.AwsContext]:

@@ -24,6 +24,8 @@ class EksKarpenterGpuNodePool(GpuNodePoolComponent[kp.EksKarpenterPoolPlan]):
     def __init__(
         self, name: str, args: EksKarpenterGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. A tainted, labelled
+        GPU NodePool that Karpenter scales from zero for pending GPU pods."""
         self._start(name, kp.plan_eks_karpenter_pool(args), opts)
 
     def _create(self, name: str, plan: kp.EksKarpenterPoolPlan) -> dict[str, Any]:

@@ -45,6 +45,8 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
     def __init__(
         self, name: str, args: EksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. A tainted,
+        labelled, autoscaled EKS managed node group for GPUs."""
         self._start(name, eks_node_pool_plan(*node_pool_args(args)), opts)
 
     def _launch_template(self, name: str, plan: EksNodePoolPlan) -> Any:

@@ -34,7 +34,7 @@ PREVIOUS_OWNERS = (
 keep the add-on they have (no replacement)."""
 
 
-def _pod_identity_agent(spec: PlatformSpec, cluster_name: Any) -> list[Any]:
+def _pod_identity_agent(spec: PlatformSpec, cluster_name: Any, parent: pulumi.Resource | None) -> list[Any]:
     """The add-on at the top of the stack (``[]`` when ``cluster.podIdentityAgent`` is false or nothing uses it)."""
     if not spec.cluster.pod_identity_agent or spec.cluster.autoscaler == EksAutoscaler.NONE.value:
         return []
@@ -48,7 +48,7 @@ def _pod_identity_agent(spec: PlatformSpec, cluster_name: Any) -> list[Any]:
         POD_IDENTITY_AGENT,
         cluster_name=cluster_name,
         addon_name=versions.EKS_POD_IDENTITY_AGENT_ADDON,
-        opts=pulumi.ResourceOptions(aliases=aliases),
+        opts=pulumi.ResourceOptions(aliases=aliases, parent=parent),
     )
     return [addon]
 
@@ -137,7 +137,7 @@ def _karpenter_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOpti
     from gpu_platform.plans.karpenter import Disruption
 
     on_cluster = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=cluster.k8s_provider))
-    agent = _pod_identity_agent(spec, cluster.cluster_name)
+    agent = _pod_identity_agent(spec, cluster.cluster_name, opts.parent if opts else None)
     controller = kp.EksKarpenterPlan(
         system_node_group=cluster.system_node_group_name,
         pod_identity_agent=False,  # the stack's own (``_pod_identity_agent``)
@@ -181,7 +181,7 @@ def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.Resourc
             dynamic_resource_allocation=any(p.dra for p in spec.pools),
         )
         # After the GPU node groups: their Auto Scaling groups are tagged before it first looks.
-        agent = _pod_identity_agent(spec, infra.cluster_name)
+        agent = _pod_identity_agent(spec, infra.cluster_name, opts.parent)
         after = pulumi.ResourceOptions(depends_on=[*infra.node_pools.values(), *agent])
         autoscaler = ClusterAutoscaler.from_plan(
             addons.CLUSTER_AUTOSCALER.component_name, plan, pulumi.ResourceOptions.merge(opts, after)

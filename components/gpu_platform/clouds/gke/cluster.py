@@ -4,6 +4,7 @@ least-privilege node service account and a small untainted system pool."""
 from typing import Any
 
 import pulumi
+from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
 from gpu_platform.args.cluster import GkeClusterArgs
 from gpu_platform.clouds.gke.checks import cluster_args
@@ -39,10 +40,15 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
     """Name of the GKE cluster."""
     kubeconfig: pulumi.Output[str]
     """Secret; authenticates with ``gke-gcloud-auth-plugin``."""
+    kubernetes_provider: pulumi.Output[KubernetesProvider]
+    """A Kubernetes provider for this cluster, made from ``kubeconfig`` with server-side apply: pass it to the
+    GPU Operator, Kueue, KServe and any other Kubernetes resource (``opts.provider``)."""
     node_service_account_email: pulumi.Output[str]
     """Least-privilege service account for node pools."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. A GKE cluster ready
+        for ``GkeGpuNodePool``: secure defaults, no GPU in the system pool."""
         self._start(name, gke_cluster_plan(name, *cluster_args(args)), opts)
 
     def _network(self, name: str, plan: GkeClusterPlan) -> tuple[Any, Any]:
@@ -215,8 +221,10 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
             enable_server_side_apply=True,
             opts=self.child_opts(depends_on=[self.system_pool]),
         )
+        self.kubernetes_provider = pulumi.Output.from_input(self.k8s_provider)
         return {
             "cluster_name": self.cluster_name,
             "kubeconfig": self.kubeconfig,
+            "kubernetes_provider": self.kubernetes_provider,
             "node_service_account_email": self.node_service_account_email,
         }

@@ -33,6 +33,8 @@ class GkeGpuComputeClass(PlannedComponent[cc.ComputeClassPlan]):
     def __init__(
         self, name: str, args: GkeGpuComputeClassArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. A GKE ComputeClass
+        that auto-creates tainted, labelled node pools for one GPU pool."""
         self._start(name, cc.compute_class_plan(*compute_class_args(args)), opts)
 
     def _create(self, name: str, plan: cc.ComputeClassPlan) -> dict[str, Any]:

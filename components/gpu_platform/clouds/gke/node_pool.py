@@ -40,6 +40,8 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
     def __init__(
         self, name: str, args: GkeGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. A tainted,
+        labelled, autoscaled GKE GPU node pool."""
         self._start(name, gke_node_pool_plan(*node_pool_args(args)), opts)
 
     def _create(self, name: str, plan: GkeNodePoolPlan) -> dict[str, Any]:
