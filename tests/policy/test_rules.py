@@ -608,6 +608,8 @@ CASES: dict[str, tuple[Any, Any]] = {
                 "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor", {"spec": {"topologyName": "gce-topology"}}
             ),
             res("kubernetes:kueue.x-k8s.io/v1beta2:Topology", {"metadata": {"name": "gce-topology"}}, "t"),
+        ],
+    ),
     "composition-agrees": (
         [
             aks_pool(
