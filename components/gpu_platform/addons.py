@@ -206,6 +206,23 @@ KARPENTER_CRD = Addon(
     "karpenter",
     release_holds_crds=True,
 )
+PROMETHEUS_OPERATOR_CRDS = Addon(
+    "prometheusOperatorCrds",
+    "the Prometheus Operator CRDs",
+    versions.PROMETHEUS_OPERATOR_CRDS,
+    "prometheus-operator-crds",
+    "observability",
+    release_holds_crds=True,
+)
+KUBE_PROMETHEUS_STACK = Addon(
+    "kubePrometheusStack",
+    "kube-prometheus-stack",
+    versions.KUBE_PROMETHEUS_STACK,
+    "kube-prometheus-stack",  # the chart names Prometheus, its ServiceAccount and services after the release
+    "observability",
+    reserves_namespace=True,
+    namespace_owner="the monitoring stack's namespace",
+)
 
 ADDONS: tuple[Addon, ...] = (
     GPU_OPERATOR,
@@ -224,6 +241,8 @@ ADDONS: tuple[Addon, ...] = (
     DRA_DRIVER,
     KARPENTER,
     KARPENTER_CRD,
+    PROMETHEUS_OPERATOR_CRDS,
+    KUBE_PROMETHEUS_STACK,
 )
 """Every add-on, in the order of ``versions.ALL_CHARTS``."""
 BY_KEY: dict[str, Addon] = {a.key: a for a in ADDONS}

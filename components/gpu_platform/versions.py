@@ -230,6 +230,40 @@ KARPENTER_CRD = ChartPin(
 KARPENTER_IMAGE_TAG = "1.14.1"
 KARPENTER_IMAGE_DIGEST = "sha256:723130949e4cab989461ff07d1be4cd781d63515432494641b33c235f300ae23"
 
+# --- Observability ---------------------------------------------------------------------------
+# kube-prometheus-stack (prometheus-community/helm-charts), the embedded metrics path for any cluster, with
+# the Prometheus Operator CRDs from their own chart at the same operator version (v0.93.1): CRD templates,
+# so they upgrade with their release, and a release of their own kept when the stack is removed.
+KUBE_PROMETHEUS_STACK = ChartPin(
+    chart="kube-prometheus-stack",
+    version="88.5.3",
+    repo="https://prometheus-community.github.io/helm-charts",
+    namespace="monitoring",
+)
+PROMETHEUS_OPERATOR_CRDS = ChartPin(
+    chart="prometheus-operator-crds",
+    version="31.0.1",
+    repo="https://prometheus-community.github.io/helm-charts",
+    namespace="monitoring",
+)
+# NVIDIA's DCGM dashboard and the exporter's default counters, shipped as upstream has them. The GPU Operator
+# v26.7.0 runs dcgm-exporter 4.6.0-4.8.3; these come from 4.5.3-4.8.2 (tests/upstream/dcgm-exporter/SOURCE.yaml
+# says why and what differs).
+DCGM_EXPORTER_DASHBOARD = UpstreamFile(
+    repo="NVIDIA/dcgm-exporter",
+    commit="691c92762eb551313c825f6efe4ceeee20982801",
+    path="grafana/dcgm-exporter-dashboard.json",
+    file="dcgm-exporter-dashboard.json",
+    sha256="7c2172e582524efb70d9f585502366f7fec22b2464c3b89f75418ca648353e71",
+)
+DCGM_EXPORTER_DEFAULT_COUNTERS = UpstreamFile(
+    repo="NVIDIA/dcgm-exporter",
+    commit="691c92762eb551313c825f6efe4ceeee20982801",
+    path="etc/default-counters.csv",
+    file="dcgm-exporter-default-counters.csv",
+    sha256="13d8c92cffa649f17c4c0938bb16707daf27260e845c77eacf89dbb68a46eaf9",
+)
+
 ALL_CHARTS: tuple[ChartPin, ...] = (
     GPU_OPERATOR,
     KUEUE,
@@ -247,6 +281,8 @@ ALL_CHARTS: tuple[ChartPin, ...] = (
     DRA_DRIVER,
     KARPENTER,
     KARPENTER_CRD,
+    PROMETHEUS_OPERATOR_CRDS,
+    KUBE_PROMETHEUS_STACK,
 )
 """Every chart the library installs, once (``gpu_platform.addons`` gives each its release and namespace)."""
 

@@ -15,6 +15,7 @@ from gpu_platform.args.common import Cloud
 from gpu_platform.args.dra import DraSettings
 from gpu_platform.args.inference import InferenceServiceConfigArgs
 from gpu_platform.args.kueue import KueueSettings
+from gpu_platform.args.observability import ObservabilitySection
 from gpu_platform.args.operators import GpuOperatorSection, KServeSettings
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
@@ -91,3 +92,5 @@ class StackConfigArgs(TypedDict):
     """Volcano, the other gang scheduler (docs/workloads.md)."""
     dra: NotRequired[DraSection]
     """Dynamic Resource Allocation for the pools with ``allocation: dra``."""
+    observability: NotRequired[ObservabilitySection]
+    """GPU metrics, dashboards, alerts and GPU hours per team (docs/observability.md)."""

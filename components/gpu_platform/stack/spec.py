@@ -23,6 +23,7 @@ from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
 from gpu_platform.resolve.dra import DraSpec
 from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, no_operator_sharing
 from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue
+from gpu_platform.resolve.observability import ObservabilitySpec, resolve_observability
 from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.resolve.stack import (
     KServeSpec,
@@ -65,6 +66,8 @@ class PlatformSpec:
     """The workload controllers the stack installs."""
     volcano: VolcanoSpec | None = None
     """Volcano and its team queues, or ``None`` when it is not installed."""
+    observability: ObservabilitySpec | None = None
+    """The metrics path, dashboards and rules, or ``None`` when ``observability.enabled`` is false."""
 
 
 def load_platform(
@@ -105,6 +108,7 @@ def load_platform(
     if not operator.enabled:
         no_operator_sharing(pools.pools, at)
     dra = resolve_stack_dra(cfg, pools, cluster, driver, operator, at, p)
+    observability = resolve_observability(cloud, cfg.get("observability", {}), p.at("observability"))
     p.raise_for_config()
     assert cluster is not None and driver is not None
     kueue, volcano = with_capacity_basis(cloud, kueue, volcano, operator, driver, dra)
@@ -122,4 +126,5 @@ def load_platform(
         secret_sections=secret_sections or frozenset(),
         workloads=workloads,
         volcano=volcano,
+        observability=observability,
     )
