@@ -36,10 +36,16 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
     ) -> None:
         self._start(name, observability_plan(resolve_observability_args(args)), opts)
 
+    @property
+    def monitor_crds(self) -> list[Any]:
+        """What a chart rendering a ServiceMonitor must wait for: the CRDs' release, when this installs it."""
+        return [self._crds] if self._crds is not None else []
+
     def _create(self, name: str, plan: ObservabilityPlan) -> dict[str, Any]:
         deps = self._dependencies
         after = list(deps)
         ns = None
+        self._crds: Any = None
         if plan.spec.installs_stack:
             ns = helm_namespace(self, f"{name}-namespace", plan.namespace, depends_on=deps)
             after = [ns, *deps]
@@ -65,6 +71,7 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
                 depends_on=[crds, *after],
             )
             after = [crds, *after]
+            self._crds = crds
         for obj in plan.objects:
             meta = obj["metadata"]
             CustomResource(

@@ -37,8 +37,8 @@ def deploy(spec: PlatformSpec) -> dict[str, Any]:
     if spec.observability is not None:
         observability = addons.observability(spec, k8s_opts)
         outputs["observabilityBackend"] = observability.backend
-        if spec.observability.prometheus_operator:
-            kueue_opts = pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=[observability]))
+        if crds := observability.monitor_crds:  # Kueue's chart renders a ServiceMonitor
+            kueue_opts = pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=crds))
     if spec.gpu_operator is not None:
         operator = addons.gpu_operator(spec, k8s_opts)
         outputs["gpuOperatorStatus"] = operator.status
