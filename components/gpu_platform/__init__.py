@@ -35,6 +35,7 @@ from gpu_platform.args.autoprovisioning import (
     GkeGpuComputeClassArgs,
 )
 from gpu_platform.args.dra import DraDriverArgs
+from gpu_platform.args.observability import GpuObservabilityArgs
 from gpu_platform.args.workloads import (
     JobSetArgs,
     KubeflowTrainerArgs,
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from gpu_platform.operators.gpu_operator import GpuOperator
     from gpu_platform.operators.kserve import KServe
     from gpu_platform.operators.kueue import Kueue
+    from gpu_platform.operators.observability import GpuObservability
     from gpu_platform.operators.volcano import Volcano
     from gpu_platform.operators.workloads import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
 
@@ -94,6 +96,7 @@ _COMPONENTS = {
     "KubeflowTrainer": "gpu_platform.operators.workloads",
     "KubeRay": "gpu_platform.operators.workloads",
     "Volcano": "gpu_platform.operators.volcano",
+    "GpuObservability": "gpu_platform.operators.observability",
     # DRA and node auto-provisioning
     "DraDriver": "gpu_platform.operators.dra",
     "EksKarpenter": "gpu_platform.clouds.eks.karpenter",
@@ -143,6 +146,8 @@ __all__ = [
     "GkeGpuNodePoolArgs",
     "GpuInferenceService",
     "GpuInferenceServiceArgs",
+    "GpuObservability",
+    "GpuObservabilityArgs",
     "GpuOperator",
     "GpuOperatorArgs",
     "GpuPoolArgs",

@@ -220,7 +220,6 @@ KUBE_PROMETHEUS_STACK = Addon(
     versions.KUBE_PROMETHEUS_STACK,
     "kube-prometheus-stack",  # the chart names Prometheus, its ServiceAccount and services after the release
     "observability",
-    reserves_namespace=True,
     namespace_owner="the monitoring stack's namespace",
 )
 

@@ -135,6 +135,9 @@ AWS_EFA_DEVICE_PLUGIN_IMAGE_REPOSITORY = (
 AWS_EFA_DEVICE_PLUGIN_IMAGE_TAG = "v0.5.20"
 EKS_POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
 """EKS add-on that serves Pod Identity credentials; its version is left to EKS (the cluster's default)."""
+EKS_NODE_MONITORING_AGENT_ADDON = "eks-node-monitoring-agent"
+"""EKS add-on that reports node health (GPU Xid and DCGM checks among them) as node conditions and events,
+which EKS node auto repair acts on; its version is left to EKS (the cluster's default)."""
 
 # --- Workload layer: the controllers the queues promise, and Volcano ------------------------
 # Versions, repositories and namespaces: tests/upstream/NEW_COMPONENTS_NOTES.md sections 0-5 (each chart is

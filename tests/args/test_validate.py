@@ -61,6 +61,7 @@ VALID: dict[str, dict[str, Any]] = {
     "EksKarpenterGpuNodePool": {"pool": EKS_POOL, "node_role_name": "r", "discovery": "c"},
     "AksNapGpuNodePool": {"pool": AKS_POOL},
     "GkeGpuComputeClass": {"pool": L4_POOL},
+    "GpuObservability": {"cloud": "gke"},
 }
 REQUIRED: dict[str, str] = {
     "GkeCluster": "location",
@@ -78,6 +79,7 @@ REQUIRED: dict[str, str] = {
     "EksKarpenterGpuNodePool": "node_role_name",
     "AksNapGpuNodePool": "pool",
     "GkeGpuComputeClass": "pool",
+    "GpuObservability": "cloud",
 }
 
 

@@ -72,7 +72,7 @@ def test_pins_are_registered_in_order_and_the_crds_release_is_stateful() -> None
     assert versions.ALL_CHARTS[-2:] == (versions.PROMETHEUS_OPERATOR_CRDS, versions.KUBE_PROMETHEUS_STACK)
     assert addons.PROMETHEUS_OPERATOR_CRDS.release_holds_crds
     assert "prometheus-operator-crds" in addons.crd_charts()
-    assert addons.reserved_namespaces()["monitoring"] == "the monitoring stack's namespace"
+    assert "monitoring" not in addons.reserved_namespaces()  # teams named so stay accepted, as before
     kps = yaml.safe_load(upstream("charts", KPS, "Chart.yaml").read_text())
     crds = yaml.safe_load(upstream("charts", "prometheus-operator-crds-31.0.1", "Chart.yaml").read_text())
     assert kps["version"] == versions.KUBE_PROMETHEUS_STACK.version
@@ -93,7 +93,9 @@ def test_stack_values_exist_in_the_chart() -> None:
     own = {k: v for k, v in values.items() if k not in SUBCHARTS}
     assert missing_upstream(own, chart) == []
     assert "enabled" in chart["grafana"]
-    assert missing_upstream({"prometheus": {"prometheusSpec": {"ruleSelectorNilUsesHelmValue": False}}}, chart)
+    assert missing_upstream(
+        {"prometheus": {"prometheusSpec": {"ruleSelectorNilUsesHelmValue": False}}}, chart
+    )
 
 
 def test_the_stack_renders_selecting_every_rule_and_monitor(kps_chart: Path) -> None:
@@ -188,7 +190,9 @@ def test_gpu_operator_renders_the_counters_and_a_servicemonitor_honoring_labels(
     dcgm = policy["spec"]["dcgmExporter"]
     assert dcgm["config"] == {"name": DCGM_METRICS_CONFIG_MAP}
     assert dcgm["serviceMonitor"]["enabled"] is True and dcgm["serviceMonitor"]["honorLabels"] is True
-    assert {"action": "labeldrop", "regex": "(pod|namespace|container)"} in dcgm["serviceMonitor"]["relabelings"]
+    assert {"action": "labeldrop", "regex": "(pod|namespace|container)"} in dcgm["serviceMonitor"][
+        "relabelings"
+    ]
 
 
 def test_operator_servicemonitor_relabelings_validate_as_a_servicemonitor() -> None:
@@ -199,7 +203,11 @@ def test_operator_servicemonitor_relabelings_validate_as_a_servicemonitor() -> N
         "spec": {
             "selector": {"matchLabels": {"app": "nvidia-dcgm-exporter"}},
             "endpoints": [
-                {"port": "gpu-metrics", "honorLabels": True, "relabelings": obs.dcgm_servicemonitor_relabelings()}
+                {
+                    "port": "gpu-metrics",
+                    "honorLabels": True,
+                    "relabelings": obs.dcgm_servicemonitor_relabelings(),
+                }
             ],
         },
     }
@@ -227,7 +235,9 @@ def test_kueue_renders_its_servicemonitor_for_the_monitoring_namespace() -> None
 # --- the component -----------------------------------------------------------------------------------------
 
 
-def test_component_keeps_the_crds_and_orders_everything_after_them(run_component: Callable[..., Plan]) -> None:
+def test_component_keeps_the_crds_and_orders_everything_after_them(
+    run_component: Callable[..., Plan],
+) -> None:
     plan = run_component(lambda: GpuObservability("obs", {"cloud": "aks"}))
     crds = plan.one(RELEASE, "obs-crds")
     stack = plan.one(RELEASE, "obs-stack")
@@ -240,9 +250,13 @@ def test_component_keeps_the_crds_and_orders_everything_after_them(run_component
     assert {m.inputs["metadata"]["labels"]["grafana_dashboard"] for m in maps} == {"1"}
 
 
-def test_existing_prometheus_operator_gets_only_rules_and_dashboards(run_component: Callable[..., Plan]) -> None:
+def test_existing_prometheus_operator_gets_only_rules_and_dashboards(
+    run_component: Callable[..., Plan],
+) -> None:
     plan = run_component(
-        lambda: GpuObservability("obs", {"cloud": "existing", "backend": "prometheus-operator", "namespace": "obs"})
+        lambda: GpuObservability(
+            "obs", {"cloud": "existing", "backend": "prometheus-operator", "namespace": "obs"}
+        )
     )
     assert plan.by_type(RELEASE) == [] and plan.by_type("kubernetes:core/v1:Namespace") == []
     (rule,) = plan.by_type(RULE)
@@ -274,8 +288,19 @@ def test_every_repository_stack_plans_its_metrics_path(stack: str) -> None:
     releases = {r.name: r for r in plan.by_type(RELEASE)}
     assert {"observability-crds", "observability-stack"} <= set(releases)
     (rule,) = plan.by_type(RULE)
-    assert problems_of({"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule", **rule.inputs}) == []
-    assert len([m for m in plan.by_type(CONFIG_MAP) if "grafana_dashboard" in m.inputs["metadata"].get("labels", {})]) == 2
+    assert (
+        problems_of({"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule", **rule.inputs}) == []
+    )
+    assert (
+        len(
+            [
+                m
+                for m in plan.by_type(CONFIG_MAP)
+                if "grafana_dashboard" in m.inputs["metadata"].get("labels", {})
+            ]
+        )
+        == 2
+    )
     dcgm = releases["gpu-operator-helm"].inputs["values"]["dcgmExporter"]
     assert dcgm["serviceMonitor"]["honorLabels"] is True and dcgm["config"]["create"] is True
     kueue = releases["kueue-helm"]
@@ -305,3 +330,32 @@ def test_bad_sections_name_the_key(section: dict[str, Any], key: str, fragment: 
         load_platform({**stack_raw_config("prod"), "observability": section})
     text = str(err.value)
     assert f"gpu-platform:{key}" in text and fragment in text, text
+
+
+# --- health: the cloud's node auto-repair ---------------------------------------------------------------
+
+
+def test_eks_gpu_node_groups_repair_with_the_monitoring_agent() -> None:
+    plan = _stack_plan("prod")
+    groups = {r.name: r.inputs for r in plan.by_type("aws:eks/nodeGroup:NodeGroup")}
+    gpu = {n: i for n, i in groups.items() if n.startswith("h100")}
+    assert gpu and all(i["nodeRepairConfig"] == {"enabled": True} for i in gpu.values())
+    assert "nodeRepairConfig" not in groups["gpu-prod-system"]
+    addons_ = {r.inputs["addonName"] for r in plan.by_type("aws:eks/addon:Addon")}
+    assert versions.EKS_NODE_MONITORING_AGENT_ADDON in addons_
+
+
+def test_node_auto_repair_can_be_left_off(plan_stack: Callable[..., Plan]) -> None:
+    raw = stack_raw_config("prod")
+    plan = plan_stack("prod", REPO, {"gpu-platform:observability": {"nodeAutoRepair": False}})
+    assert raw["cloud"] == "eks"
+    assert all("nodeRepairConfig" not in r.inputs for r in plan.by_type("aws:eks/nodeGroup:NodeGroup"))
+    assert versions.EKS_NODE_MONITORING_AGENT_ADDON not in {
+        r.inputs["addonName"] for r in plan.by_type("aws:eks/addon:Addon")
+    }
+
+
+def test_gke_pools_keep_auto_repair() -> None:
+    plan = _stack_plan("dev")
+    (pool,) = [r for r in plan.by_type("gcp:container/nodePool:NodePool") if r.name.startswith("l4")]
+    assert pool.inputs["management"]["autoRepair"] is True

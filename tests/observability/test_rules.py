@@ -43,7 +43,11 @@ def ksm_metrics() -> set[str]:
 
 
 def kueue_metrics() -> set[str]:
-    return set(re.findall(r"^\| `(kueue_[a-z_]+)` \|", upstream("kueue-metrics", "metrics.md").read_text(), re.MULTILINE))
+    return set(
+        re.findall(
+            r"^\| `(kueue_[a-z_]+)` \|", upstream("kueue-metrics", "metrics.md").read_text(), re.MULTILINE
+        )
+    )
 
 
 def shipped_dcgm_fields() -> frozenset[str]:
@@ -72,7 +76,11 @@ def grafana_exprs(board: dict[str, Any]) -> list[str]:
 
 def test_the_reference_lists_are_not_empty_and_hold_what_the_rules_need() -> None:
     assert {"kube_node_labels", "kube_node_status_allocatable"} <= ksm_metrics()
-    assert {"kube_pod_container_resource_requests", "kube_pod_status_phase", "kube_pod_labels"} <= ksm_metrics()
+    assert {
+        "kube_pod_container_resource_requests",
+        "kube_pod_status_phase",
+        "kube_pod_labels",
+    } <= ksm_metrics()
     assert "kueue_pending_workloads" in kueue_metrics()
     assert "DCGM_FI_DEV_XID_ERRORS" in default_dcgm_fields()
     assert "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL" not in default_dcgm_fields()  # commented out upstream

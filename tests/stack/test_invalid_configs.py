@@ -30,6 +30,7 @@ SECTIONS = {
     "gpu-pools": "gpuPools",
     "kserve": "kserve",
     "kueue": "kueue",
+    "observability": "observability",
     "volcano": "volcano",
     "workloads": "workloads",
 }

@@ -53,6 +53,10 @@ class ObservabilitySection(ObservabilitySettings):
 
     enabled: NotRequired[bool]
     """Default true."""
+    node_auto_repair: NotRequired[bool]
+    """The cloud's node auto-repair for GPU nodes (default true): on EKS the node monitoring agent add-on and
+    node repair on every GPU managed node group; GKE node pools always auto-repair and AKS repairs nodes by
+    itself (what each covers for GPUs: docs/observability.md)."""
 
 
 class GpuObservabilityArgs(ObservabilitySettings):

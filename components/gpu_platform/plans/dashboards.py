@@ -24,7 +24,9 @@ def nvidia_dcgm_dashboard() -> str:
     return resources.files("gpu_platform").joinpath("data", versions.DCGM_EXPORTER_DASHBOARD.file).read_text()
 
 
-def _panel(pid: int, title: str, exprs: dict[str, str], x: int, y: int, kind: str = "timeseries", unit: str = "short") -> dict[str, Any]:
+def _panel(
+    pid: int, title: str, exprs: dict[str, str], x: int, y: int, kind: str = "timeseries", unit: str = "short"
+) -> dict[str, Any]:
     return {
         "id": pid,
         "type": kind,
@@ -61,7 +63,9 @@ def platform_panels() -> list[dict[str, Any]]:
         ),
         (
             "GPUs per team (namespace / LocalQueue)",
-            {"{{namespace}} / {{queue}}": "sum by (namespace, queue) (gpu_platform:team_gpu_requests:running)"},
+            {
+                "{{namespace}} / {{queue}}": "sum by (namespace, queue) (gpu_platform:team_gpu_requests:running)"
+            },
             "timeseries",
             "short",
         ),
@@ -104,7 +108,9 @@ def platform_panels() -> list[dict[str, Any]]:
         ),
         (
             "GPU nodes with a failed MIG reconfiguration",
-            {"{{node}}": f'max by (node) (kube_node_labels{{{ksm_label("nvidia.com/mig.config.state")}="failed"}})'},
+            {
+                "{{node}}": f'max by (node) (kube_node_labels{{{ksm_label("nvidia.com/mig.config.state")}="failed"}})'
+            },
             "table",
             "short",
         ),
@@ -126,7 +132,9 @@ def platform_dashboard() -> dict[str, Any]:
         "time": {"from": "now-24h", "to": "now"},
         "refresh": "1m",
         "templating": {
-            "list": [{"name": "datasource", "type": "datasource", "query": "prometheus", "current": {}, "hide": 0}]
+            "list": [
+                {"name": "datasource", "type": "datasource", "query": "prometheus", "current": {}, "hide": 0}
+            ]
         },
         "panels": platform_panels(),
     }
@@ -142,7 +150,11 @@ def dashboard_config_maps(namespace: str) -> list[dict[str, Any]]:
         {
             "apiVersion": "v1",
             "kind": "ConfigMap",
-            "metadata": {"name": f"gpu-dashboard-{key}", "namespace": namespace, "labels": dict(DASHBOARD_LABEL)},
+            "metadata": {
+                "name": f"gpu-dashboard-{key}",
+                "namespace": namespace,
+                "labels": dict(DASHBOARD_LABEL),
+            },
             "data": {f"{key}.json": text},
         }
         for key, text in boards.items()

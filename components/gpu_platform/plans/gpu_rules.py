@@ -301,7 +301,11 @@ def rule_groups(gpu_operator_namespace: str) -> tuple[RuleGroup, ...]:
 
 def dcgm_default_counters() -> str:
     """The exporter's own default counters CSV, byte for byte (``versions.DCGM_EXPORTER_DEFAULT_COUNTERS``)."""
-    return resources.files("gpu_platform").joinpath("data", versions.DCGM_EXPORTER_DEFAULT_COUNTERS.file).read_text()
+    return (
+        resources.files("gpu_platform")
+        .joinpath("data", versions.DCGM_EXPORTER_DEFAULT_COUNTERS.file)
+        .read_text()
+    )
 
 
 def dcgm_metrics_csv(extra: Sequence[str] = DCGM_EXTRA_FIELDS) -> str:

@@ -14,6 +14,7 @@ from gpu_platform.args.observability import (
     MetricsBackend,
 )
 from gpu_platform.args.validate import check_arguments
+from gpu_platform.clouds import profile_of
 from gpu_platform.errors import Problems
 
 
@@ -27,6 +28,8 @@ class ObservabilitySpec:
     values: Mapping[str, Any] = field(default_factory=dict)
     namespace: str = DEFAULT_NAMESPACE
     gpu_operator_namespace: str = GPU_OPERATOR.namespace
+    node_auto_repair: bool = True
+    """The stack turns on the cloud's node auto-repair where it is a setting (EKS)."""
 
     @property
     def installs_stack(self) -> bool:
@@ -42,7 +45,8 @@ class ObservabilitySpec:
 def check_observability(cloud: str, section: Mapping[str, Any], p: Problems) -> None:
     """Checks across the section's keys (types and choices are the schema's)."""
     backend = section.get("backend", DEFAULT_BACKEND)
-    if backend == MetricsBackend.GKE_MANAGED_PROMETHEUS and cloud != "gke":
+    managed = profile_of(cloud).managed_prometheus
+    if backend == MetricsBackend.GKE_MANAGED_PROMETHEUS and backend != managed:
         p.add(
             ("backend",),
             f"gke-managed-prometheus is GKE's managed collection and this cloud is {cloud}; valid choices: "
@@ -54,7 +58,9 @@ def check_observability(cloud: str, section: Mapping[str, Any], p: Problems) -> 
                 p.add((key,), f"applies to the kube-prometheus-stack backend only, and backend is {backend}")
 
 
-def observability_spec(cloud: str, section: Mapping[str, Any], namespace: str | None = None) -> ObservabilitySpec:
+def observability_spec(
+    cloud: str, section: Mapping[str, Any], namespace: str | None = None
+) -> ObservabilitySpec:
     return ObservabilitySpec(
         cloud=cloud,
         backend=str(section.get("backend", DEFAULT_BACKEND)),
@@ -62,6 +68,7 @@ def observability_spec(cloud: str, section: Mapping[str, Any], namespace: str | 
         values=dict(section.get("values", {})),
         namespace=namespace or KUBE_PROMETHEUS_STACK.namespace,
         gpu_operator_namespace=str(section.get("gpu_operator_namespace", GPU_OPERATOR.namespace)),
+        node_auto_repair=bool(section.get("node_auto_repair", True)),
     )
 
 

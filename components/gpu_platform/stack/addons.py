@@ -11,9 +11,9 @@ import pulumi
 from gpu_platform import addons
 from gpu_platform.clouds import profile_of
 from gpu_platform.plans.gpu_operator import gpu_operator_plan
+from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.inference import inference_service_plan
 from gpu_platform.plans.kserve import cert_manager_plan, kserve_plan
-from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.kueue import kueue_plan
 from gpu_platform.plans.observability import dcgm_exporter_values, kueue_values, observability_plan
 from gpu_platform.resolve.gpu_operator import ResolvedGpuOperator
