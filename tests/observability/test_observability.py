@@ -346,9 +346,9 @@ def test_eks_gpu_node_groups_repair_with_the_monitoring_agent() -> None:
 
 
 def test_node_auto_repair_can_be_left_off(plan_stack: Callable[..., Plan]) -> None:
-    raw = stack_raw_config("prod")
-    plan = plan_stack("prod", REPO, {"gpu-platform:observability": {"nodeAutoRepair": False}})
-    assert raw["cloud"] == "eks"
+    doc = yaml.safe_load((REPO / "stacks" / "Pulumi.prod.yaml").read_text())["config"]
+    plan = plan_stack("prod", REPO, {**doc, "gpu-platform:observability": {"nodeAutoRepair": False}})
+    assert doc["gpu-platform:cloud"] == "eks"
     assert all("nodeRepairConfig" not in r.inputs for r in plan.by_type("aws:eks/nodeGroup:NodeGroup"))
     assert versions.EKS_NODE_MONITORING_AGENT_ADDON not in {
         r.inputs["addonName"] for r in plan.by_type("aws:eks/addon:Addon")
