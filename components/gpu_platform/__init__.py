@@ -72,6 +72,7 @@ from gpu_platform.args.kueue import (
     WithinClusterQueueName,
 )
 from gpu_platform.args.network import NetworkOperatorArgs
+from gpu_platform.args.observability import GpuObservabilityArgs
 from gpu_platform.args.operators import (
     DeploymentMode,
     DeploymentModeName,
@@ -135,6 +136,7 @@ if TYPE_CHECKING:
     from gpu_platform.operators.gpu_operator import GpuOperator
     from gpu_platform.operators.kserve import KServe
     from gpu_platform.operators.kueue import Kueue
+    from gpu_platform.operators.observability import GpuObservability
     from gpu_platform.operators.slurm import SlurmCluster
     from gpu_platform.operators.volcano import Volcano
     from gpu_platform.operators.workloads import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
@@ -169,6 +171,7 @@ _COMPONENTS = {
     "KubeRay": "gpu_platform.operators.workloads",
     "Volcano": "gpu_platform.operators.volcano",
     "SlurmCluster": "gpu_platform.operators.slurm",
+    "GpuObservability": "gpu_platform.operators.observability",
     # DRA and node auto-provisioning
     "DraDriver": "gpu_platform.operators.dra",
     "EksKarpenter": "gpu_platform.clouds.eks.karpenter",
@@ -249,6 +252,8 @@ __all__ = [
     "GpuDockerHostArgs",
     "GpuInferenceService",
     "GpuInferenceServiceArgs",
+    "GpuObservability",
+    "GpuObservabilityArgs",
     "GpuOperator",
     "GpuOperatorArgs",
     "GpuPlatform",

@@ -240,6 +240,22 @@ SLURM = Addon(
     namespace_owner="the Slurm cluster's namespace",
     gang_scheduler=True,
 )
+PROMETHEUS_OPERATOR_CRDS = Addon(
+    "prometheusOperatorCrds",
+    "the Prometheus Operator CRDs",
+    versions.PROMETHEUS_OPERATOR_CRDS,
+    "prometheus-operator-crds",
+    "observability",
+    release_holds_crds=True,
+)
+KUBE_PROMETHEUS_STACK = Addon(
+    "kubePrometheusStack",
+    "kube-prometheus-stack",
+    versions.KUBE_PROMETHEUS_STACK,
+    "kube-prometheus-stack",  # the chart names Prometheus, its ServiceAccount and services after the release
+    "observability",
+    namespace_owner="the monitoring stack's namespace",
+)
 
 ADDONS: tuple[Addon, ...] = (
     GPU_OPERATOR,
@@ -262,6 +278,8 @@ ADDONS: tuple[Addon, ...] = (
     SLURM_OPERATOR_CRDS,
     SLURM_OPERATOR,
     SLURM,
+    PROMETHEUS_OPERATOR_CRDS,
+    KUBE_PROMETHEUS_STACK,
 )
 """Every add-on, in the order of ``versions.ALL_CHARTS``."""
 BY_KEY: dict[str, Addon] = {a.key: a for a in ADDONS}

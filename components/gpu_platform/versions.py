@@ -151,6 +151,9 @@ RDMA_SHARED_DEVICE_PLUGIN_IMAGE = "k8s-rdma-shared-dev-plugin"
 RDMA_SHARED_DEVICE_PLUGIN_VERSION = "network-operator-v26.4.1"
 EKS_POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
 """EKS add-on that serves Pod Identity credentials; its version is left to EKS (the cluster's default)."""
+EKS_NODE_MONITORING_AGENT_ADDON = "eks-node-monitoring-agent"
+"""EKS add-on that reports node health (GPU Xid and DCGM checks among them) as node conditions and events,
+which EKS node auto repair acts on; its version is left to EKS (the cluster's default)."""
 
 # --- Workload layer: the controllers the queues promise, and Volcano ------------------------
 # Versions, repositories and namespaces: tests/upstream/NEW_COMPONENTS_NOTES.md sections 0-5 (each chart is
@@ -281,6 +284,41 @@ SLURMD_PYXIS_IMAGE_REPOSITORY = "ghcr.io/slinkyproject/slurmd-pyxis"
 LOGIN_PYXIS_IMAGE_REPOSITORY = "ghcr.io/slinkyproject/login-pyxis"
 """The login image with the same pyxis plugin, so ``srun --container-*`` options parse on the login pod."""
 
+
+# --- Observability ---------------------------------------------------------------------------
+# kube-prometheus-stack (prometheus-community/helm-charts), the embedded metrics path for any cluster, with
+# the Prometheus Operator CRDs from their own chart at the same operator version (v0.93.1): CRD templates,
+# so they upgrade with their release, and a release of their own kept when the stack is removed.
+KUBE_PROMETHEUS_STACK = ChartPin(
+    chart="kube-prometheus-stack",
+    version="88.5.3",
+    repo="https://prometheus-community.github.io/helm-charts",
+    namespace="monitoring",
+)
+PROMETHEUS_OPERATOR_CRDS = ChartPin(
+    chart="prometheus-operator-crds",
+    version="31.0.1",
+    repo="https://prometheus-community.github.io/helm-charts",
+    namespace="monitoring",
+)
+# NVIDIA's DCGM dashboard and the exporter's default counters, shipped as upstream has them. The GPU Operator
+# v26.7.0 runs dcgm-exporter 4.6.0-4.8.3; these come from 4.5.3-4.8.2 (tests/upstream/dcgm-exporter/SOURCE.yaml
+# says why and what differs).
+DCGM_EXPORTER_DASHBOARD = UpstreamFile(
+    repo="NVIDIA/dcgm-exporter",
+    commit="691c92762eb551313c825f6efe4ceeee20982801",
+    path="grafana/dcgm-exporter-dashboard.json",
+    file="dcgm-exporter-dashboard.json",
+    sha256="7c2172e582524efb70d9f585502366f7fec22b2464c3b89f75418ca648353e71",
+)
+DCGM_EXPORTER_DEFAULT_COUNTERS = UpstreamFile(
+    repo="NVIDIA/dcgm-exporter",
+    commit="691c92762eb551313c825f6efe4ceeee20982801",
+    path="etc/default-counters.csv",
+    file="dcgm-exporter-default-counters.csv",
+    sha256="13d8c92cffa649f17c4c0938bb16707daf27260e845c77eacf89dbb68a46eaf9",
+)
+
 ALL_CHARTS: tuple[ChartPin, ...] = (
     GPU_OPERATOR,
     KUEUE,
@@ -302,6 +340,8 @@ ALL_CHARTS: tuple[ChartPin, ...] = (
     SLURM_OPERATOR_CRDS,
     SLURM_OPERATOR,
     SLURM,
+    PROMETHEUS_OPERATOR_CRDS,
+    KUBE_PROMETHEUS_STACK,
 )
 """Every chart the library installs, once (``gpu_platform.addons`` gives each its release and namespace)."""
 

@@ -76,6 +76,7 @@ VALID: dict[str, dict[str, Any]] = {
         "gpu_pools": [EXISTING_POOL],
         "gpu_operator": {"driver": {"owner": "operator"}},
     },
+    "GpuObservability": {"cloud": "gke"},
 }
 REQUIRED: dict[str, str] = {
     "GkeCluster": "location",
@@ -94,6 +95,7 @@ REQUIRED: dict[str, str] = {
     "AksNapGpuNodePool": "pool",
     "GkeGpuComputeClass": "pool",
     "GpuPlatform": "gpu_pools",
+    "GpuObservability": "cloud",
 }
 
 

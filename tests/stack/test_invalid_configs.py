@@ -31,6 +31,7 @@ SECTIONS = {
     "kserve": "kserve",
     "kueue": "kueue",
     "slurm": "slurm",
+    "observability": "observability",
     "volcano": "volcano",
     "workloads": "workloads",
 }

@@ -137,6 +137,34 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
     ),
     # NVIDIA GPU Operator
     ("nvidia.com/v1", "ClusterPolicy"): ("gpu-operator", "crds", "nvidia.com_clusterpolicies.yaml"),
+    # Prometheus Operator v0.93.1 (the CRDs kube-prometheus-stack 88.5.3 and prometheus-operator-crds 31.0.1 ship)
+    ("monitoring.coreos.com/v1", "PrometheusRule"): (
+        "charts",
+        "kube-prometheus-stack-88.5.3",
+        "charts",
+        "crds",
+        "crds",
+        "crd-prometheusrules.yaml",
+    ),
+    ("monitoring.coreos.com/v1", "ServiceMonitor"): (
+        "charts",
+        "kube-prometheus-stack-88.5.3",
+        "charts",
+        "crds",
+        "crds",
+        "crd-servicemonitors.yaml",
+    ),
+    # Google Cloud Managed Service for Prometheus (GKE managed collection)
+    ("monitoring.googleapis.com/v1", "ClusterPodMonitoring"): (
+        "gke-managed-prometheus",
+        "crds",
+        "monitoring.googleapis.com_clusterpodmonitorings.yaml",
+    ),
+    ("monitoring.googleapis.com/v1", "ClusterRules"): (
+        "gke-managed-prometheus",
+        "crds",
+        "monitoring.googleapis.com_clusterrules.yaml",
+    ),
     # Karpenter: the NodePool CRD differs per provider (label domains), so its kind is keyed ``NodePool@<provider>``
     ("karpenter.sh/v1", "NodePool@aws"): ("karpenter-aws", "crds", "karpenter.sh_nodepools.yaml"),
     ("karpenter.sh/v1", "NodePool@azure"): ("karpenter-azure", "crds", "karpenter.sh_nodepools.yaml"),

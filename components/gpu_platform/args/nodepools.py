@@ -61,6 +61,10 @@ class EksGpuNodePoolArgs(GpuNodePoolArgs):
     security_group_ids: NotRequired[Input[Sequence[Input[str]]]]
     """Required with ``pool.efa``: security groups of the EFA interfaces, normally the cluster security
     group (it allows all traffic between its members, which EFA needs)."""
+    node_repair: NotRequired[bool]
+    """EKS node auto repair on the node group (``nodeRepairConfig``): EKS reboots or replaces nodes whose
+    conditions the node monitoring agent add-on marks unhealthy (``AcceleratedHardwareReady`` for GPUs).
+    Default false here; the stack turns it on with ``observability.nodeAutoRepair``."""
 
 
 class AksGpuNodePoolArgs(GpuNodePoolArgs):

@@ -15,6 +15,7 @@ from gpu_platform.args.common import CloudValue
 from gpu_platform.args.dra import DraSettings
 from gpu_platform.args.inference import InferenceServiceConfigArgs
 from gpu_platform.args.kueue import KueueSettings
+from gpu_platform.args.observability import ObservabilitySection
 from gpu_platform.args.operators import GpuOperatorSection, KServeSettings
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.slurm import SlurmSettings
@@ -102,3 +103,5 @@ class StackConfigArgs(TypedDict):
     """Dynamic Resource Allocation for the pools with ``allocation: dra``."""
     slurm: NotRequired[SlurmSection]
     """Slurm on Kubernetes (Slinky) on the pools it owns (docs/slurm.md)."""
+    observability: NotRequired[ObservabilitySection]
+    """GPU metrics, dashboards, alerts and GPU hours per team (docs/observability.md)."""

@@ -24,6 +24,14 @@ _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 """libyaml when PyYAML has it: charts whose CRDs are templates (Kubeflow Trainer, Volcano) render megabytes."""
 
 
+class _ChartLoader(_LOADER):  # type: ignore[misc,valid-type]
+    """A bare ``=`` is YAML 1.1's ``value`` tag, which PyYAML's safe loaders refuse; Kubernetes reads it as
+    the string ``=`` (the Prometheus Operator CRDs list the label matcher operators ``=``, ``!=``, ``=~``)."""
+
+
+_ChartLoader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.construct_scalar(node))
+
+
 class RenderError(RuntimeError):
     """A release cannot be rendered: no chart directory, the extra is missing, or Helm refused."""
 
@@ -54,7 +62,7 @@ def _objects(texts: dict[str, str]) -> list[dict[str, Any]]:
             continue
         for part in _SEPARATOR.split(texts[path]):
             try:
-                doc = yaml.load(part, Loader=_LOADER)
+                doc = yaml.load(part, Loader=_ChartLoader)
             except yaml.YAMLError as exc:
                 raise RenderError(
                     f"{path}: rendered output is not YAML: {' '.join(str(exc).split())}"

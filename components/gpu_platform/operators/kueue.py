@@ -164,6 +164,9 @@ class Kueue(PlannedComponent[KueuePlan]):
             values=plan.values,
             secret=plan.secret_values,
             create_namespace=True,
+            # The component's own dependencies (the Prometheus Operator CRDs when the chart renders its
+            # ServiceMonitor); none otherwise, so the release keeps the inputs it always had.
+            depends_on=self._dependencies or None,
             # The chart's CRDs are templates without a keep policy: uninstalling it would delete every
             # Workload, queue and flavor in the cluster. Removing Kueue from the stack leaves the release
             # installed; uninstall it on purpose (docs/day2.md).

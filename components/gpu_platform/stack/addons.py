@@ -11,9 +11,11 @@ import pulumi
 from gpu_platform import addons
 from gpu_platform.clouds import profile_of
 from gpu_platform.plans.gpu_operator import gpu_operator_plan
+from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.inference import inference_service_plan
 from gpu_platform.plans.kserve import cert_manager_plan, kserve_plan
 from gpu_platform.plans.kueue import kueue_plan
+from gpu_platform.plans.observability import dcgm_exporter_values, kueue_values, observability_plan
 from gpu_platform.resolve.gpu_operator import ResolvedGpuOperator
 
 if TYPE_CHECKING:
@@ -29,13 +31,19 @@ def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
     )
     plan = replace(gpu_operator_plan(target), secret_values="gpu_operator" in spec.secret_sections)
     if (installer := profile_of(spec.cloud).gpu_operator_installer) is not None:
+        # The counters ConfigMap is a chart template, which an OLM ClusterPolicy has no equivalent of.
         return import_module(installer).install(addons.GPU_OPERATOR.component_name, plan, opts)
+    if spec.observability is not None:  # the exporter's counters and ServiceMonitor for the metrics path
+        extra = dcgm_exporter_values(spec.observability)
+        scraped = spec.observability.prometheus_operator or plan.service_monitor
+        plan = replace(plan, values=deep_merge(plan.values, extra), service_monitor=scraped)
     return GpuOperator.from_plan(addons.GPU_OPERATOR.component_name, plan, opts)
 
 
 def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str, Any]) -> Any:
     """Kueue without team namespaces: the stack owns every namespace (``stack.namespaces``); each LocalQueue
-    waits for its own namespace only."""
+    waits for its own namespace only. With a Prometheus Operator metrics path its chart renders a
+    ServiceMonitor, so ``opts`` then carry the CRDs' release."""
     from gpu_platform.operators.kueue import Kueue
 
     assert spec.kueue is not None
@@ -43,7 +51,19 @@ def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str
     plan = kueue_plan(
         spec.queue_pools, spec.kueue, addons.KUEUE.namespace, manage_namespaces=False, secret=secret
     )
+    if spec.observability is not None and (extra := kueue_values(spec.observability)):
+        plan = replace(plan, values=deep_merge(plan.values, extra))
     return Kueue.in_namespaces(addons.KUEUE.component_name, plan, namespaces, opts)
+
+
+def observability(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
+    """The metrics path, dashboards and rules; created before the GPU Operator and Kueue, whose
+    ServiceMonitors need the Prometheus Operator CRDs."""
+    from gpu_platform.operators.observability import GpuObservability
+
+    assert spec.observability is not None
+    plan = observability_plan(spec.observability, secret="observability" in spec.secret_sections)
+    return GpuObservability.from_plan(addons.KUBE_PROMETHEUS_STACK.component_name, plan, opts)
 
 
 def dra(

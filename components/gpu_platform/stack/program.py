@@ -41,11 +41,17 @@ def deploy_platform(
     outputs.update(cloud_addons(spec, infra, k8s_opts))
     namespaces = create_namespaces(spec, k8s_opts)
     operator = kueue = None
+    kueue_opts = k8s_opts
+    if spec.observability is not None:
+        observability = addons.observability(spec, k8s_opts)
+        outputs["observabilityBackend"] = observability.backend
+        if crds := observability.monitor_crds:  # Kueue's chart renders a ServiceMonitor
+            kueue_opts = pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=crds))
     if spec.gpu_operator is not None:
         operator = addons.gpu_operator(spec, k8s_opts)
         outputs["gpuOperatorStatus"] = operator.status
     if spec.kueue is not None:
-        kueue = addons.kueue(spec, k8s_opts, namespaces)
+        kueue = addons.kueue(spec, kueue_opts, namespaces)
         outputs["clusterQueues"] = kueue.cluster_queue_names
     # Workload layer: Volcano and the controllers behind Kueue's integrations.
     outputs.update(deploy_workloads(spec, k8s_opts, namespaces))

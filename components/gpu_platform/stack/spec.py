@@ -25,6 +25,7 @@ from gpu_platform.resolve.dra import DraSpec
 from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, no_operator_sharing
 from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue, without_exclusive
 from gpu_platform.resolve.network import topology_needs_kueue
+from gpu_platform.resolve.observability import ObservabilitySpec, resolve_observability
 from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.resolve.slurm import SlurmSpec, slurm_pool_names
 from gpu_platform.resolve.stack import (
@@ -77,6 +78,9 @@ class PlatformSpec:
         """The pools Kueue's quotas count: every pool but Slurm's."""
         owned = set(self.slurm.pool_names) if self.slurm is not None else set()
         return tuple(p for p in self.pools if p.name not in owned)
+
+    observability: ObservabilitySpec | None = None
+    """The metrics path, dashboards and rules, or ``None`` when ``observability.enabled`` is false."""
 
 
 def load_platform(
@@ -136,6 +140,7 @@ def resolve_platform(
     if not operator.enabled:
         no_operator_sharing(pools.pools, at)
     dra = resolve_stack_dra(cfg, pools, cluster, driver, operator, at, p)
+    observability = resolve_observability(cloud, cfg.get("observability", {}), p.at("observability"))
     if p or cluster is None or driver is None:
         return None
     kueue, volcano = with_capacity_basis(cloud, kueue, volcano, operator, driver, dra)
@@ -154,4 +159,5 @@ def resolve_platform(
         workloads=workloads,
         volcano=volcano,
         slurm=slurm,
+        observability=observability,
     )

@@ -124,6 +124,9 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
                 id=self.launch_template.id, version=self.launch_template.latest_version.apply(str)
             ),
             update_config=eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
+            node_repair_config=(
+                eks.NodeGroupNodeRepairConfigArgs(enabled=True) if inputs.get("node_repair") else None
+            ),
             opts=self.child_opts(ignore_changes=IGNORE_CHANGES, protect=plan.protect),
         )
         self._autoscaler_tags(name, plan)

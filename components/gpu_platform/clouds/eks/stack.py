@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from gpu_platform.stack.spec import PlatformSpec
 
 POD_IDENTITY_AGENT = "eks-pod-identity-agent"
+NODE_MONITORING_AGENT = versions.EKS_NODE_MONITORING_AGENT_ADDON
 """The stack's one ``eks-pod-identity-agent`` add-on, whichever autoscaler uses it: a new name on a switch between
 ``cluster-autoscaler`` and ``karpenter`` would create a second add-on of the same kind, which EKS refuses."""
 KARPENTER_COMPONENT = ("gpu-platform:index:EksKarpenter", "karpenter")
@@ -53,6 +54,21 @@ def _pod_identity_agent(spec: PlatformSpec, cluster_name: Any, parent: pulumi.Re
     return [addon]
 
 
+def node_repair(spec: PlatformSpec) -> bool:
+    """``observability.nodeAutoRepair``: node repair on the GPU node groups, with the agent that sees GPUs fail."""
+    return spec.observability is not None and spec.observability.node_auto_repair
+
+
+def _node_monitoring_agent(spec: PlatformSpec, cluster_name: Any) -> list[Any]:
+    """The node monitoring agent add-on (``[]`` without node repair): without it node repair sees only a
+    node's readiness, not its GPUs (Xid errors, DCGM health, NVIDIA driver and fabric manager)."""
+    if not node_repair(spec):
+        return []
+    import pulumi_aws as aws
+
+    return [aws.eks.Addon(NODE_MONITORING_AGENT, cluster_name=cluster_name, addon_name=NODE_MONITORING_AGENT)]
+
+
 def _zones(spec: PlatformSpec) -> list[str]:
     """``cluster.zones``, or the region's first available zones: never derived from the pools, so editing a
     pool never moves a subnet (``load_platform`` requires ``cluster.zones`` when pools name zones)."""
@@ -80,7 +96,9 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
             "subnet_ids": list(c.existing_subnet_ids),
             "protect": not c.disposable,
             **version,
+            **({"node_repair": True} if node_repair(spec) else {}),
         }
+        _node_monitoring_agent(spec, c.name)
         pools = {}
         for pool in spec.pools:
             pool_inputs = dict(attached)
@@ -106,6 +124,7 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
     if karpenter:
         settings["karpenter_discovery"] = True
     cluster = EksCluster.from_plan(c.name, eks_cluster_plan(c.name, c.system_pool, settings), opts)
+    _node_monitoring_agent(spec, cluster.cluster_name)  # Karpenter's node repair reads its conditions too
     if karpenter:
         pools = _karpenter_pools(spec, cluster, opts)
         return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
@@ -117,6 +136,7 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
             "cluster_name": cluster.cluster_name,
             "node_role_arn": cluster.node_role_arn,
             **version,
+            **({"node_repair": True} if node_repair(spec) else {}),
         }
         if pool.efa:
             # EFA wants one zone and a cluster placement group: the pool's first zone only.

@@ -87,6 +87,7 @@ class GkeProfile(CloudProfile):
     cluster_keys = frozenset({"project"})
     host_driver_floor = HOST_DRIVER_FLOOR
     mig_manager_reboot = True
+    managed_prometheus = "gke-managed-prometheus"
     cloud_sharing_modes = frozenset({"time-slicing", "mps", "mig"})
     cloud_mig_strategy = "single"
     cloud_sharing_runs_own_device_plugin = True

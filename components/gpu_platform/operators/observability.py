@@ -1,0 +1,94 @@
+"""``GpuObservability``: where GPU metrics land, with the GPU dashboards and rules (docs/observability.md).
+
+With the ``kube-prometheus-stack`` backend: the namespace, the Prometheus Operator CRDs as a release of their
+own (``prometheus-operator-crds``, kept when the component goes so no ServiceMonitor or rule is deleted with
+it), then kube-prometheus-stack with its CRD subchart off. The ``PrometheusRule`` and the dashboard ConfigMaps
+follow the CRDs' release. With ``prometheus-operator`` only the rule and the dashboards are created, in a namespace that exists; with
+``gke-managed-prometheus`` a ``ClusterPodMonitoring`` and ``ClusterRules`` (GKE installs their CRDs).
+"""
+
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_kubernetes.apiextensions import CustomResource
+
+from gpu_platform.addons import KUBE_PROMETHEUS_STACK, PROMETHEUS_OPERATOR_CRDS
+from gpu_platform.args.observability import GpuObservabilityArgs
+from gpu_platform.component import PlannedComponent
+from gpu_platform.operators.helm import helm_namespace, helm_release
+from gpu_platform.plans.observability import ObservabilityPlan, observability_plan
+from gpu_platform.resolve.observability import resolve_observability_args
+
+
+class GpuObservability(PlannedComponent[ObservabilityPlan]):
+    """GPU metrics path, NVIDIA's DCGM and the platform's Grafana dashboards, GPU alerts and GPU-hour records."""
+
+    _type_token = "gpu-platform:index:GpuObservability"
+
+    backend: pulumi.Output[str]
+    """The metrics backend (``kube-prometheus-stack``, ``prometheus-operator``, ``gke-managed-prometheus``)."""
+    rule_names: pulumi.Output[list[str]]
+    """Every alert and recorded series the rules define."""
+
+    def __init__(
+        self, name: str, args: GpuObservabilityArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        self._start(name, observability_plan(resolve_observability_args(args)), opts)
+
+    @property
+    def monitor_crds(self) -> list[Any]:
+        """What a chart rendering a ServiceMonitor must wait for: the CRDs' release, when this installs it."""
+        return [self._crds] if self._crds is not None else []
+
+    def _create(self, name: str, plan: ObservabilityPlan) -> dict[str, Any]:
+        deps = self._dependencies
+        after = list(deps)
+        ns = None
+        self._crds: Any = None
+        if plan.spec.installs_stack:
+            ns = helm_namespace(self, f"{name}-namespace", plan.namespace, depends_on=deps)
+            after = [ns, *deps]
+            crds = helm_release(
+                self,
+                f"{name}-crds",
+                PROMETHEUS_OPERATOR_CRDS.pin,
+                PROMETHEUS_OPERATOR_CRDS.release_name,
+                plan.namespace,
+                values=dict(plan.crds_values),
+                depends_on=after,
+                retain_on_delete=PROMETHEUS_OPERATOR_CRDS.release_holds_crds,
+            )
+            helm_release(
+                self,
+                f"{name}-stack",
+                KUBE_PROMETHEUS_STACK.pin,
+                KUBE_PROMETHEUS_STACK.release_name,
+                plan.namespace,
+                values=dict(plan.stack_values),
+                secret=plan.secret_values,
+                skip_crds=True,
+                depends_on=[crds, *after],
+            )
+            after = [crds, *after]
+            self._crds = crds
+        for obj in plan.objects:
+            meta = obj["metadata"]
+            CustomResource(
+                f"{name}-{obj['kind'].lower()}-{meta['name']}",
+                api_version=obj["apiVersion"],
+                kind=obj["kind"],
+                metadata=meta,
+                spec=obj["spec"],
+                opts=self.child_opts(depends_on=after),
+            )
+        for cm in plan.config_maps:
+            k8s.core.v1.ConfigMap(
+                f"{name}-{cm['metadata']['name']}",
+                metadata=cm["metadata"],
+                data=cm["data"],
+                opts=self.child_opts(depends_on=[ns, *deps] if ns is not None else deps),
+            )
+        self.backend = pulumi.Output.from_input(plan.spec.backend)
+        self.rule_names = pulumi.Output.from_input([r.name for g in plan.groups for r in g.rules])
+        return {"backend": self.backend, "rule_names": self.rule_names}

@@ -1,0 +1,336 @@
+"""The GPU alerting and recording rules, and the DCGM exporter metrics they need: one definition, rendered
+as a ``PrometheusRule`` (Prometheus Operator) or as GMP ``ClusterRules`` (GKE managed Prometheus).
+
+Metric names are the DCGM exporter's (its default counters plus ``DCGM_EXTRA_FIELDS``, switched on in the
+CSV the GPU Operator is given), kube-state-metrics 2.20's and Kueue 0.19's; tests parse every expression
+with a PromQL parser and check every metric against the vendored upstream lists. Node labels reach
+kube-state-metrics through its label allowlist (``KSM_NODE_LABELS``), pod labels likewise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from gpu_platform import scheduling, versions
+
+DCGM_EXTRA_FIELDS: tuple[str, ...] = (
+    "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
+    "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL",
+    "DCGM_FI_DEV_POWER_VIOLATION",
+    "DCGM_FI_DEV_THERMAL_VIOLATION",
+    "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+    "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL",
+    "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL",
+    "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL",
+)
+"""Fields the exporter's default CSV lists but leaves commented out: the ECC, throttling and NVLink alerts
+need them. Profiling fields stay as upstream has them (they cost DCGM profiling sessions)."""
+
+DCGM_METRICS_CONFIG_MAP = "gpu-platform-dcgm-metrics"
+"""ConfigMap the GPU Operator chart creates from ``dcgmExporter.config.data`` (key ``dcgm-metrics.csv``)."""
+
+KSM_NODE_LABELS: tuple[str, ...] = (
+    scheduling.POOL_LABEL,
+    scheduling.ALLOCATION_LABEL,
+    "nvidia.com/gpu.present",
+    "nvidia.com/gpu.product",
+    "nvidia.com/mig.config.state",
+)
+"""Node labels kube-state-metrics exports as ``kube_node_labels{label_<sanitized>=...}``."""
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KSM_POD_LABELS: tuple[str, ...] = (KUEUE_QUEUE_LABEL,)
+"""Pod labels kube-state-metrics exports: the LocalQueue a pod was admitted through (its team)."""
+
+CRITICAL_XIDS: tuple[int, ...] = (48, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140)
+"""Xids NVIDIA's GPU debug guidelines say need the GPU reset or the node drained: double-bit ECC (48),
+row-remapping events (63, 64), NVLink error (74), GPU fallen off the bus (79), high single-bit ECC rate (92),
+contained / uncontained ECC (94, 95), GSP errors (119, 120), unrecovered ECC (140)."""
+
+GPU_RESOURCES = "nvidia_com_gpu|nvidia_com_mig_.+"
+"""kube-state-metrics' names for whole GPUs and MIG slices (``nvidia.com/gpu`` -> ``nvidia_com_gpu``)."""
+
+
+def ksm_label(label: str) -> str:
+    """kube-state-metrics' label name for a Kubernetes label (every non-alphanumeric byte -> ``_``)."""
+    return "label_" + "".join(c if c.isalnum() else "_" for c in label)
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    """Alert name, or the recorded series for a recording rule."""
+    expr: str
+    record: bool = False
+    for_: str | None = None
+    severity: str = "warning"
+    summary: str = ""
+    description: str = ""
+
+    def as_object(self) -> dict[str, Any]:
+        """One rule of a Prometheus rule group (the same shape in ``PrometheusRule`` and GMP ``ClusterRules``)."""
+        if self.record:
+            return {"record": self.name, "expr": self.expr}
+        out: dict[str, Any] = {"alert": self.name, "expr": self.expr}
+        if self.for_:
+            out["for"] = self.for_
+        out["labels"] = {"severity": self.severity}
+        out["annotations"] = {"summary": self.summary, "description": self.description}
+        return out
+
+
+@dataclass(frozen=True)
+class RuleGroup:
+    name: str
+    rules: tuple[Rule, ...]
+    interval: str | None = None
+    needs_cluster_metrics: bool = False
+    """Names kube-state-metrics or Kueue series (not scraped by the GKE managed path's DCGM PodMonitoring)."""
+
+    def as_object(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        if self.interval:
+            out["interval"] = self.interval
+        out["rules"] = [r.as_object() for r in self.rules]
+        return out
+
+
+_XID_CRITICAL = " or ".join(f"DCGM_FI_DEV_XID_ERRORS == {x}" for x in CRITICAL_XIDS)
+_POOL = ksm_label(scheduling.POOL_LABEL)
+_ALLOCATION = ksm_label(scheduling.ALLOCATION_LABEL)
+_MIG_STATE = ksm_label("nvidia.com/mig.config.state")
+_QUEUE = ksm_label(KUEUE_QUEUE_LABEL)
+_RUNNING = 'max by (namespace, pod) (kube_pod_status_phase{phase="Running"}) == 1'
+
+
+def gpu_health_group() -> RuleGroup:
+    """Hardware health from the DCGM exporter: every alert names the node (``node`` relabelled on scrape)."""
+    return RuleGroup(
+        "gpu-platform.gpu-health",
+        (
+            Rule(
+                "GpuXidCritical",
+                f"max by (node, gpu, UUID) ({_XID_CRITICAL}) > 0",
+                severity="critical",
+                summary="GPU {{ $labels.gpu }} on {{ $labels.node }} reported Xid {{ $value }}",
+                description="An Xid that needs the GPU reset or the node drained (NVIDIA Xid catalog); the "
+                "node's health checks and the cloud's auto-repair act on it (docs/observability.md).",
+            ),
+            Rule(
+                "GpuXidError",
+                "max by (node, gpu, UUID) (DCGM_FI_DEV_XID_ERRORS) > 0",
+                for_="5m",
+                severity="warning",
+                summary="GPU {{ $labels.gpu }} on {{ $labels.node }} reported Xid {{ $value }}",
+                description="The last Xid the driver reported for this GPU; look it up in NVIDIA's Xid catalog.",
+            ),
+            Rule(
+                "GpuDoubleBitEccErrors",
+                "max by (node, gpu, UUID) (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[10m])) > 0",
+                severity="critical",
+                summary="Double-bit ECC errors on GPU {{ $labels.gpu }} on {{ $labels.node }}",
+                description="Uncorrectable memory errors: jobs on this GPU fail; drain the node and reset the GPU.",
+            ),
+            Rule(
+                "GpuRowRemapFailure",
+                "max by (node, gpu, UUID) (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0",
+                severity="critical",
+                summary="Row remapping failed on GPU {{ $labels.gpu }} on {{ $labels.node }}",
+                description="The GPU has no spare rows left: it needs replacing (NVIDIA row-remapping guide).",
+            ),
+            Rule(
+                "GpuUncorrectableRowsRemapped",
+                "max by (node, gpu, UUID) (increase(DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS[1h])) > 0",
+                severity="warning",
+                summary="GPU {{ $labels.gpu }} on {{ $labels.node }} remapped rows after uncorrectable errors",
+                description="A remap is pending until the GPU is reset: drain the node and reset the GPU.",
+            ),
+            Rule(
+                "GpuThermalThrottling",
+                "max by (node, gpu, UUID) (rate(DCGM_FI_DEV_THERMAL_VIOLATION[5m])) / 1e9 > 0.1",
+                for_="10m",
+                summary="GPU {{ $labels.gpu }} on {{ $labels.node }} thermally throttled {{ $value | humanizePercentage }} of the time",
+                description="Clocks are held down by temperature (cooling, airflow or a failing fan).",
+            ),
+            Rule(
+                "GpuPowerThrottling",
+                "max by (node, gpu, UUID) (rate(DCGM_FI_DEV_POWER_VIOLATION[5m])) / 1e9 > 0.2",
+                for_="15m",
+                summary="GPU {{ $labels.gpu }} on {{ $labels.node }} power throttled {{ $value | humanizePercentage }} of the time",
+                description="Clocks are held down by the power limit.",
+            ),
+            Rule(
+                "GpuNvlinkErrors",
+                "max by (node, gpu, UUID) ("
+                "increase(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL[10m])"
+                " + increase(DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL[10m])"
+                " + increase(DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL[10m])"
+                " + increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL[10m])"
+                ") > 0",
+                for_="10m",
+                summary="NVLink errors on GPU {{ $labels.gpu }} on {{ $labels.node }}",
+                description="CRC, replay or recovery errors on NVLink: multi-GPU jobs slow down or hang.",
+            ),
+        ),
+    )
+
+
+def gpu_node_group(gpu_operator_namespace: str) -> RuleGroup:
+    """Nodes of GPU pools from kube-state-metrics: no GPUs advertised, MIG stuck, validator failing."""
+    advertised = f'sum by (node) (kube_node_status_allocatable{{resource=~"{GPU_RESOURCES}"}}) > 0'
+    return RuleGroup(
+        "gpu-platform.gpu-nodes",
+        (
+            Rule(
+                "GpuNodeAdvertisesNoGpus",
+                f'max by (node, {_POOL}) (kube_node_labels{{{_POOL}!="", {_ALLOCATION}!="dra"}}) '
+                f"unless on (node) ({advertised})",
+                for_="15m",
+                severity="critical",
+                summary="GPU node {{ $labels.node }} of pool {{ $labels." + _POOL + " }} advertises no GPUs",
+                description="The device plugin reports no nvidia.com/gpu or MIG resources: driver, toolkit or "
+                "device plugin failed (see the GPU Operator's pods on the node). DRA pools are excluded.",
+            ),
+            Rule(
+                "GpuMigConfigFailed",
+                f'max by (node) (kube_node_labels{{{_MIG_STATE}="failed"}}) == 1',
+                for_="5m",
+                severity="critical",
+                summary="MIG reconfiguration failed on {{ $labels.node }}",
+                description="nvidia.com/mig.config.state=failed: the MIG manager could not apply the layout "
+                "(GPU in use, or a reboot needed); the node's MIG resources are not what its pool promises.",
+            ),
+            Rule(
+                "GpuOperatorValidatorFailing",
+                f'max by (namespace, pod) (kube_pod_status_ready{{namespace="{gpu_operator_namespace}", '
+                f'pod=~"nvidia-operator-validator-.+", condition="false"}}) == 1',
+                for_="15m",
+                severity="critical",
+                summary="GPU Operator validator {{ $labels.pod }} not ready",
+                description="The driver, toolkit, CUDA or device-plugin validation on that node failed: GPU pods "
+                "there will not start.",
+            ),
+        ),
+        needs_cluster_metrics=True,
+    )
+
+
+def gpu_queue_group() -> RuleGroup:
+    """GPUs left idle while Kueue holds work back, and reserved GPUs doing nothing."""
+    free_gpus = (
+        f'sum(kube_node_status_allocatable{{resource=~"{GPU_RESOURCES}"}}) - sum('
+        f'kube_pod_container_resource_requests{{resource=~"{GPU_RESOURCES}"}} '
+        f'* on (namespace, pod) group_left () (max by (namespace, pod) (kube_pod_status_phase{{phase=~"Pending|Running"}}) == 1))'
+    )
+    return RuleGroup(
+        "gpu-platform.gpu-queues",
+        (
+            Rule(
+                "GpusIdleWhileQueueWaits",
+                f'sum by (cluster_queue) (kueue_pending_workloads{{status="active"}}) > 0 and on () (({free_gpus}) > 0)',
+                for_="30m",
+                summary="ClusterQueue {{ $labels.cluster_queue }} has workloads waiting while GPUs are free",
+                description="Quota, flavor or topology keeps admitted work off free GPUs: check the queue's "
+                "nominal quota and borrowing limits against the pools (kubectl describe clusterqueue).",
+            ),
+            Rule(
+                "GpuAllocatedButIdle",
+                'max by (namespace, pod, node) (max_over_time(DCGM_FI_DEV_GPU_UTIL{namespace!=""}[1h])) == 0',
+                for_="1h",
+                severity="info",
+                summary="{{ $labels.namespace }}/{{ $labels.pod }} holds a GPU it has not used for 2 hours",
+                description="A reserved GPU at 0% utilisation: an idle notebook or a stuck job.",
+            ),
+        ),
+        needs_cluster_metrics=True,
+    )
+
+
+def gpu_accounting_group() -> RuleGroup:
+    """GPU hours per team: requests of running pods (kube-state-metrics) by namespace and Kueue LocalQueue,
+    what DCGM saw them use, and what Kueue holds pending. Summing ``gpu_platform:team_gpu_hours:1h`` over
+    hourly steps (or ``sum_over_time(gpu_platform:team_gpu_requests:running[30d]) / 60``) is the bill."""
+    return RuleGroup(
+        "gpu-platform.gpu-accounting",
+        (
+            Rule(
+                "gpu_platform:pod_gpu_requests:running",
+                f'sum by (namespace, pod, resource) (kube_pod_container_resource_requests{{resource=~"{GPU_RESOURCES}"}}) '
+                f"* on (namespace, pod) group_left () ({_RUNNING})",
+                record=True,
+            ),
+            Rule(
+                "gpu_platform:team_gpu_requests:running",
+                "sum by (namespace, queue, resource) (label_replace("
+                "gpu_platform:pod_gpu_requests:running * on (namespace, pod) group_left "
+                f"({_QUEUE}) max by (namespace, pod, {_QUEUE}) (kube_pod_labels), "
+                f'"queue", "$1", "{_QUEUE}", "(.*)"))',
+                record=True,
+            ),
+            Rule(
+                "gpu_platform:team_gpu_hours:1h",
+                "sum_over_time(gpu_platform:team_gpu_requests:running[1h:1m]) / 60",
+                record=True,
+            ),
+            Rule(
+                "gpu_platform:team_gpu_utilization:avg",
+                'avg by (namespace) (DCGM_FI_DEV_GPU_UTIL{namespace!=""}) / 100',
+                record=True,
+            ),
+            Rule(
+                "gpu_platform:cluster_queue_pending_workloads:sum",
+                'sum by (cluster_queue) (kueue_pending_workloads{status="active"})',
+                record=True,
+            ),
+        ),
+        interval="1m",
+        needs_cluster_metrics=True,
+    )
+
+
+def rule_groups(gpu_operator_namespace: str) -> tuple[RuleGroup, ...]:
+    return (
+        gpu_health_group(),
+        gpu_node_group(gpu_operator_namespace),
+        gpu_queue_group(),
+        gpu_accounting_group(),
+    )
+
+
+def dcgm_default_counters() -> str:
+    """The exporter's own default counters CSV, byte for byte (``versions.DCGM_EXPORTER_DEFAULT_COUNTERS``)."""
+    return (
+        resources.files("gpu_platform")
+        .joinpath("data", versions.DCGM_EXPORTER_DEFAULT_COUNTERS.file)
+        .read_text()
+    )
+
+
+def dcgm_metrics_csv(extra: Sequence[str] = DCGM_EXTRA_FIELDS) -> str:
+    """The default counters with ``extra`` switched on: each is a commented-out line of the upstream file
+    (uncommented here), so every field the rules name is one the exporter documents."""
+    lines = dcgm_default_counters().splitlines()
+    wanted = set(extra)
+    out = []
+    for line in lines:
+        body = line.lstrip("#").strip()
+        field = body.split(",", 1)[0].strip()
+        if line.startswith("#") and field in wanted and "," in body:
+            out.append(body)
+            wanted.discard(field)
+        else:
+            out.append(line)
+    if wanted:
+        raise ValueError(f"not in the exporter's default counters: {', '.join(sorted(wanted))}")
+    return "\n".join(out) + "\n"
+
+
+def exported_dcgm_fields(csv: str) -> frozenset[str]:
+    """The fields a counters CSV switches on (uncommented lines)."""
+    return frozenset(
+        line.split(",", 1)[0].strip()
+        for line in csv.splitlines()
+        if line.strip() and not line.lstrip().startswith("#") and "," in line
+    )
