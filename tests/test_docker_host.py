@@ -56,7 +56,7 @@ SERVICES = [
 ]
 
 
-def args(cloud: str, **extra: Any) -> dict[str, Any]:
+def args(cloud: str, **extra: Any) -> Any:
     return {"cloud": cloud, "machine_type": MACHINES[cloud], **SECTIONS[cloud], "services": SERVICES, **extra}
 
 
