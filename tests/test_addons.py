@@ -63,6 +63,10 @@ def test_reserved_namespaces_are_the_ones_refused_before_the_registry() -> None:
         "kuberay-system": "KubeRay's namespace",
         "volcano-system": "Volcano's own namespace (its webhooks skip it)",
         "dra-driver-nvidia-gpu": "the NVIDIA DRA driver's namespace",
+        "nvidia-network-operator": "the NVIDIA Network Operator's namespace",
+        "slinky": "the Slinky operator's namespace",
+        "slurm": "the Slurm cluster's namespace",
+        "monitoring": "the monitoring stack's namespace",
     }
     assert set(RESERVED_NAMESPACES) >= {a.namespace for a in addons.ADDONS}
     assert CONTROLLER_NAMESPACES == {

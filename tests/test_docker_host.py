@@ -22,7 +22,7 @@ from gpu_platform.clouds.eks import docker_host_plan as ec2
 from gpu_platform.clouds.gke import docker_host_plan as gce
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import run_program
-from gpu_platform.plans.docker_host import DockerHostPlan, check_docker_host_args, cuda_of_image
+from gpu_platform.plans.docker_host import DockerHostPlan, cuda_of_image, plan_docker_host
 from tests.conftest import REPO, upstream
 
 SECTIONS: dict[str, dict[str, Any]] = {
@@ -78,7 +78,7 @@ def errors(validator: Validator, doc: Any) -> list[str]:
 
 def refused(a: dict[str, Any]) -> str:
     with pytest.raises(ArgumentsError) as err:
-        check_docker_host_args(a)
+        plan_docker_host(a)
     return str(err.value)
 
 
@@ -87,21 +87,21 @@ def refused(a: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("cloud", ["gke", "eks", "aks"])
 def test_user_data_validates_against_cloud_inits_schema(cloud: str) -> None:
-    plan = check_docker_host_args(args(cloud))
+    plan = plan_docker_host(args(cloud))
     assert plan.user_data.startswith("#cloud-config\n")
     doc = yaml.safe_load(plan.user_data)
     assert errors(cloud_init_schema(), doc) == []
 
 
 def test_cloud_init_schema_catches_a_broken_document() -> None:
-    doc = yaml.safe_load(check_docker_host_args(args("aks")).user_data)
+    doc = yaml.safe_load(plan_docker_host(args("aks")).user_data)
     doc["power_state"]["mode"] = "restart"
     doc["write_files"][0]["defer"] = "yes"
     assert len(errors(cloud_init_schema(), doc)) == 2
 
 
 def test_toolkit_is_installed_pinned_from_nvidias_repository_then_docker_configured() -> None:
-    doc = yaml.safe_load(check_docker_host_args(args("gke")).user_data)
+    doc = yaml.safe_load(plan_docker_host(args("gke")).user_data)
     files = {f["path"]: f for f in doc["write_files"]}
     repo = files["/etc/apt/sources.list.d/nvidia-container-toolkit.list"]
     assert repo["content"] == (
@@ -126,7 +126,7 @@ def test_toolkit_is_installed_pinned_from_nvidias_repository_then_docker_configu
 
 
 def test_compose_file_and_boot_unit_are_written() -> None:
-    plan = check_docker_host_args(args("eks"))
+    plan = plan_docker_host(args("eks"))
     doc = yaml.safe_load(plan.user_data)
     files = {f["path"]: f["content"] for f in doc["write_files"]}
     assert yaml.safe_load(files[COMPOSE_PATH]) == plan.compose
@@ -137,7 +137,7 @@ def test_compose_file_and_boot_unit_are_written() -> None:
 
 
 def test_azure_installs_the_signed_server_driver_and_reboots() -> None:
-    plan = check_docker_host_args(args("aks"))
+    plan = plan_docker_host(args("aks"))
     doc = yaml.safe_load(plan.user_data)
     branch = versions.UBUNTU_SERVER_DRIVER_BRANCH
     assert ["ubuntu-drivers", "install", "--gpgpu", f"nvidia:{branch}-server"] in doc["runcmd"]
@@ -152,18 +152,18 @@ def test_azure_installs_the_signed_server_driver_and_reboots() -> None:
 
 @pytest.mark.parametrize("cloud", ["gke", "eks", "aks"])
 def test_compose_validates_against_the_compose_spec(cloud: str) -> None:
-    plan = check_docker_host_args(args(cloud))
+    plan = plan_docker_host(args(cloud))
     assert errors(compose_schema(), yaml.safe_load(plan.compose_yaml)) == []
 
 
 def test_compose_schema_catches_a_device_without_capabilities() -> None:
-    doc = check_docker_host_args(args("gke")).compose
+    doc = plan_docker_host(args("gke")).compose
     del doc["services"]["vllm"]["deploy"]["resources"]["reservations"]["devices"][0]["capabilities"]
     assert errors(compose_schema(), doc)
 
 
 def test_several_gpu_services_get_disjoint_devices() -> None:
-    plan = check_docker_host_args(args("eks"))
+    plan = plan_docker_host(args("eks"))
     devices = {
         name: svc["deploy"]["resources"]["reservations"]["devices"]
         for name, svc in plan.compose["services"].items()
@@ -175,15 +175,15 @@ def test_several_gpu_services_get_disjoint_devices() -> None:
 
 
 def test_one_service_takes_a_count_or_all_gpus() -> None:
-    one = check_docker_host_args(args("gke", services=[{"name": "a", "image": "x:1", "gpus": 2}]))
+    one = plan_docker_host(args("gke", services=[{"name": "a", "image": "x:1", "gpus": 2}]))
     assert one.compose["services"]["a"]["deploy"]["resources"]["reservations"]["devices"] == [
         {"driver": "nvidia", "count": 2, "capabilities": ["gpu"]}
     ]
-    every = check_docker_host_args(args("gke", services=[{"name": "a", "image": "x:1"}]))
+    every = plan_docker_host(args("gke", services=[{"name": "a", "image": "x:1"}]))
     assert (
         every.compose["services"]["a"]["deploy"]["resources"]["reservations"]["devices"][0]["count"] == "all"
     )
-    none = check_docker_host_args(args("gke", services=[{"name": "db", "image": "redis:7", "gpus": 0}]))
+    none = plan_docker_host(args("gke", services=[{"name": "db", "image": "redis:7", "gpus": 0}]))
     assert "deploy" not in none.compose["services"]["db"]
     for plan in (one, every, none):
         assert errors(compose_schema(), plan.compose) == []
@@ -219,7 +219,7 @@ def test_cuda_image_newer_than_the_driver_is_refused_naming_both_versions() -> N
 
 
 def test_cuda_on_a_new_enough_driver_passes() -> None:
-    plan = check_docker_host_args(
+    plan = plan_docker_host(
         args("eks", services=[{"name": "a", "image": "nvidia/cuda:13.2.0-base-ubuntu24.04"}])
     )
     assert plan.services[0].cuda_version == "13.2" and str(plan.driver_version) == "595.91.07"
@@ -292,7 +292,7 @@ def test_a_refused_host_registers_nothing() -> None:
 
 
 def plan_for(cloud: str, **extra: Any) -> DockerHostPlan:
-    return check_docker_host_args(args(cloud, **extra))
+    return plan_docker_host(args(cloud, **extra))
 
 
 def test_compute_engine_inputs_match_pulumi_gcp() -> None:
@@ -349,7 +349,7 @@ def test_compute_engine_host() -> None:
         "size": 200,
         "type": "pd-balanced",
     }
-    assert i["metadata"]["user-data"] == check_docker_host_args(args("gke")).user_data
+    assert i["metadata"]["user-data"] == plan_docker_host(args("gke")).user_data
     assert host.name == "l4"
 
 
@@ -371,7 +371,7 @@ def test_azure_vm_gets_cloud_init_as_custom_data() -> None:
     plan = run_program(lambda: GpuDockerHost("a100", args("aks", public_ip=True)))
     vm = plan.one("azure-native:compute:VirtualMachine").inputs
     user_data = base64.b64decode(vm["osProfile"]["customData"]).decode()
-    assert user_data == check_docker_host_args(args("aks", public_ip=True)).user_data
+    assert user_data == plan_docker_host(args("aks", public_ip=True)).user_data
     assert vm["osProfile"]["linuxConfiguration"]["disablePasswordAuthentication"] is True
     assert vm["storageProfile"]["imageReference"] == {
         "publisher": "Canonical",
@@ -392,7 +392,7 @@ def test_mig_services_get_gpu_colon_mig_device_ids() -> None:
         {"name": "a", "image": "nvidia/cuda:12.8.1-base-ubuntu22.04", "gpus": 3},
         {"name": "b", "image": "x:1", "device_ids": ["7:1"]},
     ]
-    plan = check_docker_host_args({**MIG_HOST, "services": services})
+    plan = plan_docker_host({**MIG_HOST, "services": services})
     devices = {
         n: s["deploy"]["resources"]["reservations"]["devices"][0] for n, s in plan.compose["services"].items()
     }
@@ -405,7 +405,7 @@ def test_mig_services_get_gpu_colon_mig_device_ids() -> None:
 
 
 def test_mig_devices_are_created_at_every_boot_before_docker() -> None:
-    plan = check_docker_host_args({**MIG_HOST, "services": [{"name": "a", "image": "x:1"}]})
+    plan = plan_docker_host({**MIG_HOST, "services": [{"name": "a", "image": "x:1"}]})
     doc = yaml.safe_load(plan.user_data)
     assert errors(cloud_init_schema(), doc) == []
     files = {f["path"]: f["content"] for f in doc["write_files"]}

@@ -72,7 +72,7 @@ from gpu_platform.args.kueue import (
     WithinClusterQueueName,
 )
 from gpu_platform.args.network import NetworkOperatorArgs
-from gpu_platform.args.observability import GpuObservabilityArgs
+from gpu_platform.args.observability import GpuObservabilityArgs, MetricsBackend, MetricsBackendName
 from gpu_platform.args.operators import (
     DeploymentMode,
     DeploymentModeName,
@@ -277,6 +277,8 @@ __all__ = [
     "LoginServiceTypeName",
     "ManagedBy",
     "ManagedByName",
+    "MetricsBackend",
+    "MetricsBackendName",
     "MigStrategy",
     "MigStrategyName",
     "NetworkOperator",

@@ -222,6 +222,7 @@ SLURM_OPERATOR_CRDS = Addon(
     "slurm-operator-crds",
     "slurm",
     release_holds_crds=True,
+    namespace_owner="the Slinky operator's namespace",
 )
 SLURM_OPERATOR = Addon(
     "slurmOperator",
@@ -247,6 +248,7 @@ PROMETHEUS_OPERATOR_CRDS = Addon(
     "prometheus-operator-crds",
     "observability",
     release_holds_crds=True,
+    namespace_owner="the monitoring stack's namespace",
 )
 KUBE_PROMETHEUS_STACK = Addon(
     "kubePrometheusStack",

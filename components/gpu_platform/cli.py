@@ -208,12 +208,8 @@ def _add_policy_pack_parser(sub: Any, fmt: Any) -> None:
     w.set_defaults(func=_cmd_policy_pack_write)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    fmt = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(
-        prog="gpu-platform", description=__doc__, epilog=EXIT_CODES, formatter_class=fmt
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_plan_parser(sub: Any, fmt: Any) -> None:
+    """The ``plan`` subcommand and its options, kept apart so ``build_parser`` fits a screen."""
     p = sub.add_parser(
         "plan",
         help="render what `pulumi up` would create, offline (no cloud, no CLI)",
@@ -255,6 +251,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="unpacked charts named <chart>-<version> for --render (default: <project>/tests/upstream/charts)",
     )
     p.set_defaults(func=_cmd_plan)
+
+
+def _add_diff_parser(sub: Any, fmt: Any) -> None:
+    """The ``diff`` subcommand and its options, kept apart so ``build_parser`` fits a screen."""
     d = sub.add_parser(
         "diff",
         help="compare two plan directories: added, removed, changed, replaced; flag what evicts or destroys",
@@ -266,6 +266,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("head", metavar="HEAD_DIR")
     d.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     d.set_defaults(func=_cmd_diff)
+
+
+def _add_schema_parser(sub: Any) -> None:
+    """The ``schema`` subcommand and its options, kept apart so ``build_parser`` fits a screen."""
     s = sub.add_parser(
         "schema",
         help="print the JSON schema of a Pulumi.<stack>.yaml (gpu-platform:<key> settings under config:)",
@@ -279,6 +283,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="the schema of the gpu-platform settings object alone (keys without the namespace)",
     )
     s.set_defaults(func=_cmd_schema)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="gpu-platform", description=__doc__, epilog=EXIT_CODES, formatter_class=fmt
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_plan_parser(sub, fmt)
+    _add_diff_parser(sub, fmt)
+    _add_schema_parser(sub)
     _add_policy_pack_parser(sub, fmt)
     return parser
 

@@ -14,7 +14,7 @@ import pulumi
 
 from gpu_platform.args.docker_host import GpuDockerHostArgs
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.docker_host import DockerHostPlan, check_docker_host_args
+from gpu_platform.plans.docker_host import DockerHostPlan, plan_docker_host
 
 
 class GpuDockerHost(PlannedComponent[DockerHostPlan]):
@@ -32,7 +32,9 @@ class GpuDockerHost(PlannedComponent[DockerHostPlan]):
     def __init__(
         self, name: str, args: GpuDockerHostArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        self._start(name, check_docker_host_args(args), opts)
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. A single GPU VM
+        running Docker with the NVIDIA Container Toolkit and a Compose file."""
+        self._start(name, plan_docker_host(args), opts)
 
     def _create(self, name: str, plan: DockerHostPlan) -> dict[str, Any]:
         module = import_module(plan.host.component_module)

@@ -116,7 +116,7 @@ def metadata() -> dict[str, Any]:
 
     out: dict[str, Any] = {"displayName": PACKAGE, "keywords": list(KEYWORDS), "publisher": PUBLISHER}
     try:
-        dist = dist_metadata(PACKAGE)
+        dist: Any = dist_metadata(PACKAGE)  # an email.message.Message at run time
     except PackageNotFoundError:  # a source tree that was never installed
         return out
     if dist.get("Summary"):

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pulumi
 
-from gpu_platform import AksCluster, AksGpuNodePool, GpuOperator, GpuPoolArgs
+from gpu_platform import AksCluster, AksGpuNodePool, DriverOwnerName, GpuOperator, GpuPoolArgs
 
 config = pulumi.Config()
 location = pulumi.Config("azure-native").require("location")
 
 # "auto" on AKS: the GPU Operator installs the driver; pass the same value to its driver.owner.
-DRIVER_OWNER = "auto"
+DRIVER_OWNER: DriverOwnerName = "auto"
 
 cluster = AksCluster(
     config.get("clusterName") or "gpu-demo",

@@ -81,10 +81,10 @@ dra = DraDriver(
 # The pod claims the template; its containers name the claim. Tolerations and the node selector are the
 # pool's (what Kueue's flavor would inject for a queued workload).
 resolved = pool.plan.pool
-pod = k8s.core.v1.Pod(
+pod = k8s.core.v1.Pod(  # type: ignore[call-overload]  # plain-dict spec below
     "mig-slice",
     metadata={"name": "mig-slice", "namespace": TEAM},
-    spec={
+    spec={  # pyright: ignore[reportArgumentType]  (plain dicts, as pulumi_kubernetes takes them)
         "restartPolicy": "Never",
         "nodeSelector": selector_labels(resolved),
         "tolerations": pool_tolerations(resolved),

@@ -8,6 +8,8 @@ with what their nodes advertise); the EFA device plugin makes the p5's EFA inter
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pulumi
 
 from gpu_platform import (
@@ -18,6 +20,7 @@ from gpu_platform import (
     EksCluster,
     EksClusterArgs,
     EksGpuNodePool,
+    EksGpuNodePoolArgs,
     GpuOperator,
     GpuPoolArgs,
 )
@@ -56,23 +59,28 @@ H100_EFA: GpuPoolArgs = {
     "taints": [{"key": "workload", "value": "training", "effect": "NoSchedule"}],
 }
 
-common = {
-    "cluster_name": cluster.cluster_name,
-    "node_role_arn": cluster.node_role_arn,
-    "driver": {"owner": DRIVER_OWNER},
-}
-if version:
-    common["kubernetes_version"] = version
-l4 = EksGpuNodePool("l4-spot", {**common, "subnet_ids": cluster.private_subnet_ids, "pool": L4_SPOT})
-h100 = EksGpuNodePool(
-    "h100-efa",
-    {
-        **common,
-        "subnet_ids": cluster.private_subnet_ids[:1],
-        "security_group_ids": [cluster.cluster_security_group_id],
-        "pool": H100_EFA,
-    },
-)
+
+def node_group(
+    pool: GpuPoolArgs, subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+) -> EksGpuNodePoolArgs:
+    """What both node groups share: the cluster, its node role, who owns the driver."""
+    args: EksGpuNodePoolArgs = {
+        "cluster_name": cluster.cluster_name,
+        "node_role_arn": cluster.node_role_arn,
+        "driver": {"owner": DRIVER_OWNER},
+        "subnet_ids": subnet_ids,
+        "pool": pool,
+    }
+    if version:
+        args["kubernetes_version"] = version
+    return args
+
+
+l4 = EksGpuNodePool("l4-spot", node_group(L4_SPOT, cluster.private_subnet_ids))
+# EFA: one zone (the cluster placement group), and the cluster security group on every EFA interface.
+h100_args = node_group(H100_EFA, cluster.private_subnet_ids[:1])
+h100_args["security_group_ids"] = [cluster.cluster_security_group_id]
+h100 = EksGpuNodePool("h100-efa", h100_args)
 
 POOLS = [L4_SPOT, H100_EFA]
 k8s = pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[l4, h100])

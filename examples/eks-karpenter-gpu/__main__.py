@@ -108,7 +108,7 @@ kueue = Kueue(
 
 # A queued fine-tuning Job. No node selector or tolerations here: Kueue injects the pool's (its flavor's)
 # when it admits the Job; Kueue suspends it on creation (queue-name label) and resumes it on admission.
-job = k8s.batch.v1.Job(
+job = k8s.batch.v1.Job(  # type: ignore[call-overload]  # plain-dict spec below
     "finetune",
     metadata={
         "name": "finetune",
@@ -117,7 +117,7 @@ job = k8s.batch.v1.Job(
         # Pulumi would otherwise wait for the Job to finish; it waits in the queue first.
         "annotations": {"pulumi.com/skipAwait": "true"},
     },
-    spec={
+    spec={  # pyright: ignore[reportArgumentType]  (plain dicts, as pulumi_kubernetes takes them)
         "backoffLimit": 0,
         "template": {
             "metadata": {"annotations": DO_NOT_DISRUPT},

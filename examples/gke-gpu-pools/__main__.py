@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pulumi
 
-from gpu_platform import GkeCluster, GkeGpuNodePool, GpuOperator, GpuPoolArgs
+from gpu_platform import DriverOwnerName, GkeCluster, GkeGpuNodePool, GpuOperator, GpuPoolArgs
 
 config = pulumi.Config()
 gcp = pulumi.Config("gcp")
@@ -19,7 +19,7 @@ zones: list[str] = config.get_object("zones") or []
 
 # Who installs the NVIDIA driver; pass the same value to the GPU Operator's driver.owner.
 # "auto" on GKE: GKE's own install is disabled and Google's installer DaemonSet provides the driver.
-DRIVER_OWNER = "auto"
+DRIVER_OWNER: DriverOwnerName = "auto"
 
 cluster = GkeCluster(
     config.get("clusterName") or "gpu-demo",

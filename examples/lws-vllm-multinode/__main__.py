@@ -137,10 +137,10 @@ server = CustomResource(
     opts=pulumi.ResourceOptions(provider=provider, depends_on=[kueue, lws, token]),
 )
 
-service = k8s.core.v1.Service(
+service = k8s.core.v1.Service(  # type: ignore[call-overload]  # plain-dict spec below
     f"{NAME}-leader",
     metadata={"name": f"{NAME}-leader", "namespace": TEAM},
-    spec={
+    spec={  # pyright: ignore[reportArgumentType]  (plain dicts, as pulumi_kubernetes takes them)
         "type": "ClusterIP",
         "selector": {"leaderworkerset.sigs.k8s.io/name": NAME, "role": "leader"},
         "ports": [{"name": "http", "port": PORT, "targetPort": PORT, "protocol": "TCP"}],

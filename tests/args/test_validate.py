@@ -77,6 +77,30 @@ VALID: dict[str, dict[str, Any]] = {
         "gpu_operator": {"driver": {"owner": "operator"}},
     },
     "GpuObservability": {"cloud": "gke"},
+    "NetworkOperator": {
+        "pools": [
+            {"name": "nd", "machine_type": "Standard_ND96isr_H100_v5", "max_nodes": 2, "infiniband": True}
+        ]
+    },
+    "SlurmCluster": {
+        "cloud": "existing",
+        "gpu_pools": [EXISTING_POOL],
+        "pools": [EXISTING_POOL["name"]],
+    },
+    "OpenShiftGpuMachineSet": {
+        "pool": {**EXISTING_POOL, "max_nodes": 2},
+        "infrastructure_id": "ocp-x7k2p",
+        "platform": "aws",
+        "instance_type": "p5.48xlarge",
+        "zones": ["us-east-1a"],
+        "provider_spec": {"kind": "AWSMachineProviderConfig"},
+    },
+    "GpuDockerHost": {
+        "cloud": "gke",
+        "machine_type": "g2-standard-8",
+        "gce": {"zone": "us-central1-a"},
+        "services": [{"name": "app", "image": "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04", "gpus": 1}],
+    },
 }
 REQUIRED: dict[str, str] = {
     "GkeCluster": "location",
@@ -96,6 +120,10 @@ REQUIRED: dict[str, str] = {
     "GkeGpuComputeClass": "pool",
     "GpuPlatform": "gpu_pools",
     "GpuObservability": "cloud",
+    "NetworkOperator": "pools",
+    "SlurmCluster": "gpu_pools",
+    "OpenShiftGpuMachineSet": "instance_type",
+    "GpuDockerHost": "machine_type",
 }
 
 

@@ -142,7 +142,8 @@ OPERANDS: dict[str, dict[str, tuple[int, int]]] = {
     },
     # EKS AL2023: driver and toolkit on the AMI; device plugin, GFD, DCGM, MIG manager, validator, NFD.
     "prod": {
-        "h100-inference": (50 + 50 + 100 + 50 + 10 + 5, 128 + 64 + 512 + 128 + 32 + 64),
+        # Plus the library's startup-taint remover (10m/64Mi): its MIG slices appear only once a node runs.
+        "h100-inference": (50 + 50 + 100 + 50 + 10 + 5 + 10, 128 + 64 + 512 + 128 + 32 + 64 + 64),
         # Plus the AWS EFA device plugin (its chart's 10m/20Mi) on the EFA pool.
         "h100-training": (50 + 50 + 100 + 50 + 10 + 5 + 10, 128 + 64 + 512 + 128 + 32 + 64 + 20),
     },

@@ -174,7 +174,7 @@ def test_eks_managed_node_group_odcr_targets_the_reservation() -> None:
         {
             "cluster_name": "c",
             "node_role_arn": "arn:aws:iam::123456789012:role/n",
-            "subnet_ids": ["subnet-1"],
+            "subnet_ids": ["subnet-0123456789abcdef0"],
             "pool": {
                 "name": "a100",
                 "machine_type": "p4d.24xlarge",
@@ -296,7 +296,11 @@ def test_gke_refusals(pool: dict[str, Any], key: str, words: str) -> None:
 
 
 def test_other_clouds_refuse_what_they_cannot_do() -> None:
-    eks = {"cluster_name": "c", "node_role_arn": "arn:aws:iam::1:role/n", "subnet_ids": ["s"]}
+    eks = {
+        "cluster_name": "c",
+        "node_role_arn": "arn:aws:iam::123456789012:role/n",
+        "subnet_ids": ["subnet-0123456789abcdef0"],
+    }
     p5 = {"name": "h100", "machine_type": "p5.48xlarge", "max_nodes": 2}
     problems = _problems(plan_eks_node_pool, {**eks, "pool": {**p5, "capacity": [{"source": "flex-start"}]}})
     assert "valid here: on-demand, spot, reservation, capacity-block" in problems["pool.capacity[0].source"]

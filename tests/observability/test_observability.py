@@ -72,7 +72,8 @@ def test_pins_are_registered_in_order_and_the_crds_release_is_stateful() -> None
     assert versions.ALL_CHARTS[-2:] == (versions.PROMETHEUS_OPERATOR_CRDS, versions.KUBE_PROMETHEUS_STACK)
     assert addons.PROMETHEUS_OPERATOR_CRDS.release_holds_crds
     assert "prometheus-operator-crds" in addons.crd_charts()
-    assert "monitoring" not in addons.reserved_namespaces()  # teams named so stay accepted, as before
+    # Every add-on's namespace is reserved: a team there would be labelled and queued as the stack's.
+    assert addons.reserved_namespaces()["monitoring"] == "the monitoring stack's namespace"
     kps = yaml.safe_load(upstream("charts", KPS, "Chart.yaml").read_text())
     crds = yaml.safe_load(upstream("charts", "prometheus-operator-crds-31.0.1", "Chart.yaml").read_text())
     assert kps["version"] == versions.KUBE_PROMETHEUS_STACK.version

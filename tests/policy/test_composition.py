@@ -142,7 +142,13 @@ def test_eks_pools_are_checked_too() -> None:
 
     def program() -> None:
         EksGpuNodePool(
-            "a10", {"cluster_name": "c", "node_role_arn": "arn", "subnet_ids": ["s"], "pool": pool}
+            "a10",
+            {
+                "cluster_name": "c",
+                "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+                "subnet_ids": ["subnet-0123456789abcdef0"],
+                "pool": pool,
+            },
         )
         GpuOperator("gpu-operator", {"cloud": "eks", "pools": [{**pool, "sharing": {"mode": "none"}}]})
 

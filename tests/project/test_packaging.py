@@ -44,7 +44,7 @@ def test_wheel_has_every_module_the_package_data_and_the_license(artifacts: tupl
         if p.is_file() and "__pycache__" not in p.parts
     }
     data = {s for s in sources if s.startswith("gpu_platform/data/")}
-    assert data and all(s.endswith(".yaml") for s in data)
+    assert data and all(s.endswith((".yaml", ".json", ".csv")) for s in data)
     assert sources <= names, sorted(sources - names)
     assert "gpu_platform/py.typed" in names
     assert f"{dist_info}/licenses/LICENSE" in names

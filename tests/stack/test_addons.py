@@ -45,5 +45,7 @@ def test_a_local_queue_depends_on_its_release_namespace_and_cluster_queue_only(p
         assert cq.inputs["metadata"]["name"] == queue
         (ns,) = [by_urn[d] for d in lq.depends_on if by_urn[d].type == "kubernetes:core/v1:Namespace"]
         assert ns.inputs["metadata"]["name"] == namespace
-    # The Kueue component waits for nothing: no namespace list fans out to its children.
-    assert plan.one("gpu-platform:index:Kueue").depends_on == []
+    # The Kueue component waits only for the Prometheus Operator CRDs (its chart renders a ServiceMonitor):
+    # no namespace list fans out to its children.
+    crds = plan.one("kubernetes:helm.sh/v3:Release", "observability-crds").urn
+    assert plan.one("gpu-platform:index:Kueue").depends_on == [crds]

@@ -6,7 +6,7 @@ One definition for the stack file (``observability``) and ``GpuObservabilityArgs
 
 import enum
 from collections.abc import Mapping
-from typing import Any, NotRequired
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
 
 from pydantic import with_config
 from typing_extensions import TypedDict
@@ -30,6 +30,14 @@ class MetricsBackend(enum.StrEnum):
     ``ClusterPodMonitoring`` for the DCGM exporter and ``ClusterRules`` for the GPU hardware alerts."""
 
 
+MetricsBackendName = Literal["kube-prometheus-stack", "prometheus-operator", "gke-managed-prometheus"]
+"""``MetricsBackend``'s values as the strings stack files and the other languages use."""
+if TYPE_CHECKING:
+    MetricsBackendValue: TypeAlias = MetricsBackend | MetricsBackendName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    MetricsBackendValue = MetricsBackend
+
+
 DEFAULT_BACKEND = MetricsBackend.KUBE_PROMETHEUS_STACK.value
 DEFAULT_NAMESPACE = "monitoring"
 
@@ -38,7 +46,7 @@ DEFAULT_NAMESPACE = "monitoring"
 class ObservabilitySettings(TypedDict):
     """Observability settings shared by the stack file (``observability``) and ``GpuObservabilityArgs``."""
 
-    backend: NotRequired[MetricsBackend]
+    backend: NotRequired[MetricsBackendValue]
     """``kube-prometheus-stack`` (default), ``prometheus-operator`` or ``gke-managed-prometheus`` (GKE)."""
     grafana: NotRequired[bool]
     """kube-prometheus-stack only: install Grafana with the dashboards (default true)."""

@@ -72,11 +72,19 @@ def _objects(texts: dict[str, str]) -> list[dict[str, Any]]:
     return out
 
 
+def _is_crd_file(parts: tuple[str, ...]) -> bool:
+    """A file of a chart's own ``crds/`` or a subchart's ``charts/<name>/crds/`` (Helm installs those as
+    they are); not the templates of a subchart that happens to be named ``crds``."""
+    if parts[:1] == ("crds",):
+        return True
+    return len(parts) > 2 and parts[0] == "charts" and (parts[2] == "crds" or _is_crd_file(parts[2:]))
+
+
 def _crds(directory: Path) -> dict[str, str]:
     return {
         str(p.relative_to(directory)): p.read_text()
         for p in sorted(directory.rglob("*"))
-        if p.is_file() and p.suffix in (".yaml", ".yml") and "crds" in p.relative_to(directory).parts
+        if p.is_file() and p.suffix in (".yaml", ".yml") and _is_crd_file(p.relative_to(directory).parts)
     }
 
 

@@ -182,8 +182,9 @@ class Kueue(PlannedComponent[KueuePlan]):
             meta = obj["metadata"]
             local_names.append(f"{meta['namespace']}/{meta['name']}")
             ns = [namespaces[meta["namespace"]]] if meta["namespace"] in namespaces else []
-            # Its CRD (the release), its namespace, its ClusterQueue, and what the component waits for.
-            deps = [release, *ns, *self._dependencies, queues[obj["spec"]["clusterQueue"]]]
+            # Its CRD (the release), its namespace and its ClusterQueue; the release already waits for what
+            # the component waits for.
+            deps = [release, *ns, queues[obj["spec"]["clusterQueue"]]]
             # spec.clusterQueue is immutable (CEL): moving a team to another queue replaces it.
             opts = self.child_opts(
                 depends_on=deps, replace_on_changes=["spec.clusterQueue"], delete_before_replace=True

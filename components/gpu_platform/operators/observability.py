@@ -34,6 +34,8 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
     def __init__(
         self, name: str, args: GpuObservabilityArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. The metrics path,
+        GPU dashboards and alert rules."""
         self._start(name, observability_plan(resolve_observability_args(args)), opts)
 
     @property

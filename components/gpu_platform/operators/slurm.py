@@ -32,6 +32,8 @@ class SlurmCluster(PlannedComponent[SlurmPlan]):
     """The ``slurm`` release's status."""
 
     def __init__(self, name: str, args: SlurmClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. Slurm (Slinky)
+        with one NodeSet per GPU pool it owns."""
         self._start(name, plan_slurm(args), opts)
 
     def _create(self, name: str, plan: SlurmPlan) -> dict[str, Any]:

@@ -41,11 +41,14 @@ def _panel(
     }
 
 
-def platform_panels() -> list[dict[str, Any]]:
-    """GPU use per pool, per team (Kueue LocalQueue label), MIG slices, idle reserved GPUs, pending work."""
+_PanelSpec = tuple[str, dict[str, str], str, str]
+
+
+def _pool_panel_specs() -> list[_PanelSpec]:
+    """Per-pool GPU capacity and utilisation panels, kept apart so platform_panels stays short."""
     on_pool = f"* on (node) group_left ({_POOL}) {_NODE_POOL}"
     pod_node = "* on (namespace, pod) group_left (node) max by (namespace, pod, node) (kube_pod_info)"
-    specs: list[tuple[str, dict[str, str], str, str]] = [
+    return [
         (
             "GPUs per pool: capacity and in use",
             {
@@ -61,6 +64,12 @@ def platform_panels() -> list[dict[str, Any]]:
             "timeseries",
             "percent",
         ),
+    ]
+
+
+def _team_panel_specs() -> list[_PanelSpec]:
+    """Per-team (namespace / LocalQueue) GPU panels, grouped so platform_panels stays short."""
+    return [
         (
             "GPUs per team (namespace / LocalQueue)",
             {
@@ -83,6 +92,12 @@ def platform_panels() -> list[dict[str, Any]]:
             "timeseries",
             "percentunit",
         ),
+    ]
+
+
+def _capacity_panel_specs() -> list[_PanelSpec]:
+    """MIG, idle-reservation, pending-work and MIG-failure panels, grouped so platform_panels stays short."""
+    return [
         (
             "MIG slices: capacity and in use",
             {
@@ -115,6 +130,11 @@ def platform_panels() -> list[dict[str, Any]]:
             "short",
         ),
     ]
+
+
+def platform_panels() -> list[dict[str, Any]]:
+    """GPU use per pool, per team (Kueue LocalQueue label), MIG slices, idle reserved GPUs, pending work."""
+    specs: list[_PanelSpec] = [*_pool_panel_specs(), *_team_panel_specs(), *_capacity_panel_specs()]
     return [
         _panel(i + 1, title, exprs, x=12 * (i % 2), y=8 * (i // 2), kind=kind, unit=unit)
         for i, (title, exprs, kind, unit) in enumerate(specs)

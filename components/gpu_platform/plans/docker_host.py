@@ -246,11 +246,11 @@ def _pinned_toolkit() -> list[str]:
     ]
 
 
-def cloud_config(plan: DockerHostPlan) -> dict[str, Any]:
-    """The cloud-config document: NVIDIA's apt repository, the pinned toolkit, Docker configured for it, the
-    Compose file and its unit. Deferred files are written after package installs, before ``runcmd``, so apt
-    never sees the repository before its key."""
-    apt_env = "DEBIAN_FRONTEND=noninteractive"
+_APT_ENV = "DEBIAN_FRONTEND=noninteractive"
+
+
+def _write_files(plan: DockerHostPlan) -> list[dict[str, Any]]:
+    """The ``write_files`` entries: the toolkit's apt source, then the Compose and MIG files the plan needs."""
     files: list[dict[str, Any]] = [
         {
             "path": TOOLKIT_LIST,
@@ -285,6 +285,11 @@ def cloud_config(plan: DockerHostPlan) -> dict[str, Any]:
                 "permissions": "0644",
             },
         ]
+    return files
+
+
+def _install_commands(plan: DockerHostPlan) -> list[Any]:
+    """The ``runcmd`` steps that trust NVIDIA's key, install driver, Docker and the pinned toolkit, and wire them."""
     run: list[Any] = [
         [
             "sh",
@@ -296,23 +301,29 @@ def cloud_config(plan: DockerHostPlan) -> dict[str, Any]:
     if plan.driver_from == "install":
         branch = versions.UBUNTU_SERVER_DRIVER_BRANCH
         run += [
-            ["sh", "-c", f"{apt_env} apt-get install -y ubuntu-drivers-common"],
+            ["sh", "-c", f"{_APT_ENV} apt-get install -y ubuntu-drivers-common"],
             ["ubuntu-drivers", "install", "--gpgpu", f"nvidia:{branch}-server"],
-            ["sh", "-c", f"{apt_env} apt-get install -y nvidia-utils-{branch}-server"],
+            ["sh", "-c", f"{_APT_ENV} apt-get install -y nvidia-utils-{branch}-server"],
         ]
     run += [
         # The cloud's GPU images ship Docker; plain Ubuntu gets Ubuntu's own packages.
         [
             "sh",
             "-c",
-            f"command -v docker >/dev/null 2>&1 || {apt_env} apt-get install -y docker.io docker-compose-v2",
+            f"command -v docker >/dev/null 2>&1 || {_APT_ENV} apt-get install -y docker.io docker-compose-v2",
         ],
-        ["sh", "-c", f"{apt_env} apt-get install -y --allow-downgrades " + " ".join(_pinned_toolkit())],
+        ["sh", "-c", f"{_APT_ENV} apt-get install -y --allow-downgrades " + " ".join(_pinned_toolkit())],
         # Unattended upgrades must not move the toolkit off the pin.
         ["apt-mark", "hold", *versions.NVIDIA_CONTAINER_TOOLKIT_PACKAGES],
         ["nvidia-ctk", "runtime", "configure", "--runtime=docker"],
         ["systemctl", "restart", "docker"],
     ]
+    return run
+
+
+def _unit_commands(plan: DockerHostPlan) -> list[Any]:
+    """The ``runcmd`` steps that enable (and, with the image's driver, start) the MIG and Compose units."""
+    run: list[Any] = []
     if plan.services or plan.mig is not None:
         run.append(["systemctl", "daemon-reload"])
     if plan.mig is not None:
@@ -323,7 +334,15 @@ def cloud_config(plan: DockerHostPlan) -> dict[str, Any]:
         run.append(["systemctl", "enable", COMPOSE_UNIT])
         if plan.driver_from == "image":
             run.append(["systemctl", "start", "--no-block", COMPOSE_UNIT])
-    doc: dict[str, Any] = {"write_files": files, "runcmd": run}
+    return run
+
+
+def cloud_config(plan: DockerHostPlan) -> dict[str, Any]:
+    """The cloud-config document: NVIDIA's apt repository, the pinned toolkit, Docker configured for it, the
+    Compose file and its unit. Deferred files are written after package installs, before ``runcmd``, so apt
+    never sees the repository before its key."""
+    run = _install_commands(plan) + _unit_commands(plan)
+    doc: dict[str, Any] = {"write_files": _write_files(plan), "runcmd": run}
     if plan.driver_from == "install":
         # The driver's kernel modules load cleanly on the next boot; the Compose unit starts after it.
         doc["power_state"] = {
@@ -621,7 +640,7 @@ def _image(
         return image, None, "image"
 
 
-def check_docker_host_args(args: GpuDockerHostArgs | Mapping[str, Any]) -> DockerHostPlan:
+def plan_docker_host(args: GpuDockerHostArgs | Mapping[str, Any]) -> DockerHostPlan:
     """Every check of ``GpuDockerHost``'s arguments, then its plan; ``ArgumentsError`` lists every problem."""
     p = Problems()
     sections = set(SECTION_TYPES)

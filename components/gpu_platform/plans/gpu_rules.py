@@ -105,76 +105,84 @@ _QUEUE = ksm_label(KUEUE_QUEUE_LABEL)
 _RUNNING = 'max by (namespace, pod) (kube_pod_status_phase{phase="Running"}) == 1'
 
 
-def gpu_health_group() -> RuleGroup:
-    """Hardware health from the DCGM exporter: every alert names the node (``node`` relabelled on scrape)."""
-    return RuleGroup(
-        "gpu-platform.gpu-health",
-        (
-            Rule(
-                "GpuXidCritical",
-                f"max by (node, gpu, UUID) ({_XID_CRITICAL}) > 0",
-                severity="critical",
-                summary="GPU {{ $labels.gpu }} on {{ $labels.node }} reported Xid {{ $value }}",
-                description="An Xid that needs the GPU reset or the node drained (NVIDIA Xid catalog); the "
-                "node's health checks and the cloud's auto-repair act on it (docs/observability.md).",
-            ),
-            Rule(
-                "GpuXidError",
-                "max by (node, gpu, UUID) (DCGM_FI_DEV_XID_ERRORS) > 0",
-                for_="5m",
-                severity="warning",
-                summary="GPU {{ $labels.gpu }} on {{ $labels.node }} reported Xid {{ $value }}",
-                description="The last Xid the driver reported for this GPU; look it up in NVIDIA's Xid catalog.",
-            ),
-            Rule(
-                "GpuDoubleBitEccErrors",
-                "max by (node, gpu, UUID) (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[10m])) > 0",
-                severity="critical",
-                summary="Double-bit ECC errors on GPU {{ $labels.gpu }} on {{ $labels.node }}",
-                description="Uncorrectable memory errors: jobs on this GPU fail; drain the node and reset the GPU.",
-            ),
-            Rule(
-                "GpuRowRemapFailure",
-                "max by (node, gpu, UUID) (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0",
-                severity="critical",
-                summary="Row remapping failed on GPU {{ $labels.gpu }} on {{ $labels.node }}",
-                description="The GPU has no spare rows left: it needs replacing (NVIDIA row-remapping guide).",
-            ),
-            Rule(
-                "GpuUncorrectableRowsRemapped",
-                "max by (node, gpu, UUID) (increase(DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS[1h])) > 0",
-                severity="warning",
-                summary="GPU {{ $labels.gpu }} on {{ $labels.node }} remapped rows after uncorrectable errors",
-                description="A remap is pending until the GPU is reset: drain the node and reset the GPU.",
-            ),
-            Rule(
-                "GpuThermalThrottling",
-                "max by (node, gpu, UUID) (rate(DCGM_FI_DEV_THERMAL_VIOLATION[5m])) / 1e9 > 0.1",
-                for_="10m",
-                summary="GPU {{ $labels.gpu }} on {{ $labels.node }} thermally throttled {{ $value | humanizePercentage }} of the time",
-                description="Clocks are held down by temperature (cooling, airflow or a failing fan).",
-            ),
-            Rule(
-                "GpuPowerThrottling",
-                "max by (node, gpu, UUID) (rate(DCGM_FI_DEV_POWER_VIOLATION[5m])) / 1e9 > 0.2",
-                for_="15m",
-                summary="GPU {{ $labels.gpu }} on {{ $labels.node }} power throttled {{ $value | humanizePercentage }} of the time",
-                description="Clocks are held down by the power limit.",
-            ),
-            Rule(
-                "GpuNvlinkErrors",
-                "max by (node, gpu, UUID) ("
-                "increase(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL[10m])"
-                " + increase(DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL[10m])"
-                " + increase(DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL[10m])"
-                " + increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL[10m])"
-                ") > 0",
-                for_="10m",
-                summary="NVLink errors on GPU {{ $labels.gpu }} on {{ $labels.node }}",
-                description="CRC, replay or recovery errors on NVLink: multi-GPU jobs slow down or hang.",
-            ),
+def _gpu_error_rules() -> tuple[Rule, ...]:
+    """Xid, ECC and row-remap alerts: GPU faults that need a reset, a drain or a replacement."""
+    return (
+        Rule(
+            "GpuXidCritical",
+            f"max by (node, gpu, UUID) ({_XID_CRITICAL}) > 0",
+            severity="critical",
+            summary="GPU {{ $labels.gpu }} on {{ $labels.node }} reported Xid {{ $value }}",
+            description="An Xid that needs the GPU reset or the node drained (NVIDIA Xid catalog); the "
+            "node's health checks and the cloud's auto-repair act on it (docs/observability.md).",
+        ),
+        Rule(
+            "GpuXidError",
+            "max by (node, gpu, UUID) (DCGM_FI_DEV_XID_ERRORS) > 0",
+            for_="5m",
+            severity="warning",
+            summary="GPU {{ $labels.gpu }} on {{ $labels.node }} reported Xid {{ $value }}",
+            description="The last Xid the driver reported for this GPU; look it up in NVIDIA's Xid catalog.",
+        ),
+        Rule(
+            "GpuDoubleBitEccErrors",
+            "max by (node, gpu, UUID) (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[10m])) > 0",
+            severity="critical",
+            summary="Double-bit ECC errors on GPU {{ $labels.gpu }} on {{ $labels.node }}",
+            description="Uncorrectable memory errors: jobs on this GPU fail; drain the node and reset the GPU.",
+        ),
+        Rule(
+            "GpuRowRemapFailure",
+            "max by (node, gpu, UUID) (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0",
+            severity="critical",
+            summary="Row remapping failed on GPU {{ $labels.gpu }} on {{ $labels.node }}",
+            description="The GPU has no spare rows left: it needs replacing (NVIDIA row-remapping guide).",
+        ),
+        Rule(
+            "GpuUncorrectableRowsRemapped",
+            "max by (node, gpu, UUID) (increase(DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS[1h])) > 0",
+            severity="warning",
+            summary="GPU {{ $labels.gpu }} on {{ $labels.node }} remapped rows after uncorrectable errors",
+            description="A remap is pending until the GPU is reset: drain the node and reset the GPU.",
         ),
     )
+
+
+def _gpu_throttling_rules() -> tuple[Rule, ...]:
+    """Thermal, power and NVLink alerts: GPUs that work but slow jobs down."""
+    return (
+        Rule(
+            "GpuThermalThrottling",
+            "max by (node, gpu, UUID) (rate(DCGM_FI_DEV_THERMAL_VIOLATION[5m])) / 1e9 > 0.1",
+            for_="10m",
+            summary="GPU {{ $labels.gpu }} on {{ $labels.node }} thermally throttled {{ $value | humanizePercentage }} of the time",
+            description="Clocks are held down by temperature (cooling, airflow or a failing fan).",
+        ),
+        Rule(
+            "GpuPowerThrottling",
+            "max by (node, gpu, UUID) (rate(DCGM_FI_DEV_POWER_VIOLATION[5m])) / 1e9 > 0.2",
+            for_="15m",
+            summary="GPU {{ $labels.gpu }} on {{ $labels.node }} power throttled {{ $value | humanizePercentage }} of the time",
+            description="Clocks are held down by the power limit.",
+        ),
+        Rule(
+            "GpuNvlinkErrors",
+            "max by (node, gpu, UUID) ("
+            "increase(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL[10m])"
+            " + increase(DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL[10m])"
+            " + increase(DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL[10m])"
+            " + increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL[10m])"
+            ") > 0",
+            for_="10m",
+            summary="NVLink errors on GPU {{ $labels.gpu }} on {{ $labels.node }}",
+            description="CRC, replay or recovery errors on NVLink: multi-GPU jobs slow down or hang.",
+        ),
+    )
+
+
+def gpu_health_group() -> RuleGroup:
+    """Hardware health from the DCGM exporter: every alert names the node (``node`` relabelled on scrape)."""
+    return RuleGroup("gpu-platform.gpu-health", (*_gpu_error_rules(), *_gpu_throttling_rules()))
 
 
 def gpu_node_group(gpu_operator_namespace: str) -> RuleGroup:

@@ -81,11 +81,8 @@ def _meta(plan: StartupTaintRemoverPlan, namespaced: bool = True) -> dict[str, A
     return meta
 
 
-def remover_objects(plan: StartupTaintRemoverPlan) -> list[dict[str, Any]]:
-    """ServiceAccount, ClusterRole (get and patch Nodes: ``kubectl taint`` reads, then patches), binding,
-    ConfigMap (script and resource table) and DaemonSet, as Kubernetes objects."""
-    if not plan.pools:
-        return []
+def _container() -> dict[str, Any]:
+    """The remover's container: kubectl and the script, its environment, and a locked-down security context."""
     env = [
         {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
         {"name": "TAINT_KEY", "value": STARTUP_TAINT.key},
@@ -95,7 +92,7 @@ def remover_objects(plan: StartupTaintRemoverPlan) -> list[dict[str, Any]]:
         {"name": "WANT_FILE", "value": f"{CONFIG_DIR}/{RESOURCES_KEY}"},
         {"name": "HOME", "value": "/tmp"},  # kubectl's cache, on the emptyDir (read-only root)
     ]
-    container = {
+    return {
         "name": "remover",
         "image": versions.KUBECTL_IMAGE,
         "command": ["/bin/bash", f"{CONFIG_DIR}/{SCRIPT_KEY}"],
@@ -116,7 +113,11 @@ def remover_objects(plan: StartupTaintRemoverPlan) -> list[dict[str, Any]]:
             {"name": "tmp", "mountPath": "/tmp"},
         ],
     }
-    affinity = {
+
+
+def _pool_affinity(plan: StartupTaintRemoverPlan) -> dict[str, Any]:
+    """Node affinity that keeps the DaemonSet on the nodes of the pools carrying the startup taint."""
+    return {
         "nodeAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": {
                 "nodeSelectorTerms": [
@@ -129,8 +130,12 @@ def remover_objects(plan: StartupTaintRemoverPlan) -> list[dict[str, Any]]:
             }
         }
     }
+
+
+def _daemonset(plan: StartupTaintRemoverPlan) -> dict[str, Any]:
+    """The DaemonSet running the remover on every node of those pools, tolerating every taint."""
     labels = {"app.kubernetes.io/name": NAME}
-    daemonset = {
+    return {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
         "metadata": _meta(plan),
@@ -141,10 +146,10 @@ def remover_objects(plan: StartupTaintRemoverPlan) -> list[dict[str, Any]]:
                 "spec": {
                     "serviceAccountName": NAME,
                     "priorityClassName": "system-node-critical",
-                    "affinity": affinity,
+                    "affinity": _pool_affinity(plan),
                     # Runs before anything else may: the GPU taint, users' taints and the startup taint itself.
                     "tolerations": [{"operator": "Exists"}],
-                    "containers": [container],
+                    "containers": [_container()],
                     "volumes": [
                         {"name": "config", "configMap": {"name": NAME}},
                         {"name": "tmp", "emptyDir": {}},
@@ -153,6 +158,10 @@ def remover_objects(plan: StartupTaintRemoverPlan) -> list[dict[str, Any]]:
             },
         },
     }
+
+
+def _rbac_objects(plan: StartupTaintRemoverPlan) -> list[dict[str, Any]]:
+    """ServiceAccount, ClusterRole and binding that let the remover get and patch Nodes."""
     return [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(plan)},
         {
@@ -168,11 +177,21 @@ def remover_objects(plan: StartupTaintRemoverPlan) -> list[dict[str, Any]]:
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": NAME},
             "subjects": [{"kind": "ServiceAccount", "name": NAME, "namespace": plan.namespace}],
         },
+    ]
+
+
+def remover_objects(plan: StartupTaintRemoverPlan) -> list[dict[str, Any]]:
+    """ServiceAccount, ClusterRole (get and patch Nodes: ``kubectl taint`` reads, then patches), binding,
+    ConfigMap (script and resource table) and DaemonSet, as Kubernetes objects."""
+    if not plan.pools:
+        return []
+    return [
+        *_rbac_objects(plan),
         {
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": _meta(plan),
             "data": {SCRIPT_KEY: SCRIPT, RESOURCES_KEY: json.dumps(plan.waits_for, sort_keys=True)},
         },
-        daemonset,
+        _daemonset(plan),
     ]

@@ -341,23 +341,33 @@ def _check_labels_taints(pool: Mapping[str, Any], p: Problems) -> tuple[Taint, .
     return tuple(taints)
 
 
-def resolve_pool(
-    cloud: str, index: int, pool: Mapping[str, Any], cuda_default: str | None, p: Problems
-) -> GpuPool | None:
-    """One validated ``GpuPoolArgs`` resolved from the catalog; ``None`` if it has any problem."""
-    before = p.count()
+def _check_name(pool: Mapping[str, Any], p: Problems) -> None:
+    """File a problem for a pool name the clouds would refuse, kept apart so ``resolve_pool`` fits a screen."""
     if not POOL_NAME.match(pool["name"]):
         p.add(
             ("name",),
             f"'{pool['name']}' is not a valid pool name: lowercase letters, digits and dashes, "
             "starting with a letter, at most 32",
         )
-    _check_sizes(pool, p)
-    found = _machine(cloud, pool, p)
-    machine = found[0] if found else None
+
+
+def _check_image(cloud: str, pool: Mapping[str, Any], p: Problems) -> None:
+    """File a problem for an ``image`` the cloud has no GPU image of, kept apart so ``resolve_pool`` fits a screen."""
     images = profile_of(cloud).images
     if profile_of(cloud).creates_nodes and pool.get("image") is not None and pool["image"] not in images:
         p.add(("image",), f"'{pool['image']}' is not a GPU image on {cloud}; valid: {', '.join(images)}")
+
+
+def resolve_pool(
+    cloud: str, index: int, pool: Mapping[str, Any], cuda_default: str | None, p: Problems
+) -> GpuPool | None:
+    """One validated ``GpuPoolArgs`` resolved from the catalog; ``None`` if it has any problem."""
+    before = p.count()
+    _check_name(pool, p)
+    _check_sizes(pool, p)
+    found = _machine(cloud, pool, p)
+    machine = found[0] if found else None
+    _check_image(cloud, pool, p)
     sources = resolve_capacity(cloud, pool, p)
     _check_capacity(cloud, pool, machine, sources, p)
     taints = _check_labels_taints(pool, p)

@@ -7,7 +7,7 @@ straight from the resolved ``PlatformSpec`` (no argument dicts) and imports its 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,7 @@ class Infrastructure:
     kubeconfig: pulumi.Output[str]
     """Secret."""
     cluster_name: pulumi.Output[str] | str
-    node_pools: dict[str, pulumi.Resource] = field(default_factory=dict)
+    node_pools: Mapping[str, pulumi.Resource] = field(default_factory=dict)
     """GPU pool components by pool name (empty for existing clusters)."""
     cluster: pulumi.Resource | None = None
 

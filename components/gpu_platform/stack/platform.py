@@ -12,7 +12,7 @@ one ``GpuPlatform``, as a stack holds one stack file; a second cluster is a seco
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 from pulumi_kubernetes.provider import Provider as KubernetesProvider
@@ -28,7 +28,7 @@ _DEPLOY_TIME = "<known at deploy time>"
 """Stands in for an Output kubeconfig while the arguments are checked: only its presence is checked."""
 
 
-def platform_spec(args: GpuPlatformArgs) -> PlatformSpec:
+def plan_platform(args: GpuPlatformArgs) -> PlatformSpec:
     """The ``PlatformSpec`` of component arguments: every stack-file check, problems spelled for Python
     (``gpu_pools[0].max_nodes``) and raised as one ``ArgumentsError``.
 
@@ -40,7 +40,7 @@ def platform_spec(args: GpuPlatformArgs) -> PlatformSpec:
     deferred = is_unknown(kubeconfig)
     if deferred:
         assert isinstance(cluster, Mapping)
-        args = {**args, "cluster": {**cluster, "kubeconfig": _DEPLOY_TIME}}  # type: ignore[typeddict-item]
+        args = {**args, "cluster": {**cluster, "kubeconfig": _DEPLOY_TIME}}
     p = Problems()
     spec = resolve_platform(args, p, camel=False)
     p.raise_for_arguments()
@@ -73,7 +73,7 @@ class GpuPlatform(PlannedComponent[PlatformSpec]):
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         """Check ``args`` as the stack file is checked (every problem at once, nothing registered on one),
         then create the platform, every resource a child of this component."""
-        self._start(name, platform_spec(args), opts)
+        self._start(name, plan_platform(args), opts)
 
     def _create(self, name: str, plan: PlatformSpec) -> dict[str, Any]:
         infra, outputs = deploy_platform(plan, pulumi.ResourceOptions(parent=self))
@@ -84,7 +84,7 @@ class GpuPlatform(PlannedComponent[PlatformSpec]):
         self.kubeconfig = pulumi.Output.secret(outputs["kubeconfig"])
         self.gpu_pools = pulumi.Output.from_input(outputs["gpuPools"])
         self.cluster_queues = pulumi.Output.from_input(outputs.get("clusterQueues", []))
-        self.kubernetes_provider = pulumi.Output.from_input(infra.k8s_provider)
+        self.kubernetes_provider = pulumi.Output.from_input(cast(Any, infra.k8s_provider))
         return {
             "cloud": self.cloud,
             "cluster_name": self.cluster_name,

@@ -90,7 +90,7 @@ def test_the_autoscaler_gets_credentials_through_pod_identity(prod: Plan) -> Non
             "Action": ["sts:AssumeRole", "sts:TagSession"],
         }
     ]
-    addon = prod.one("aws:eks/addon:Addon").inputs
+    addon = prod.one("aws:eks/addon:Addon", "eks-pod-identity-agent").inputs
     assert addon["addonName"] == "eks-pod-identity-agent"
     # The release waits for its credentials.
     release = prod.one(RELEASE, "cluster-autoscaler-helm")

@@ -85,7 +85,10 @@ def test_karpenter_runs_with_pod_identity_on_the_system_nodes(plan: Plan) -> Non
     assert trust["Statement"][0]["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     association = plan.one("aws:eks/podIdentityAssociation:PodIdentityAssociation").inputs
     assert association["namespace"] == "kube-system"
-    assert plan.one("aws:eks/addon:Addon").inputs["addonName"] == "eks-pod-identity-agent"
+    assert (
+        plan.one("aws:eks/addon:Addon", "eks-pod-identity-agent").inputs["addonName"]
+        == "eks-pod-identity-agent"
+    )
 
 
 def test_the_cluster_tags_its_own_subnets_and_security_group_for_discovery(plan: Plan) -> None:

@@ -37,6 +37,8 @@ class NetworkOperator(PlannedComponent[NetworkOperatorPlan]):
     def __init__(
         self, name: str, args: NetworkOperatorArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. The NVIDIA Network
+        Operator and its NicClusterPolicy for InfiniBand ND-series pools."""
         self._start(name, plan_network_operator(args), opts)
 
     def _create(self, name: str, plan: NetworkOperatorPlan) -> dict[str, Any]:

@@ -201,21 +201,12 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
 
     def _create(self, name: str, plan: EksClusterPlan) -> dict[str, Any]:
         PROFILE.sdk(self)  # one line naming the extra when the SDK is missing
-        import pulumi_aws.ec2 as ec2
         import pulumi_aws.iam as iam
         import pulumi_kubernetes as k8s
 
         zones = self._zones(plan)
         self.availability_zones = zones
-        vpc = ec2.Vpc(
-            f"{name}-vpc",
-            cidr_block=plan.vpc_cidr,
-            enable_dns_hostnames=True,
-            enable_dns_support=True,
-            tags={"Name": name},
-            opts=self.child_opts(protect=plan.protect),
-        )
-        igw = ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, opts=self.child_opts(protect=plan.protect))
+        vpc, igw = self._vpc(name, plan)
         private = self._subnets(name, plan, zones, vpc, igw)
         cluster_role, cluster_attach, node_role, node_attach = self._roles(name)
         self.cluster = self._control_plane(name, plan, private, cluster_role, cluster_attach)
@@ -238,14 +229,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
         self.cluster_name = self.cluster.name
         self.cluster_security_group_id = self.cluster.vpc_config.cluster_security_group_id
         if plan.inputs.get("karpenter_discovery"):
-            # EKS creates this security group, so its tags are not ours to set wholesale: one tag resource.
-            ec2.Tag(
-                f"{name}-karpenter-discovery",
-                resource_id=self.cluster_security_group_id,
-                key=DISCOVERY_TAG,
-                value=self.cluster.name,
-                opts=self.child_opts(),
-            )
+            self._karpenter_discovery_tag(name)
         self.oidc_provider_arn = oidc.arn
         self.kubeconfig = self._kubeconfig(self.cluster, plan.region)
         self.k8s_provider = k8s.Provider(
@@ -255,6 +239,38 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
             opts=self.child_opts(depends_on=[self.system_pool]),
         )
         self.kubernetes_provider = pulumi.Output.from_input(self.k8s_provider)
+        return self._outputs()
+
+    def _vpc(self, name: str, plan: EksClusterPlan) -> tuple[Any, Any]:
+        """The VPC and its internet gateway, kept apart so ``_create`` fits a screen."""
+        import pulumi_aws.ec2 as ec2
+
+        vpc = ec2.Vpc(
+            f"{name}-vpc",
+            cidr_block=plan.vpc_cidr,
+            enable_dns_hostnames=True,
+            enable_dns_support=True,
+            tags={"Name": name},
+            opts=self.child_opts(protect=plan.protect),
+        )
+        igw = ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, opts=self.child_opts(protect=plan.protect))
+        return vpc, igw
+
+    def _karpenter_discovery_tag(self, name: str) -> None:
+        """Tag the cluster security group for Karpenter discovery, kept apart so ``_create`` fits a screen."""
+        import pulumi_aws.ec2 as ec2
+
+        # EKS creates this security group, so its tags are not ours to set wholesale: one tag resource.
+        ec2.Tag(
+            f"{name}-karpenter-discovery",
+            resource_id=self.cluster_security_group_id,
+            key=DISCOVERY_TAG,
+            value=self.cluster.name,
+            opts=self.child_opts(),
+        )
+
+    def _outputs(self) -> dict[str, Any]:
+        """The component's registered outputs, in their fixed order, kept apart so ``_create`` fits a screen."""
         return {
             "cluster_name": self.cluster_name,
             "kubeconfig": self.kubeconfig,

@@ -59,14 +59,20 @@ def node_repair(spec: PlatformSpec) -> bool:
     return spec.observability is not None and spec.observability.node_auto_repair
 
 
-def _node_monitoring_agent(spec: PlatformSpec, cluster_name: Any) -> list[Any]:
+def _node_monitoring_agent(
+    spec: PlatformSpec, cluster_name: Any, opts: pulumi.ResourceOptions | None
+) -> list[Any]:
     """The node monitoring agent add-on (``[]`` without node repair): without it node repair sees only a
     node's readiness, not its GPUs (Xid errors, DCGM health, NVIDIA driver and fabric manager)."""
     if not node_repair(spec):
         return []
     import pulumi_aws as aws
 
-    return [aws.eks.Addon(NODE_MONITORING_AGENT, cluster_name=cluster_name, addon_name=NODE_MONITORING_AGENT)]
+    return [
+        aws.eks.Addon(
+            NODE_MONITORING_AGENT, cluster_name=cluster_name, addon_name=NODE_MONITORING_AGENT, opts=opts
+        )
+    ]
 
 
 def _zones(spec: PlatformSpec) -> list[str]:
@@ -84,32 +90,11 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
     """An EKS cluster (or an attachment to one) and its GPU node groups or Karpenter NodePools."""
     PROFILE.sdk("gpu-platform:cloud: eks")  # the extra this cloud needs, named in one line
     from gpu_platform.clouds.eks.cluster import EksCluster
-    from gpu_platform.clouds.eks.node_pool import EksGpuNodePool
 
     c = spec.cluster
     version: dict[str, Any] = {"kubernetes_version": c.kubernetes_version} if c.kubernetes_version else {}
     if not c.create:
-        provider, kubeconfig = kubeconfig_provider(spec, opts)
-        attached: dict[str, Any] = {
-            "cluster_name": c.name,
-            "node_role_arn": c.existing_node_role_arn,
-            "subnet_ids": list(c.existing_subnet_ids),
-            "protect": not c.disposable,
-            **version,
-            **({"node_repair": True} if node_repair(spec) else {}),
-        }
-        _node_monitoring_agent(spec, c.name)
-        pools = {}
-        for pool in spec.pools:
-            pool_inputs = dict(attached)
-            if pool.efa:
-                # One zone for the cluster placement group; the interfaces get the cluster's security groups.
-                pool_inputs["subnet_ids"] = list(c.existing_subnet_ids[:1])
-                pool_inputs["security_group_ids"] = list(c.existing_security_group_ids)
-            pools[pool.name] = EksGpuNodePool.from_plan(
-                pool.name, eks_node_pool_plan(pool, spec.driver, pool_inputs), opts
-            )
-        return Infrastructure(provider, kubeconfig, c.name, pools)
+        return _attach(spec, version, opts)
     assert c.system_pool is not None
     zones = _zones(spec)
     settings: dict[str, Any] = {
@@ -124,15 +109,61 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
     if karpenter:
         settings["karpenter_discovery"] = True
     cluster = EksCluster.from_plan(c.name, eks_cluster_plan(c.name, c.system_pool, settings), opts)
-    _node_monitoring_agent(spec, cluster.cluster_name)  # Karpenter's node repair reads its conditions too
+    _node_monitoring_agent(
+        spec, cluster.cluster_name, opts
+    )  # Karpenter's node repair reads its conditions too
     if karpenter:
         pools = _karpenter_pools(spec, cluster, opts)
-        return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
-    pools = {}
+    else:
+        pools = _node_group_pools(spec, cluster, zones, version, opts)
+    return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+
+
+def _attach(
+    spec: PlatformSpec, version: dict[str, Any], opts: pulumi.ResourceOptions | None
+) -> Infrastructure:
+    """GPU node groups on an existing cluster (``create: false``), kept apart so ``deploy`` fits a screen."""
+    from gpu_platform.clouds.eks.node_pool import EksGpuNodePool
+
+    c = spec.cluster
+    provider, kubeconfig = kubeconfig_provider(spec, opts)
+    attached: dict[str, Any] = {
+        "cluster_name": c.name,
+        "node_role_arn": c.existing_node_role_arn,
+        "subnet_ids": list(c.existing_subnet_ids),
+        "protect": not c.disposable,
+        **version,
+        **({"node_repair": True} if node_repair(spec) else {}),
+    }
+    _node_monitoring_agent(spec, c.name, opts)
+    pools: dict[str, pulumi.Resource] = {}
+    for pool in spec.pools:
+        pool_inputs = dict(attached)
+        if pool.efa:
+            # One zone for the cluster placement group; the interfaces get the cluster's security groups.
+            pool_inputs["subnet_ids"] = list(c.existing_subnet_ids[:1])
+            pool_inputs["security_group_ids"] = list(c.existing_security_group_ids)
+        pools[pool.name] = EksGpuNodePool.from_plan(
+            pool.name, eks_node_pool_plan(pool, spec.driver, pool_inputs), opts
+        )
+    return Infrastructure(provider, kubeconfig, c.name, pools)
+
+
+def _node_group_pools(
+    spec: PlatformSpec,
+    cluster: Any,
+    zones: list[str],
+    version: dict[str, Any],
+    opts: pulumi.ResourceOptions | None,
+) -> dict[str, Any]:
+    """One managed node group per GPU pool on the new cluster, kept apart so ``deploy`` fits a screen."""
+    from gpu_platform.clouds.eks.node_pool import EksGpuNodePool
+
+    pools: dict[str, Any] = {}
     for pool in spec.pools:
         pool_zones = list(pool.zones) or zones
         inputs: dict[str, Any] = {
-            "protect": not c.disposable,
+            "protect": not spec.cluster.disposable,
             "cluster_name": cluster.cluster_name,
             "node_role_arn": cluster.node_role_arn,
             **version,
@@ -145,7 +176,7 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
         inputs["subnet_ids"] = [cluster.private_subnet_ids_by_zone[z] for z in pool_zones]
         plan = eks_node_pool_plan(pool, spec.driver, inputs)
         pools[pool.name] = EksGpuNodePool.from_plan(pool.name, plan, opts)
-    return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+    return pools
 
 
 def _karpenter_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | None) -> dict[str, Any]:

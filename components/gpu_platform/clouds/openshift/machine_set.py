@@ -34,6 +34,8 @@ class OpenShiftGpuMachineSet(PlannedComponent[MachineSetPlan]):
     def __init__(
         self, name: str, args: OpenShiftGpuMachineSetArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Check ``args`` (every problem at once; nothing is created on one), then create it. GPU MachineSets,
+        one per zone, with the library's taint and labels."""
         self._start(name, machine_set_plan(*machine_set_args(args)), opts)
 
     def _create(self, name: str, plan: MachineSetPlan) -> dict[str, Any]:
