@@ -83,7 +83,10 @@ def test_a_quota_without_its_device_plugin(resource: str, plugin: PolicyResource
 
 def test_an_rdma_plugin_for_another_resource_name_does_not_count() -> None:
     pool = eks_group(instance="p5.48xlarge")
-    only(R.fabric_resources_agree([pool, queue("rdma/shared_ib"), nic_policy("hca_shared_devices_a")]), RULE)
+    v = only(
+        R.fabric_resources_agree([pool, queue("rdma/shared_ib"), nic_policy("hca_shared_devices_a")]), RULE
+    )
+    assert "rdma/shared_ib" in v.message
 
 
 def test_a_queued_workload_asking_for_an_uncovered_fabric_resource() -> None:
