@@ -22,8 +22,10 @@ from gpu_platform.clouds.eks import docker_host_plan as ec2
 from gpu_platform.clouds.gke import docker_host_plan as gce
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import run_program
-from gpu_platform.plans.docker_host import DockerHostPlan, cuda_of_image, plan_docker_host
+from gpu_platform.plans.docker_host import DockerHostPlan
+from gpu_platform.resolve.docker_host import cuda_of_image
 from tests.conftest import REPO, upstream
+from tests.support.plans import plan_docker_host
 
 SECTIONS: dict[str, dict[str, Any]] = {
     "gke": {"gce": {"zone": "us-central1-a"}},

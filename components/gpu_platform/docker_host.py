@@ -1,6 +1,6 @@
 """``GpuDockerHost``: one GPU VM (Compute Engine, EC2 or Azure) ready for ``docker run --gpus`` and Compose.
 
-The plan (``plans.docker_host``) checks everything first: the machine is a GPU machine of the catalog, the
+The checks (``resolve.docker_host``) come first: the machine is a GPU machine of the catalog, the
 GPU counts are whole, each image's CUDA runs on the host's driver, the orchestrator is Compose. The
 constructor then only creates the cloud's VM (``clouds/<cloud>/docker_host.py``), which boots the cloud's GPU
 image (or Ubuntu with the driver installed) and the plan's cloud-init: the NVIDIA Container Toolkit at its
@@ -14,7 +14,8 @@ import pulumi
 
 from gpu_platform.args.docker_host import GpuDockerHostArgs
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.docker_host import DockerHostPlan, plan_docker_host
+from gpu_platform.plans.docker_host import DockerHostPlan, docker_host_plan
+from gpu_platform.resolve.docker_host import resolve_docker_host
 
 
 class GpuDockerHost(PlannedComponent[DockerHostPlan]):
@@ -34,7 +35,7 @@ class GpuDockerHost(PlannedComponent[DockerHostPlan]):
     ) -> None:
         """Check ``args`` (every problem at once; nothing is created on one), then create it. A single GPU VM
         running Docker with the NVIDIA Container Toolkit and a Compose file."""
-        self._start(name, plan_docker_host(args), opts)
+        self._start(name, docker_host_plan(resolve_docker_host(args)), opts)
 
     def _create(self, name: str, plan: DockerHostPlan) -> dict[str, Any]:
         module = import_module(plan.host.component_module)

@@ -17,7 +17,12 @@ from gpu_platform.clouds.gke import compute_class_plan as cc
 from gpu_platform.clouds.gke.compute_class import GkeGpuComputeClass
 from gpu_platform.errors import ArgumentsError
 from tests.support.crds import problems_of
-from tests.support.plans import plan_aks_node_pool, plan_gke_compute_class, plan_gke_node_pool
+from tests.support.plans import (
+    plan_aks_nap_pool,
+    plan_aks_node_pool,
+    plan_gke_compute_class,
+    plan_gke_node_pool,
+)
 
 
 def arg_problems(fn: Any, args: dict[str, Any]) -> dict[str, str]:
@@ -32,7 +37,7 @@ A100_SPOT = {"name": "a100-spot", "machine_type": "Standard_NC24ads_A100_v4", "m
 
 
 def test_aks_nap_objects_validate_and_match_the_agent_pool() -> None:
-    plan = nap.plan_aks_nap_pool({"pool": A100_SPOT, "driver": {"owner": "cloud"}})  # type: ignore[typeddict-item]
+    plan = plan_aks_nap_pool({"pool": A100_SPOT, "driver": {"owner": "cloud"}})  # type: ignore[typeddict-item]
     node_pool, node_class = nap.aks_node_pool(plan), nap.aks_node_class(plan)
     assert problems_of(node_pool, "azure") == []
     assert problems_of(node_class) == []
@@ -50,7 +55,7 @@ def test_aks_nap_objects_validate_and_match_the_agent_pool() -> None:
 
 
 def test_aks_nap_driver_mode_follows_the_driver_owner() -> None:
-    plan = nap.plan_aks_nap_pool({"pool": A100_SPOT, "driver": {"owner": "cloud"}})  # type: ignore[typeddict-item]
+    plan = plan_aks_nap_pool({"pool": A100_SPOT, "driver": {"owner": "cloud"}})  # type: ignore[typeddict-item]
     assert nap.aks_node_class(plan)["spec"]["gpu"] == {"mode": "Driver"}
 
 
@@ -58,7 +63,7 @@ def test_aks_nap_refuses_the_operators_driver() -> None:
     # AKS serves its own AKSNodeClass CRD; without spec.gpu, gpu.mode None is pruned and AKS installs its
     # driver next to the operator's. The library cannot read the served CRD, so it never relies on the field.
     for driver in ({}, {"owner": "operator"}, {"owner": "auto"}):
-        found = arg_problems(nap.plan_aks_nap_pool, {"pool": A100_SPOT, "driver": driver})
+        found = arg_problems(plan_aks_nap_pool, {"pool": A100_SPOT, "driver": driver})
         assert list(found) == ["driver.owner"], driver
         assert "AKS installs its driver beside the operator's" in found["driver.owner"]
 
@@ -73,7 +78,7 @@ def test_aks_nap_refusals() -> None:
         "spot_max_price": 3.5,
         "sharing": {"mode": "mig", "managed_by": "cloud", "mig": {"layout": "all-1g.5gb"}},
     }
-    found = arg_problems(nap.plan_aks_nap_pool, {"pool": pool, "driver": {"owner": "cloud"}})
+    found = arg_problems(plan_aks_nap_pool, {"pool": pool, "driver": {"owner": "cloud"}})
     assert set(found) == {"pool.sharing.managed_by", "pool.zones", "pool.spot_max_price"}
     assert "AKSNodeClass has no GPU instance profile" in found["pool.sharing.managed_by"]
 
@@ -177,9 +182,9 @@ def test_compute_class_component(run_component: Any) -> None:
 
 def test_aks_nap_refuses_operator_sharing_and_dra_like_karpenter() -> None:
     shared = {**A100_SPOT, "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}}}
-    assert list(arg_problems(nap.plan_aks_nap_pool, {"pool": shared})) == ["pool.sharing.mode"]
+    assert list(arg_problems(plan_aks_nap_pool, {"pool": shared})) == ["pool.sharing.mode"]
     dra = arg_problems(
-        nap.plan_aks_nap_pool,
+        plan_aks_nap_pool,
         {
             "pool": {**A100_SPOT, "allocation": "dra"},
             "driver": {"owner": "cloud", "host_version": "580.95.05"},

@@ -776,15 +776,16 @@ def test_aks_nap_gpu_node_pool_is_checked_too() -> None:
 def test_the_librarys_karpenter_and_nap_pools_pass() -> None:
     from gpu_platform.clouds.aks import nap_plan as nap
     from gpu_platform.clouds.eks import karpenter_plan as kp
+    from tests.support.plans import plan_aks_nap_pool, plan_eks_karpenter_pool
 
-    eks = kp.plan_eks_karpenter_pool(
+    eks = plan_eks_karpenter_pool(
         {
             "pool": {"name": "l4", "machine_type": "g6.2xlarge", "max_nodes": 2},
             "node_role_name": "r",
             "discovery": "c",
         }
     )
-    aks = nap.plan_aks_nap_pool(
+    aks = plan_aks_nap_pool(
         {
             "pool": {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 1},
             "driver": {"owner": "cloud"},

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from gpu_platform.args.validate import check_arguments
 from gpu_platform.cloud import PoolProblems
 from gpu_platform.clouds import profile_of
 from gpu_platform.errors import Problems
@@ -77,3 +78,20 @@ def resolve_pools(
     resolved = resolve_cluster_pools(cloud, pools, cuda_version, lambda i: p.at(path, i))
     p.raise_for_arguments()
     return resolved.pools
+
+
+def fabric_addon_args(
+    cloud: str, args_type: Any, args: Any, serves: Callable[[GpuPool], bool], serves_none: str
+) -> tuple[list[GpuPool], Mapping[str, Any] | None]:
+    """A network add-on's ``pools`` and ``values`` checked: the pools resolved like a cluster's, and at least
+    one the add-on ``serves`` (else ``serves_none`` at ``pools``); ``ArgumentsError`` lists every problem."""
+    p = Problems()
+    checked = check_arguments(args_type, args, p)
+    pools: list[GpuPool] = []
+    if checked is not None:
+        pools = resolve_cluster_pools(cloud, checked["pools"], None, lambda i: p.at("pools", i)).pools
+        if not p.count() and not any(serves(pool) for pool in pools):
+            p.add(("pools",), serves_none)
+    p.raise_for_arguments()
+    assert checked is not None
+    return pools, checked.get("values")

@@ -15,13 +15,13 @@ from gpu_platform import versions
 from gpu_platform.clouds.aks.infiniband_plan import (
     network_operator_values,
     nic_cluster_policy,
-    plan_network_operator,
 )
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_plan
 from gpu_platform.sharing import RDMA_HCA_MAX, RDMA_SHARED_IB_RESOURCE
 from tests.conftest import REPO, upstream
 from tests.support import crds
+from tests.support.plans import plan_network_operator
 
 ND_POOL: dict[str, Any] = {
     "name": "ndh100",

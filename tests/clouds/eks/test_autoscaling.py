@@ -505,7 +505,8 @@ def test_kueue_covers_efa_huge_pages(prod: Plan) -> None:
 
 @pytest.mark.parametrize(("dra", "flag"), [(True, True), (False, None)])
 def test_the_component_sets_the_dra_flag_only_when_asked(dra: bool, flag: bool | None) -> None:
-    from gpu_platform.clouds.eks.autoscaling_plan import cluster_autoscaler_values, plan_cluster_autoscaler
+    from gpu_platform.clouds.eks.autoscaling_plan import cluster_autoscaler_values
+    from tests.support.plans import plan_cluster_autoscaler
 
     args: dict[str, Any] = {"cluster_name": "c", "region": "us-east-1", "kubernetes_version": "1.34"}
     if dra:

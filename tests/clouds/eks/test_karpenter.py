@@ -24,7 +24,7 @@ from gpu_platform.clouds.eks.karpenter_node_pool import EksKarpenterGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from tests.conftest import UPSTREAM, upstream
 from tests.support.crds import problems_of
-from tests.support.plans import plan_eks_node_pool
+from tests.support.plans import plan_eks_karpenter, plan_eks_karpenter_pool, plan_eks_node_pool
 
 L4_SPOT = {"name": "l4-spot", "machine_type": "g6.2xlarge", "max_nodes": 4, "spot": True}
 H100 = {
@@ -51,7 +51,7 @@ KARPENTER_INPUTS = {"node_role_name": "KarpenterNodeRole-gpu-demo", "discovery":
 
 
 def eks_plan(pool: dict[str, Any], **extra: Any) -> kp.EksKarpenterPoolPlan:
-    return kp.plan_eks_karpenter_pool({"pool": pool, **KARPENTER_INPUTS, **extra})  # type: ignore[typeddict-item]
+    return plan_eks_karpenter_pool({"pool": pool, **KARPENTER_INPUTS, **extra})  # type: ignore[typeddict-item]
 
 
 def eks_objects(plan: kp.EksKarpenterPoolPlan) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -161,7 +161,7 @@ def test_custom_disruption_and_its_problems() -> None:
     assert node_pool["spec"]["template"]["spec"]["terminationGracePeriod"] == "24h"
     assert problems_of(node_pool, "aws") == []
     found = arg_problems(
-        kp.plan_eks_karpenter_pool,
+        plan_eks_karpenter_pool,
         {
             "pool": L4_SPOT,
             **KARPENTER_INPUTS,
@@ -182,7 +182,7 @@ def test_custom_disruption_and_its_problems() -> None:
 
 def test_what_karpenter_cannot_express_is_refused_by_key() -> None:
     found = arg_problems(
-        kp.plan_eks_karpenter_pool,
+        plan_eks_karpenter_pool,
         {
             "pool": {**H100, "min_nodes": 1, "initial_nodes": 2, "efa": True, "zones": ["us-east-1a"]},
             **KARPENTER_INPUTS,
@@ -365,7 +365,7 @@ def test_eks_karpenter_component(run_component: Any) -> None:
 
 def test_controller_never_runs_on_karpenter_nodes_rendered() -> None:
     helm = pytest.importorskip("helm_python")
-    plan = kp.plan_eks_karpenter(
+    plan = plan_eks_karpenter(
         {
             "cluster_name": "gpu-demo",
             "subnet_ids": ["subnet-0123456789abcdef0"],
@@ -406,7 +406,7 @@ def test_controller_never_runs_on_karpenter_nodes_rendered() -> None:
 
 def test_controller_args_problems() -> None:
     found = arg_problems(
-        kp.plan_eks_karpenter,
+        plan_eks_karpenter,
         {
             "cluster_name": "c",
             "subnet_ids": [],
@@ -421,7 +421,7 @@ def test_controller_args_problems() -> None:
 def test_what_karpenters_simulation_cannot_see_is_refused() -> None:
     """Karpenter sizes nodes by the instance type's whole GPUs and ignores DRA claims (not GA in 1.14)."""
     shared = {**L4_SPOT, "sharing": {"mode": "time-slicing", "replicas": 4}}
-    found = arg_problems(kp.plan_eks_karpenter_pool, {"pool": shared, **KARPENTER_INPUTS})
+    found = arg_problems(plan_eks_karpenter_pool, {"pool": shared, **KARPENTER_INPUTS})
     assert list(found) == ["pool.sharing.mode"] and "a node per pod" in found["pool.sharing.mode"]
     mig = {
         "name": "h100",
@@ -429,11 +429,11 @@ def test_what_karpenters_simulation_cannot_see_is_refused() -> None:
         "max_nodes": 1,
         "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb"}},
     }
-    assert list(arg_problems(kp.plan_eks_karpenter_pool, {"pool": mig, **KARPENTER_INPUTS})) == [
+    assert list(arg_problems(plan_eks_karpenter_pool, {"pool": mig, **KARPENTER_INPUTS})) == [
         "pool.sharing.mode"
     ]
     dra = arg_problems(
-        kp.plan_eks_karpenter_pool, {"pool": {**L4_SPOT, "allocation": "dra"}, **KARPENTER_INPUTS}
+        plan_eks_karpenter_pool, {"pool": {**L4_SPOT, "allocation": "dra"}, **KARPENTER_INPUTS}
     )
     assert list(dra) == ["pool.allocation"] and "IGNORE_DRA_REQUESTS" in dra["pool.allocation"]
 

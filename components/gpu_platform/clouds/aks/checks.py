@@ -5,13 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpu_platform.args.autoprovisioning import AksNapGpuNodePoolArgs
 from gpu_platform.args.cluster import DEFAULT_AKS_OS_SKU, AksClusterArgs
+from gpu_platform.args.network import NetworkOperatorArgs
 from gpu_platform.args.nodepools import AksGpuNodePoolArgs
-from gpu_platform.clouds.aks.profile import PROFILE, agent_pool_name_problem
+from gpu_platform.args.validate import check_arguments
+from gpu_platform.clouds.aks.profile import DRIVER_NONE, PROFILE, agent_pool_name_problem
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.autoprovisioning import nap_pool_problems, resolve_auto_pool
+from gpu_platform.resolve.cloud_pools import fabric_addon_args
 from gpu_platform.resolve.cluster import SystemPool, resolve_cluster_args
+from gpu_platform.resolve.disruption import Disruption, resolve_disruption
 from gpu_platform.resolve.nodepool import resolve_node_pool_args
 
 
@@ -36,3 +42,35 @@ def cluster_args(args: AksClusterArgs) -> tuple[SystemPool, dict[str, Any]]:
 def node_pool_args(args: AksGpuNodePoolArgs) -> tuple[GpuPool, DriverPlan, Mapping[str, Any]]:
     """The node pool component's arguments checked and resolved; ``ArgumentsError`` lists every problem."""
     return resolve_node_pool_args("aks", AksGpuNodePoolArgs, args, agent_pool_checks)
+
+
+def nap_pool_args(
+    args: AksNapGpuNodePoolArgs,
+) -> tuple[GpuPool, DriverPlan, Mapping[str, Any], Disruption]:
+    """``AksNapGpuNodePool``'s arguments checked and resolved; ``ArgumentsError`` lists every problem."""
+    p = Problems()
+    checked = check_arguments(AksNapGpuNodePoolArgs, args, p)
+    resolved = resolve_auto_pool("aks", checked, p, nap_pool_problems) if checked is not None else None
+    disruption = resolve_disruption(checked.get("disruption", {}) if checked else {}, p.at("disruption"))
+    if resolved is not None and resolved[1].pool_driver == DRIVER_NONE:
+        p.add(
+            ("driver", "owner"),
+            "the GPU Operator cannot own the driver on NAP pools: AKS runs its own NAP release, and where its "
+            "AKSNodeClass CRD has no spec.gpu the API server drops gpu.mode None without an error, so AKS installs "
+            "its driver beside the operator's. Use owner 'cloud' (and give the GPU Operator the same), or an "
+            "AksGpuNodePool",
+        )
+    p.raise_for_arguments()
+    assert checked is not None and resolved is not None
+    return *resolved, dict(checked), disruption
+
+
+def network_operator_args(args: NetworkOperatorArgs) -> tuple[list[GpuPool], Mapping[str, Any] | None]:
+    """``NetworkOperator``'s arguments checked: at least one pool with ``infiniband``."""
+    return fabric_addon_args(
+        "aks",
+        NetworkOperatorArgs,
+        args,
+        lambda pool: pool.infiniband,
+        "no pool sets infiniband: true; the operator would serve no node",
+    )

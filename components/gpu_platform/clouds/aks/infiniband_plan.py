@@ -20,12 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform import versions
-from gpu_platform.args.network import NetworkOperatorArgs
-from gpu_platform.args.validate import check_arguments
-from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.scheduling import INFINIBAND_LABEL, pool_tolerations
 from gpu_platform.sharing import RDMA_HCA_MAX, RDMA_SHARED_IB_RESOURCE
 
@@ -121,18 +117,5 @@ def nic_cluster_policy(plan: NetworkOperatorPlan) -> dict[str, Any]:
 def network_operator_plan(
     pools: Sequence[GpuPool], values: Mapping[str, Any] | None = None
 ) -> NetworkOperatorPlan:
+    """The operator for the InfiniBand pools among ``pools`` (the stack's, or ``checks.network_operator_args``)."""
     return NetworkOperatorPlan(tuple(p for p in pools if p.infiniband), dict(values or {}))
-
-
-def plan_network_operator(args: NetworkOperatorArgs) -> NetworkOperatorPlan:
-    """``NetworkOperator``'s arguments checked: at least one pool with ``infiniband``."""
-    p = Problems()
-    checked = check_arguments(NetworkOperatorArgs, args, p)
-    pools: list[GpuPool] = []
-    if checked is not None:
-        pools = resolve_cluster_pools("aks", checked["pools"], None, lambda i: p.at("pools", i)).pools
-        if not p.count() and not any(pool.infiniband for pool in pools):
-            p.add(("pools",), "no pool sets infiniband: true; the operator would serve no node")
-    p.raise_for_arguments()
-    assert checked is not None
-    return network_operator_plan(pools, checked.get("values"))

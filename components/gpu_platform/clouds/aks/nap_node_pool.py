@@ -11,6 +11,7 @@ from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.args.autoprovisioning import AksNapGpuNodePoolArgs
 from gpu_platform.clouds.aks import nap_plan as nap
+from gpu_platform.clouds.aks.checks import nap_pool_args
 from gpu_platform.nodepools.common import GpuNodePoolComponent
 
 
@@ -35,7 +36,7 @@ class AksNapGpuNodePool(GpuNodePoolComponent[nap.AksNapPoolPlan]):
     ) -> None:
         """Check ``args`` (every problem at once; nothing is created on one), then create it. A tainted, labelled
         GPU NodePool that AKS Node Auto Provisioning scales from zero."""
-        self._start(name, nap.plan_aks_nap_pool(args), opts)
+        self._start(name, nap.aks_nap_pool_plan(*nap_pool_args(args)), opts)
 
     def _create(self, name: str, plan: nap.AksNapPoolPlan) -> dict[str, Any]:
         deps = list(self._dependencies)

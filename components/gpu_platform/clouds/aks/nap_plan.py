@@ -12,26 +12,22 @@ driver is refused on NAP pools (``GPU_MODE`` keeps both values for the day AKS d
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_platform.args.autoprovisioning import AksNapGpuNodePoolArgs
-from gpu_platform.args.validate import check_arguments
 from gpu_platform.clouds.aks.profile import DRIVER_NONE, PROFILE
 from gpu_platform.driver import DriverPlan
-from gpu_platform.errors import Problems
 from gpu_platform.plans.karpenter import (
     DO_NOT_DISRUPT,
-    Disruption,
     capacity_types,
     node_pool,
     pool_base,
     requirement,
-    resolve_disruption,
 )
 from gpu_platform.plans.nodepools import NodePoolPlan
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.autoprovisioning import nap_pool_problems, resolve_auto_pool
+from gpu_platform.resolve.disruption import Disruption
 
 AKSNODECLASS_API = "karpenter.azure.com/v1beta1"
 GPU_MODE = {"None": "None", "Install": "Driver"}
@@ -50,8 +46,9 @@ class AksNapPoolPlan(NodePoolPlan):
 
 
 def aks_nap_pool_plan(
-    pool: GpuPool, driver: DriverPlan, inputs: dict[str, Any], disruption: Disruption
+    pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any], disruption: Disruption
 ) -> AksNapPoolPlan:
+    """A GPU pool's NodePool and AKSNodeClass, from the stack's pools or ``checks.nap_pool_args``."""
     return AksNapPoolPlan(
         **pool_base(pool, driver, inputs),
         gpu_mode=GPU_MODE[driver.pool_driver or DRIVER_NONE],
@@ -91,22 +88,3 @@ def aks_node_class(plan: AksNapPoolPlan) -> dict[str, Any]:
         "metadata": {"name": plan.pool.name, "labels": {"app.kubernetes.io/managed-by": "gpu-platform"}},
         "spec": spec,
     }
-
-
-def plan_aks_nap_pool(args: AksNapGpuNodePoolArgs) -> AksNapPoolPlan:
-    """``AksNapGpuNodePool``'s arguments checked and resolved; ``ArgumentsError`` lists every problem."""
-    p = Problems()
-    checked = check_arguments(AksNapGpuNodePoolArgs, args, p)
-    resolved = resolve_auto_pool("aks", checked, p, nap_pool_problems) if checked is not None else None
-    disruption = resolve_disruption(checked.get("disruption", {}) if checked else {}, p.at("disruption"))
-    if resolved is not None and resolved[1].pool_driver == DRIVER_NONE:
-        p.add(
-            ("driver", "owner"),
-            "the GPU Operator cannot own the driver on NAP pools: AKS runs its own NAP release, and where its "
-            "AKSNodeClass CRD has no spec.gpu the API server drops gpu.mode None without an error, so AKS installs "
-            "its driver beside the operator's. Use owner 'cloud' (and give the GPU Operator the same), or an "
-            "AksGpuNodePool",
-        )
-    p.raise_for_arguments()
-    assert checked is not None and resolved is not None
-    return aks_nap_pool_plan(*resolved, dict(checked), disruption)

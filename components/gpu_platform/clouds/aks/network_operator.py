@@ -13,11 +13,12 @@ from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.addons import NETWORK_OPERATOR
 from gpu_platform.args.network import NetworkOperatorArgs
+from gpu_platform.clouds.aks.checks import network_operator_args
 from gpu_platform.clouds.aks.infiniband_plan import (
     NetworkOperatorPlan,
+    network_operator_plan,
     network_operator_values,
     nic_cluster_policy,
-    plan_network_operator,
 )
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_namespace, helm_release
@@ -39,7 +40,7 @@ class NetworkOperator(PlannedComponent[NetworkOperatorPlan]):
     ) -> None:
         """Check ``args`` (every problem at once; nothing is created on one), then create it. The NVIDIA Network
         Operator and its NicClusterPolicy for InfiniBand ND-series pools."""
-        self._start(name, plan_network_operator(args), opts)
+        self._start(name, network_operator_plan(*network_operator_args(args)), opts)
 
     def _create(self, name: str, plan: NetworkOperatorPlan) -> dict[str, Any]:
         namespace = helm_namespace(self, f"{name}-ns", plan.namespace, PRIVILEGED, self._dependencies)

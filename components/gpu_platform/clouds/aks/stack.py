@@ -58,7 +58,7 @@ def _nap_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | 
     on the cluster that runs NAP (``node_auto_provisioning``)."""
     from gpu_platform.clouds.aks.nap_node_pool import AksNapGpuNodePool
     from gpu_platform.clouds.aks.nap_plan import aks_nap_pool_plan
-    from gpu_platform.plans.karpenter import Disruption
+    from gpu_platform.resolve.disruption import Disruption
 
     on_cluster = pulumi.ResourceOptions.merge(
         opts, pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[cluster])

@@ -21,17 +21,11 @@ from gpu_platform.args.autoscaling import (
     DEFAULT_AUTOSCALER_IAM,
     DEFAULT_MAX_NODE_PROVISION_TIME,
     AutoscalerIam,
-    ClusterAutoscalerArgs,
-    EfaDevicePluginArgs,
 )
-from gpu_platform.args.validate import check_arguments
 from gpu_platform.clouds.eks.profile import CA_TAG_PREFIX
-from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import EFA_DEVICE_PLUGIN_REQUESTS
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
-from gpu_platform.resolve.cluster import KUBERNETES_VERSION
 from gpu_platform.scheduling import EFA_LABEL, node_agent_tolerations
 
 DISCOVERY_TAGS = (f"{CA_TAG_PREFIX}/enabled", f"{CA_TAG_PREFIX}/{{cluster}}")
@@ -103,14 +97,6 @@ def irsa_trust(provider_arn: str, issuer: str, namespace: str) -> str:
     return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
 
 
-def autoscaler_image_tag(kubernetes_version: str | None) -> str | None:
-    """The image of the cluster's minor (``None`` for a minor without a pinned image)."""
-    if kubernetes_version is None:
-        return versions.CLUSTER_AUTOSCALER_IMAGE_TAGS[versions.CLUSTER_AUTOSCALER_DEFAULT_MINOR]
-    minor = ".".join(kubernetes_version.lstrip("v").split(".")[:2])
-    return versions.CLUSTER_AUTOSCALER_IMAGE_TAGS.get(minor)
-
-
 @dataclass(frozen=True)
 class ClusterAutoscalerPlan:
     """Everything about the autoscaler except the values that are Outputs (cluster name, region, role)."""
@@ -166,41 +152,13 @@ def cluster_autoscaler_values(plan: ClusterAutoscalerPlan, role_arn: Any = None)
     return deep_merge(plan.user_values, ours)
 
 
-def _autoscaler_problems(checked: Mapping[str, Any], p: Problems) -> str | None:
-    version = checked.get("kubernetes_version")
-    if version is not None and not KUBERNETES_VERSION.match(version):
-        p.add(("kubernetes_version",), f"'{version}' is not a Kubernetes version like '1.33'")
-        return None
-    tag = autoscaler_image_tag(version)
-    if tag is None:
-        p.add(
-            ("kubernetes_version",),
-            f"no pinned Cluster Autoscaler for {version} (its minor must match the cluster's); valid: "
-            f"{', '.join(versions.CLUSTER_AUTOSCALER_IMAGE_TAGS)}",
-        )
-    iam = checked.get("iam", DEFAULT_AUTOSCALER_IAM)
-    for key in ("oidc_provider_arn", "oidc_issuer"):
-        if iam == AutoscalerIam.IRSA.value and checked.get(key) is None:
-            p.add((key,), "required with {{iam}} irsa")
-        elif iam != AutoscalerIam.IRSA.value and key in checked:
-            p.add((key,), "only with {{iam}} irsa; remove it")
-    if iam == AutoscalerIam.IRSA.value and "pod_identity_agent" in checked:
-        p.add(("pod_identity_agent",), "only with {{iam}} pod-identity; remove it")
-    return tag
-
-
-def plan_cluster_autoscaler(args: ClusterAutoscalerArgs) -> ClusterAutoscalerPlan:
-    """``ClusterAutoscaler``'s arguments checked; ``ArgumentsError`` lists every problem."""
-    p = Problems()
-    checked = check_arguments(ClusterAutoscalerArgs, args, p)
-    tag = _autoscaler_problems(checked, p) if checked is not None else None
-    p.raise_for_arguments()
-    assert checked is not None and tag is not None
+def cluster_autoscaler_plan(checked: Mapping[str, Any], image_tag: str) -> ClusterAutoscalerPlan:
+    """The autoscaler from ``ClusterAutoscaler``'s checked arguments (``checks.cluster_autoscaler_args``)."""
     iam = checked.get("iam", DEFAULT_AUTOSCALER_IAM)
     return ClusterAutoscalerPlan(
         cluster_name=checked["cluster_name"],
         region=checked["region"],
-        image_tag=tag,
+        image_tag=image_tag,
         iam=iam,
         pod_identity_agent=iam == AutoscalerIam.POD_IDENTITY.value
         and checked.get("pod_identity_agent", True),
@@ -253,18 +211,5 @@ def efa_device_plugin_values(plan: EfaDevicePluginPlan) -> dict[str, Any]:
 def efa_device_plugin_plan(
     pools: Sequence[GpuPool], values: Mapping[str, Any] | None = None
 ) -> EfaDevicePluginPlan:
+    """The plugin for the EFA pools among ``pools`` (the stack's, or ``checks.efa_device_plugin_args``)."""
     return EfaDevicePluginPlan(tuple(p for p in pools if p.efa), dict(values or {}))
-
-
-def plan_efa_device_plugin(args: EfaDevicePluginArgs) -> EfaDevicePluginPlan:
-    """``EfaDevicePlugin``'s arguments checked: at least one pool with ``efa``."""
-    p = Problems()
-    checked = check_arguments(EfaDevicePluginArgs, args, p)
-    pools: list[GpuPool] = []
-    if checked is not None:
-        pools = resolve_cluster_pools("eks", checked["pools"], None, lambda i: p.at("pools", i)).pools
-        if not p.count() and not any(pool.efa for pool in pools):
-            p.add(("pools",), "no pool sets efa: true; the plugin would run nowhere")
-    p.raise_for_arguments()
-    assert checked is not None
-    return efa_device_plugin_plan(pools, checked.get("values"))

@@ -17,11 +17,12 @@ from gpu_platform.args.autoscaling import AutoscalerIam, ClusterAutoscalerArgs
 from gpu_platform.clouds.eks.autoscaling_plan import (
     ClusterAutoscalerPlan,
     autoscaler_policy,
+    cluster_autoscaler_plan,
     cluster_autoscaler_values,
     irsa_trust,
-    plan_cluster_autoscaler,
     pod_identity_trust,
 )
+from gpu_platform.clouds.eks.checks import cluster_autoscaler_args
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_release
 
@@ -41,7 +42,7 @@ class ClusterAutoscaler(PlannedComponent[ClusterAutoscalerPlan]):
     ) -> None:
         """Check ``args`` (every problem at once; nothing is created on one), then create it. The Kubernetes
         Cluster Autoscaler on EKS, with its IAM."""
-        self._start(name, plan_cluster_autoscaler(args), opts)
+        self._start(name, cluster_autoscaler_plan(*cluster_autoscaler_args(args)), opts)
 
     def _role(self, name: str, plan: ClusterAutoscalerPlan) -> Any:
         import pulumi_aws as aws

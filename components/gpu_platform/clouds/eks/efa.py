@@ -13,9 +13,10 @@ from gpu_platform.addons import AWS_EFA_DEVICE_PLUGIN
 from gpu_platform.args.autoscaling import EfaDevicePluginArgs
 from gpu_platform.clouds.eks.autoscaling_plan import (
     EfaDevicePluginPlan,
+    efa_device_plugin_plan,
     efa_device_plugin_values,
-    plan_efa_device_plugin,
 )
+from gpu_platform.clouds.eks.checks import efa_device_plugin_args
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_release
 
@@ -33,7 +34,7 @@ class EfaDevicePlugin(PlannedComponent[EfaDevicePluginPlan]):
     ) -> None:
         """Check ``args`` (every problem at once; nothing is created on one), then create it. The AWS EFA
         Kubernetes device plugin on the EFA GPU pools."""
-        self._start(name, plan_efa_device_plugin(args), opts)
+        self._start(name, efa_device_plugin_plan(*efa_device_plugin_args(args)), opts)
 
     def _create(self, name: str, plan: EfaDevicePluginPlan) -> dict[str, Any]:
         release = helm_release(

@@ -20,6 +20,7 @@ from gpu_platform import versions
 from gpu_platform.addons import KARPENTER, KARPENTER_CRD
 from gpu_platform.args.autoprovisioning import DISCOVERY_TAG, EksKarpenterArgs
 from gpu_platform.clouds.eks import karpenter_plan as kp
+from gpu_platform.clouds.eks.checks import karpenter_args
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_release
 
@@ -55,7 +56,7 @@ class EksKarpenter(PlannedComponent[kp.EksKarpenterPlan]):
     def __init__(self, name: str, args: EksKarpenterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         """Check ``args`` (every problem at once; nothing is created on one), then create it. Karpenter's
         controller, IAM and interruption handling on an EKS cluster."""
-        self._start(name, kp.plan_eks_karpenter(args), opts)
+        self._start(name, kp.eks_karpenter_plan(karpenter_args(args)), opts)
 
     def _context(self) -> pulumi.Output[kp.AwsContext]:
         import pulumi_aws as aws

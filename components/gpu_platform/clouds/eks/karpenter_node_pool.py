@@ -13,6 +13,7 @@ from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.args.autoprovisioning import EksKarpenterGpuNodePoolArgs
 from gpu_platform.clouds.eks import karpenter_plan as kp
+from gpu_platform.clouds.eks.checks import karpenter_pool_args
 from gpu_platform.nodepools.common import GpuNodePoolComponent
 
 
@@ -26,7 +27,7 @@ class EksKarpenterGpuNodePool(GpuNodePoolComponent[kp.EksKarpenterPoolPlan]):
     ) -> None:
         """Check ``args`` (every problem at once; nothing is created on one), then create it. A tainted, labelled
         GPU NodePool that Karpenter scales from zero for pending GPU pods."""
-        self._start(name, kp.plan_eks_karpenter_pool(args), opts)
+        self._start(name, kp.eks_karpenter_pool_plan(*karpenter_pool_args(args)), opts)
 
     def _create(self, name: str, plan: kp.EksKarpenterPoolPlan) -> dict[str, Any]:
         deps = list(self._dependencies)

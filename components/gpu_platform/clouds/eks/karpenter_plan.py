@@ -10,7 +10,6 @@ validated against.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,27 +19,20 @@ from gpu_platform.args.autoprovisioning import (
     DEFAULT_AMI_VERSION,
     DEFAULT_KARPENTER_REPLICAS,
     DISCOVERY_TAG,
-    EksKarpenterArgs,
-    EksKarpenterGpuNodePoolArgs,
 )
-from gpu_platform.args.validate import check_arguments
 from gpu_platform.clouds.eks.profile import AL2023, BOTTLEROCKET, PROFILE
 from gpu_platform.driver import DriverPlan
-from gpu_platform.errors import Problems
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.karpenter import (
     DO_NOT_DISRUPT,
-    Disruption,
     capacity_types,
     node_pool,
     pool_base,
     requirement,
-    resolve_disruption,
 )
 from gpu_platform.plans.nodepools import NodePoolPlan
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.autoprovisioning import karpenter_pool_problems, resolve_auto_pool
-from gpu_platform.resolve.kubernetes import namespace_problem
+from gpu_platform.resolve.disruption import Disruption
 
 EC2NODECLASS_API = "karpenter.k8s.aws/v1"
 RELEASE_NAME = "karpenter"
@@ -69,8 +61,6 @@ INTERRUPTION_RULES: dict[str, dict[str, list[str]]] = {
 QUEUE_RETENTION_SECONDS = 300
 EVENT_TARGET_ID = "KarpenterInterruptionQueueTarget"
 
-_AMI_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
 
 @dataclass(frozen=True)
 class EksKarpenterPoolPlan(NodePoolPlan):
@@ -86,6 +76,7 @@ class EksKarpenterPoolPlan(NodePoolPlan):
 def eks_karpenter_pool_plan(
     pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any], disruption: Disruption
 ) -> EksKarpenterPoolPlan:
+    """A GPU pool's NodePool and EC2NodeClass, from the stack's pools or ``checks.karpenter_pool_args``."""
     image = pool.image or PROFILE.default_image or ""
     family = PROFILE.images[image].os
     return EksKarpenterPoolPlan(
@@ -159,20 +150,6 @@ def ec2_node_class(plan: EksKarpenterPoolPlan, role: Any, discovery: Any) -> dic
     }
 
 
-def plan_eks_karpenter_pool(args: EksKarpenterGpuNodePoolArgs) -> EksKarpenterPoolPlan:
-    """``EksKarpenterGpuNodePool``'s arguments checked and resolved; ``ArgumentsError`` lists every problem."""
-    p = Problems()
-    checked = check_arguments(EksKarpenterGpuNodePoolArgs, args, p)
-    resolved = resolve_auto_pool("eks", checked, p, karpenter_pool_problems) if checked is not None else None
-    disruption = resolve_disruption(checked.get("disruption", {}) if checked else {}, p.at("disruption"))
-    version = checked.get("ami_version", DEFAULT_AMI_VERSION) if checked else DEFAULT_AMI_VERSION
-    if not _AMI_VERSION.match(version):
-        p.add(("ami_version",), f"{version!r} is not an AMI alias version like 'v20260801' or 'latest'")
-    p.raise_for_arguments()
-    assert checked is not None and resolved is not None
-    return eks_karpenter_pool_plan(*resolved, checked, disruption)
-
-
 # --- EKS: the controller ----------------------------------------------------------------------------------
 
 
@@ -227,28 +204,8 @@ def controller_values(plan: EksKarpenterPlan, cluster_name: Any, queue_name: Any
     return values
 
 
-def check_controller(args: Mapping[str, Any], p: Problems) -> None:
-    replicas = args.get("replicas", DEFAULT_KARPENTER_REPLICAS)
-    if not 1 <= replicas <= 3:
-        p.add(("replicas",), f"{replicas} is out of range; must be between 1 and 3")
-    if reason := namespace_problem(args.get("namespace", versions.KARPENTER.namespace)):
-        p.add(("namespace",), reason)
-    for key in ("subnet_ids", "security_group_ids"):
-        if key in args and not args[key]:
-            p.add((key,), "at least one (the nodes' private subnets / the cluster security group)")
-    for key in ("settings", "serviceAccount"):
-        for sub in ("clusterName", "interruptionQueue", "name"):
-            if sub in args.get("values", {}).get(key, {}):
-                p.add(("values", key, sub), "set by the library (cluster, interruption queue, Pod Identity)")
-
-
-def plan_eks_karpenter(args: EksKarpenterArgs) -> EksKarpenterPlan:
-    p = Problems()
-    checked = check_arguments(EksKarpenterArgs, args, p)
-    if checked is not None:
-        check_controller(checked, p)
-    p.raise_for_arguments()
-    assert checked is not None
+def eks_karpenter_plan(checked: Mapping[str, Any]) -> EksKarpenterPlan:
+    """The controller from ``EksKarpenter``'s checked arguments (``checks.karpenter_args``)."""
     return EksKarpenterPlan(
         namespace=checked.get("namespace", versions.KARPENTER.namespace),
         replicas=checked.get("replicas", DEFAULT_KARPENTER_REPLICAS),

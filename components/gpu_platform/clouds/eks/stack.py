@@ -11,9 +11,9 @@ from gpu_platform import addons, versions
 from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.clouds.eks.autoscaling_plan import (
     ClusterAutoscalerPlan,
-    autoscaler_image_tag,
     efa_device_plugin_plan,
 )
+from gpu_platform.clouds.eks.checks import autoscaler_image_tag
 from gpu_platform.clouds.eks.cluster_plan import eks_cluster_plan
 from gpu_platform.clouds.eks.node_pool_plan import eks_node_pool_plan
 from gpu_platform.clouds.eks.profile import DEFAULT_ZONES, PROFILE
@@ -185,7 +185,7 @@ def _karpenter_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOpti
     from gpu_platform.clouds.eks import karpenter_plan as kp
     from gpu_platform.clouds.eks.karpenter import EksKarpenter
     from gpu_platform.clouds.eks.karpenter_node_pool import EksKarpenterGpuNodePool
-    from gpu_platform.plans.karpenter import Disruption
+    from gpu_platform.resolve.disruption import Disruption
 
     on_cluster = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=cluster.k8s_provider))
     agent = _pod_identity_agent(spec, cluster.cluster_name, opts.parent if opts else None)
