@@ -88,6 +88,25 @@ def test_upgrade_guide_lists_every_moved_module() -> None:
     assert not missing, missing
 
 
+def test_every_moved_name_still_resolves_with_a_warning() -> None:
+    import importlib
+    import warnings
+
+    from gpu_platform._moved import MOVED_NAMES
+
+    for old, names in MOVED_NAMES.items():
+        module = importlib.import_module(old)
+        for name, new in names.items():
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                value = getattr(module, name)
+            assert value is getattr(importlib.import_module(new), name), (old, name)
+            assert [str(w.message) for w in caught if w.category is DeprecationWarning] == [
+                f"{old}.{name} moved to {new}; the old path goes in gpu-platform 0.3.0"
+            ]
+            assert name not in vars(module), f"{old}.{name} is still defined there"
+
+
 def test_no_module_import_cycles() -> None:
     """No module imports itself through others (``TYPE_CHECKING`` imports included)."""
     import grimp

@@ -13,40 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from gpu_platform import _moved
 from gpu_platform.args import (
-    AksClusterArgs,
-    AksGpuNodePoolArgs,
     CertManagerArgs,
-    ClusterAutoscalerArgs,
-    EfaDevicePluginArgs,
-    EksClusterArgs,
-    EksGpuNodePoolArgs,
-    GkeClusterArgs,
-    GkeGpuNodePoolArgs,
     GpuInferenceServiceArgs,
     GpuOperatorArgs,
     GpuPoolArgs,
     KServeArgs,
     KueueArgs,
-    OpenShiftGpuMachineSetArgs,
 )
-
-# Enum-valued settings: each enum and ``<Enum>Name``, the Literal of its strings (both are accepted).
-from gpu_platform.args.autoprovisioning import (
-    AksNapGpuNodePoolArgs,
-    DisruptionReason,
-    DisruptionReasonName,
-    EksKarpenterArgs,
-    EksKarpenterGpuNodePoolArgs,
-    GkeDriverVersion,
-    GkeDriverVersionName,
-    GkeGpuComputeClassArgs,
-)
-from gpu_platform.args.autoscaling import (
-    AutoscalerIam,
-    AutoscalerIamName,
-    EksAutoscaler,
-    EksAutoscalerName,
-)
+from gpu_platform.args.autoprovisioning import DisruptionReason, DisruptionReasonName
+from gpu_platform.args.autoscaling import EksAutoscaler, EksAutoscalerName
 from gpu_platform.args.cluster import (
     ReleaseChannel,
     ReleaseChannelName,
@@ -71,7 +46,6 @@ from gpu_platform.args.kueue import (
     WithinClusterQueue,
     WithinClusterQueueName,
 )
-from gpu_platform.args.network import NetworkOperatorArgs
 from gpu_platform.args.observability import GpuObservabilityArgs, MetricsBackend, MetricsBackendName
 from gpu_platform.args.operators import (
     DeploymentMode,
@@ -110,6 +84,32 @@ from gpu_platform.args.workloads import (
     TrainingRuntimeName,
     VolcanoArgs,
 )
+
+# Enum-valued settings: each enum and ``<Enum>Name``, the Literal of its strings (both are accepted).
+from gpu_platform.clouds.aks.args import (
+    AksClusterArgs,
+    AksGpuNodePoolArgs,
+    AksNapGpuNodePoolArgs,
+    NetworkOperatorArgs,
+)
+from gpu_platform.clouds.eks.args import (
+    AutoscalerIam,
+    AutoscalerIamName,
+    ClusterAutoscalerArgs,
+    EfaDevicePluginArgs,
+    EksClusterArgs,
+    EksGpuNodePoolArgs,
+    EksKarpenterArgs,
+    EksKarpenterGpuNodePoolArgs,
+)
+from gpu_platform.clouds.gke.args import (
+    GkeClusterArgs,
+    GkeDriverVersion,
+    GkeDriverVersionName,
+    GkeGpuComputeClassArgs,
+    GkeGpuNodePoolArgs,
+)
+from gpu_platform.clouds.openshift.args import OpenShiftGpuMachineSetArgs
 from gpu_platform.errors import ArgumentsError, ConfigError
 
 if TYPE_CHECKING:

@@ -41,7 +41,69 @@ MOVED: dict[str, str] = {
     "gpu_platform.plan.runner": "gpu_platform.offline.runner",
     "gpu_platform.plan.sdk_internals": "gpu_platform.offline.sdk_internals",
     "gpu_platform.plan.stack_file": "gpu_platform.offline.stack_file",
+    "gpu_platform.args.network": "gpu_platform.clouds.aks.args",
 }
+
+MOVED_NAMES: dict[str, dict[str, str]] = {
+    "gpu_platform.args": {
+        "ClusterAutoscalerArgs": "gpu_platform.clouds.eks.args",
+        "EfaDevicePluginArgs": "gpu_platform.clouds.eks.args",
+        "AksClusterArgs": "gpu_platform.clouds.aks.args",
+        "EksClusterArgs": "gpu_platform.clouds.eks.args",
+        "GkeClusterArgs": "gpu_platform.clouds.gke.args",
+        "AksGpuNodePoolArgs": "gpu_platform.clouds.aks.args",
+        "EksGpuNodePoolArgs": "gpu_platform.clouds.eks.args",
+        "GkeGpuNodePoolArgs": "gpu_platform.clouds.gke.args",
+        "OpenShiftGpuMachineSetArgs": "gpu_platform.clouds.openshift.args",
+    },
+    "gpu_platform.args.cluster": {
+        "GkeClusterArgs": "gpu_platform.clouds.gke.args",
+        "EksClusterArgs": "gpu_platform.clouds.eks.args",
+        "AksClusterArgs": "gpu_platform.clouds.aks.args",
+    },
+    "gpu_platform.args.nodepools": {
+        "GkeGpuNodePoolArgs": "gpu_platform.clouds.gke.args",
+        "EksGpuNodePoolArgs": "gpu_platform.clouds.eks.args",
+        "AksGpuNodePoolArgs": "gpu_platform.clouds.aks.args",
+        "OpenShiftGpuMachineSetArgs": "gpu_platform.clouds.openshift.args",
+    },
+    "gpu_platform.args.autoprovisioning": {
+        "GkeDriverVersion": "gpu_platform.clouds.gke.args",
+        "GkeDriverVersionName": "gpu_platform.clouds.gke.args",
+        "GkeDriverVersionValue": "gpu_platform.clouds.gke.args",
+        "GkeGpuComputeClassArgs": "gpu_platform.clouds.gke.args",
+        "DEFAULT_AMI_VERSION": "gpu_platform.clouds.eks.args",
+        "DISCOVERY_TAG": "gpu_platform.clouds.eks.args",
+        "EksKarpenterArgs": "gpu_platform.clouds.eks.args",
+        "EksKarpenterGpuNodePoolArgs": "gpu_platform.clouds.eks.args",
+        "AksNapGpuNodePoolArgs": "gpu_platform.clouds.aks.args",
+    },
+    "gpu_platform.args.autoscaling": {
+        "AutoscalerIam": "gpu_platform.clouds.eks.args",
+        "AutoscalerIamName": "gpu_platform.clouds.eks.args",
+        "AutoscalerIamValue": "gpu_platform.clouds.eks.args",
+        "DEFAULT_AUTOSCALER_IAM": "gpu_platform.clouds.eks.args",
+        "AUTOSCALER_SERVICE_ACCOUNT": "gpu_platform.clouds.eks.args",
+        "DEFAULT_AUTOSCALER_EXPANDER": "gpu_platform.clouds.eks.args",
+        "DEFAULT_MAX_NODE_PROVISION_TIME": "gpu_platform.clouds.eks.args",
+        "ClusterAutoscalerArgs": "gpu_platform.clouds.eks.args",
+        "EfaDevicePluginArgs": "gpu_platform.clouds.eks.args",
+    },
+}
+"""Names that moved out of a module that stayed: old module -> name -> the module that has it now."""
+
+
+def moved_attribute(module: str, name: str) -> object:
+    """A module's ``__getattr__``: the moved name from its new module, with a warning; else AttributeError."""
+    new = MOVED_NAMES.get(module, {}).get(name)
+    if new is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{module}.{name} moved to {new}; the old path goes in gpu-platform {REMOVED_IN}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(new), name)
 
 
 class _AliasLoader(importlib.abc.Loader):

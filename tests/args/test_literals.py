@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import importlib.util
 import pkgutil
 import typing
 
@@ -12,23 +13,34 @@ import pytest
 
 import gpu_platform
 import gpu_platform.args
+from gpu_platform.clouds import PROFILES
 
+ARGS_MODULES = [
+    f"gpu_platform.args.{info.name}" for info in pkgutil.iter_modules(gpu_platform.args.__path__)
+] + [
+    f"gpu_platform.clouds.{cloud}.args"
+    for cloud in PROFILES
+    if importlib.util.find_spec(f"gpu_platform.clouds.{cloud}.args") is not None
+]
+"""The shared argument modules and each cloud's own."""
 ENUMS = sorted(
     (
         value
-        for info in pkgutil.iter_modules(gpu_platform.args.__path__)
-        for name, value in vars(importlib.import_module(f"gpu_platform.args.{info.name}")).items()
+        for module in ARGS_MODULES
+        for name, value in vars(importlib.import_module(module)).items()
         if isinstance(value, type)
         and issubclass(value, enum.Enum)
         and value.__name__ == name
-        and value.__module__ == f"gpu_platform.args.{info.name}"
+        and value.__module__ == module
     ),
     key=lambda e: e.__name__,
 )
 
 
 def test_there_are_enums_to_check() -> None:
-    assert {"Cloud", "SharingMode", "DriverOwner", "ManagedBy"} <= {e.__name__ for e in ENUMS}
+    assert {"Cloud", "SharingMode", "DriverOwner", "ManagedBy", "AutoscalerIam", "GkeDriverVersion"} <= {
+        e.__name__ for e in ENUMS
+    }
 
 
 @pytest.mark.parametrize("kind", ENUMS, ids=lambda e: e.__name__)

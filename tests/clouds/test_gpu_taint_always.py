@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 
 from gpu_platform import scheduling
-from gpu_platform.args import AksGpuNodePoolArgs, EksGpuNodePoolArgs, GkeGpuNodePoolArgs
+from gpu_platform.clouds.aks.args import AksGpuNodePoolArgs
 from gpu_platform.clouds.aks.node_pool import AksGpuNodePool
+from gpu_platform.clouds.eks.args import EksGpuNodePoolArgs
 from gpu_platform.clouds.eks.node_pool import EksGpuNodePool
+from gpu_platform.clouds.gke.args import GkeGpuNodePoolArgs
 from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_program

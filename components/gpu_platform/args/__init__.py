@@ -4,8 +4,9 @@ Components take these TypedDicts; the stack file's sections are built from the s
 (camelCase keys there, snake_case in code). ``validate`` checks values against them.
 """
 
-from gpu_platform.args.autoscaling import ClusterAutoscalerArgs, EfaDevicePluginArgs, EksAutoscaler
-from gpu_platform.args.cluster import AksClusterArgs, EksClusterArgs, GkeClusterArgs, SystemPoolArgs
+from gpu_platform._moved import moved_attribute
+from gpu_platform.args.autoscaling import EksAutoscaler
+from gpu_platform.args.cluster import SystemPoolArgs
 from gpu_platform.args.common import Cloud, DriverArgs, DriverOwner
 from gpu_platform.args.inference import GpuInferenceServiceArgs, InferenceServiceConfigArgs
 from gpu_platform.args.kueue import (
@@ -16,12 +17,6 @@ from gpu_platform.args.kueue import (
     RequeuingStrategyArgs,
     TeamArgs,
     WaitForPodsReadyArgs,
-)
-from gpu_platform.args.nodepools import (
-    AksGpuNodePoolArgs,
-    EksGpuNodePoolArgs,
-    GkeGpuNodePoolArgs,
-    OpenShiftGpuMachineSetArgs,
 )
 from gpu_platform.args.operators import (
     CertManagerArgs,
@@ -43,23 +38,15 @@ from gpu_platform.args.pool import (
 )
 
 __all__ = [
-    "AksClusterArgs",
-    "AksGpuNodePoolArgs",
     "CapacityType",
     "CertManagerArgs",
     "Cloud",
-    "ClusterAutoscalerArgs",
     "ClusterQueueArgs",
     "DcgmExporterArgs",
     "DeploymentMode",
     "DriverArgs",
     "DriverOwner",
-    "EfaDevicePluginArgs",
     "EksAutoscaler",
-    "EksClusterArgs",
-    "EksGpuNodePoolArgs",
-    "GkeClusterArgs",
-    "GkeGpuNodePoolArgs",
     "GpuInferenceServiceArgs",
     "GpuOperatorArgs",
     "GpuPoolArgs",
@@ -69,7 +56,6 @@ __all__ = [
     "ManagedBy",
     "MigArgs",
     "MigStrategy",
-    "OpenShiftGpuMachineSetArgs",
     "PreemptionArgs",
     "PriorityClassArgs",
     "RequeuingStrategyArgs",
@@ -81,3 +67,8 @@ __all__ = [
     "TeamArgs",
     "WaitForPodsReadyArgs",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Each cloud's argument types moved to its folder; the old names resolve here, with a warning.
+    return moved_attribute(__name__, name)

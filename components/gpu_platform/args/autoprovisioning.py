@@ -1,4 +1,5 @@
-"""Node auto-provisioning: Karpenter on EKS, custom ComputeClasses on GKE, Node Auto Provisioning on AKS.
+"""Node auto-provisioning: what Karpenter on EKS, custom ComputeClasses on GKE and Node Auto Provisioning on
+AKS share (each cloud's component arguments are in ``clouds/<cloud>/args.py``).
 
 Each GPU pool becomes what the cloud's auto-provisioner scales from zero, with the labels and taints a
 managed pool of the library would carry (``gpu_platform.scheduling``), so the GPU Operator, Kueue flavors
@@ -7,13 +8,13 @@ needs real annotations.
 """
 
 import enum
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal, NotRequired, TypeAlias
 
-from pulumi import Input
 from pydantic import with_config
 from typing_extensions import TypedDict
 
+from gpu_platform._moved import moved_attribute
 from gpu_platform.args.common import DriverArgs
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
@@ -28,12 +29,6 @@ DEFAULT_BUDGET_NODES = "1"
 """At most one GPU node of the pool voluntarily disrupted at a time (empty-node removal, drift)."""
 DEFAULT_KARPENTER_REPLICAS = 2
 """The chart's default; each replica needs its own non-Karpenter node (required anti-affinity)."""
-DEFAULT_AMI_VERSION = "latest"
-"""Alias version of the EKS-optimized AMI. ``latest`` drifts every node to each new AMI release (a voluntary
-disruption, held back by budgets and ``karpenter.sh/do-not-disrupt`` pods); pin e.g. ``v20260801`` in
-production (Karpenter docs, EC2NodeClass ``amiSelectorTerms``)."""
-DISCOVERY_TAG = "karpenter.sh/discovery"
-"""Tag on the subnets and security groups EC2NodeClasses select (Karpenter getting-started)."""
 
 
 class DisruptionReason(enum.StrEnum):
@@ -98,81 +93,6 @@ class AutoProvisionedPoolArgs(TypedDict):
     """CUDA ``major.minor`` of the images, for a pool without its own ``cuda_version``."""
 
 
-# --- EKS: Karpenter -------------------------------------------------------------------------------------
-
-
-class EksKarpenterArgs(TypedDict):
-    """Karpenter on EKS with its IAM, interruption queue and discovery tags (``EksKarpenter``)."""
-
-    cluster_name: Input[str]
-    """Name of the EKS cluster (``EksCluster.cluster_name``)."""
-    subnet_ids: Sequence[Input[str]]
-    """Private node subnets Karpenter may launch into; tagged ``karpenter.sh/discovery=<cluster>``."""
-    security_group_ids: Sequence[Input[str]]
-    """Security groups of the nodes (the EKS cluster security group); tagged the same way."""
-    system_node_group: NotRequired[str]
-    """Managed node group that runs the controller (``system`` for ``EksCluster``): its pods require
-    ``eks.amazonaws.com/nodegroup`` in it, besides the chart's ``karpenter.sh/nodepool DoesNotExist``."""
-    replicas: NotRequired[int]
-    """Controller replicas, 1 to 3; default ``DEFAULT_KARPENTER_REPLICAS``. Each needs its own system node."""
-    pod_identity_agent: NotRequired[bool]
-    """Install the ``eks-pod-identity-agent`` add-on (default true); false when the cluster has it."""
-    tag_discovery: NotRequired[bool]
-    """Tag ``subnet_ids``/``security_group_ids`` with ``karpenter.sh/discovery`` (default true); false when
-    they are tagged elsewhere."""
-    namespace: NotRequired[str]
-    """Default ``versions.KARPENTER.namespace`` (``kube-system``, Karpenter's getting-started)."""
-    values: NotRequired[Mapping[str, Any]]
-    """Escape hatch: ``karpenter`` chart values under the library's typed ones."""
-
-
-class EksKarpenterGpuNodePoolArgs(AutoProvisionedPoolArgs):
-    """A Karpenter ``NodePool`` + ``EC2NodeClass`` for one GPU pool (``EksKarpenterGpuNodePool``)."""
-
-    node_role_name: Input[str]
-    """IAM role of the nodes (``EksKarpenter.node_role_name``); Karpenter manages its instance profiles."""
-    discovery: Input[str]
-    """Value of the ``karpenter.sh/discovery`` tag on subnets and security groups (the cluster name)."""
-    ami_version: NotRequired[str]
-    """Alias version of the EKS-optimized NVIDIA AMI (``v20260801``); default ``DEFAULT_AMI_VERSION``."""
-    disruption: NotRequired[KarpenterDisruptionArgs]
-    """Disruption settings safe for GPU jobs by default."""
-
-
-# --- AKS: Node Auto Provisioning --------------------------------------------------------------------------
-
-
-class AksNapGpuNodePoolArgs(AutoProvisionedPoolArgs):
-    """An AKS Node Auto Provisioning ``NodePool`` + ``AKSNodeClass`` for one GPU pool (``AksNapGpuNodePool``)."""
-
-    vnet_subnet_id: NotRequired[Input[str]]
-    """Subnet of the nodes; default: the cluster's (NAP's ``--vnet-subnet-id``)."""
-    disruption: NotRequired[KarpenterDisruptionArgs]
-    """Disruption settings safe for GPU jobs by default."""
-
-
-# --- GKE: custom ComputeClass ---------------------------------------------------------------------------
-
-
-class GkeDriverVersion(enum.StrEnum):
-    """ComputeClass ``priorities[].gpu.driverVersion``."""
-
-    DEFAULT = "default"
-    """GKE's default driver for the node version."""
-    LATEST = "latest"
-    """The newest driver GKE offers for the node version."""
-
-
-GkeDriverVersionName = Literal["default", "latest"]
-"""``GkeDriverVersion``'s values as the strings stack files and the other languages use."""
-if TYPE_CHECKING:
-    GkeDriverVersionValue: TypeAlias = GkeDriverVersion | GkeDriverVersionName
-else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
-    GkeDriverVersionValue = GkeDriverVersion
-
-
-class GkeGpuComputeClassArgs(AutoProvisionedPoolArgs):
-    """A GKE custom ComputeClass that auto-creates one GPU pool's node pools (``GkeGpuComputeClass``)."""
-
-    gpu_driver_version: NotRequired[GkeDriverVersionValue]
-    """GKE's driver on the auto-created pools: ``default`` (default) or ``latest``."""
+def __getattr__(name: str) -> object:
+    # Names that moved to a cloud's folder still resolve here, with a warning, for one minor release.
+    return moved_attribute(__name__, name)

@@ -1,4 +1,5 @@
-"""Cluster arguments: the untainted system pool and each cloud's cluster component.
+"""Cluster arguments: the untainted system pool and the stack file's ``cluster`` section; each cloud's cluster
+component arguments are in ``clouds/<cloud>/args.py``.
 
 No ``from __future__ import annotations``: Pulumi's component analyzer needs real annotations.
 """
@@ -7,10 +8,10 @@ import enum
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, NotRequired, TypeAlias
 
-from pulumi import Input
 from pydantic import with_config
 from typing_extensions import TypedDict
 
+from gpu_platform._moved import moved_attribute
 from gpu_platform.args.autoscaling import EksAutoscalerValue
 from gpu_platform.args.validate import ARGS_CONFIG
 
@@ -56,87 +57,6 @@ class SystemPoolArgs(TypedDict):
     """At least 1; default ``DEFAULT_SYSTEM_MIN_NODES`` (1)."""
     max_nodes: NotRequired[int]
     """Default ``DEFAULT_SYSTEM_MAX_NODES`` (3)."""
-
-
-class GkeClusterArgs(TypedDict):
-    """A GKE Standard cluster for GPU pools (``GkeCluster``)."""
-
-    location: str
-    """Region (regional cluster, recommended) or zone."""
-    project: NotRequired[Input[str]]
-    """Google Cloud project; default: the provider's project."""
-    cluster_name: NotRequired[str]
-    """Default: the component name."""
-    kubernetes_version: NotRequired[Input[str]]
-    """Minimum control-plane version; the release channel upgrades from there."""
-    release_channel: NotRequired[ReleaseChannelValue]
-    """``RAPID``, ``REGULAR`` (default) or ``STABLE``."""
-    network_cidr: NotRequired[str]
-    """A /16 or larger; default ``DEFAULT_VPC_CIDR``: nodes get the first /20, services the second, pods
-    the upper half."""
-    master_authorized_cidrs: NotRequired[Sequence[str]]
-    """CIDRs allowed to reach the public control-plane endpoint; default: any (authenticated) client."""
-    system_pool: NotRequired[SystemPoolArgs]
-    """The untainted pool for operators."""
-    protect: NotRequired[bool]
-    """Protect the network, the control plane and the system pool from deletion (Pulumi ``protect``);
-    default true. Set false for disposable stacks (dev), or before removing the cluster on purpose."""
-    deletion_protection: NotRequired[bool]
-    """GKE's own deletion protection of the cluster; default ``protect``."""
-
-
-class EksClusterArgs(TypedDict):
-    """An EKS cluster with its VPC for GPU node groups (``EksCluster``)."""
-
-    kubernetes_version: NotRequired[Input[str]]
-    """Control-plane version; default: EKS's default."""
-    region: NotRequired[str]
-    """Passed to ``aws eks get-token`` in the kubeconfig; default: the caller's AWS configuration."""
-    vpc_cidr: NotRequired[str]
-    """A /16 or larger; default ``DEFAULT_VPC_CIDR``: one private /19 per zone for nodes, one public /22
-    per zone for NAT and load balancers."""
-    availability_zones: NotRequired[Sequence[str]]
-    """Two to seven zones; default: the region's first available zones (up to three)."""
-    public_access_cidrs: NotRequired[Sequence[str]]
-    """CIDRs allowed to reach the public API endpoint; default: any (authenticated) client."""
-    karpenter_discovery: NotRequired[bool]
-    """Tag the private subnets and the cluster security group ``karpenter.sh/discovery=<name>`` for
-    ``EksKarpenter`` (then give it ``tag_discovery: false``); default false."""
-    system_pool: NotRequired[SystemPoolArgs]
-    """The untainted node group for operators."""
-    protect: NotRequired[bool]
-    """Protect the network, the control plane and the system pool from deletion (Pulumi ``protect``);
-    default true. Set false for disposable stacks (dev), or before removing the cluster on purpose."""
-
-
-class AksClusterArgs(TypedDict):
-    """An AKS cluster with its VNet for GPU agent pools (``AksCluster``)."""
-
-    location: NotRequired[Input[str]]
-    """Azure region; default: the resource group's / provider's location."""
-    resource_group_name: NotRequired[Input[str]]
-    """Existing resource group; default: create ``<name>-rg``."""
-    kubernetes_version: NotRequired[Input[str]]
-    """Control-plane version; default: AKS's default."""
-    vnet_cidr: NotRequired[str]
-    """A /20 or larger; default ``DEFAULT_VPC_CIDR``; nodes use its first /20 (pods use an overlay)."""
-    os_sku: NotRequired[str]
-    """System pool OS, ``Ubuntu`` (default), ``Ubuntu2204`` or ``AzureLinux``. Keep it the GPU pools' OS:
-    the GPU Operator does not support mixed OS versions in one AKS cluster."""
-    admin_group_object_ids: NotRequired[Sequence[str]]
-    """Entra ID groups that get cluster-admin. Local accounts are disabled, so the deployer must be in one
-    of them (or hold an Azure RBAC cluster role) for the Kubernetes provider to work."""
-    authorized_ip_ranges: NotRequired[Sequence[str]]
-    """CIDRs allowed to reach the API server; default: any (authenticated) client."""
-    system_pool: NotRequired[SystemPoolArgs]
-    """The untainted pool for operators."""
-    protect: NotRequired[bool]
-    """Protect the network, the control plane and the system pool from deletion (Pulumi ``protect``);
-    default true. Set false for disposable stacks (dev), or before removing the cluster on purpose."""
-    node_auto_provisioning: NotRequired[bool]
-    """Turn on Node Auto Provisioning (``nodeProvisioningProfile.mode: Auto``) without AKS's default Karpenter
-    NodePools, so only ``AksNapGpuNodePool``s create nodes (default false). The stack sets it when a pool has
-    a fallback chain."""
 
 
 @with_config(ARGS_CONFIG)
@@ -203,3 +123,8 @@ class ClusterConfigArgs(TypedDict):
     pod_identity_agent: NotRequired[bool]
     """EKS: install the ``eks-pod-identity-agent`` add-on the autoscaler's (or Karpenter's) credentials come
     through (default true); false when the cluster already has it."""
+
+
+def __getattr__(name: str) -> object:
+    # Names that moved to a cloud's folder still resolve here, with a warning, for one minor release.
+    return moved_attribute(__name__, name)

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_platform.args.autoprovisioning import AksNapGpuNodePoolArgs
-from gpu_platform.args.cluster import DEFAULT_AKS_OS_SKU, AksClusterArgs
-from gpu_platform.args.network import NetworkOperatorArgs
-from gpu_platform.args.nodepools import AksGpuNodePoolArgs
+from gpu_platform.args.cluster import DEFAULT_AKS_OS_SKU
 from gpu_platform.args.validate import check_arguments
+from gpu_platform.clouds.aks.args import (
+    AksClusterArgs,
+    AksGpuNodePoolArgs,
+    AksNapGpuNodePoolArgs,
+    NetworkOperatorArgs,
+)
 from gpu_platform.clouds.aks.profile import DRIVER_NONE, PROFILE, agent_pool_name_problem
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems

@@ -7,7 +7,7 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
-from gpu_platform.args.cluster import AksClusterArgs
+from gpu_platform.clouds.aks.args import AksClusterArgs
 from gpu_platform.clouds.aks.checks import cluster_args
 from gpu_platform.clouds.aks.cluster_plan import AksClusterPlan, aks_cluster_plan
 from gpu_platform.clouds.aks.profile import PROFILE

@@ -9,8 +9,8 @@ from typing import Any, cast
 import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform.args.autoprovisioning import AksNapGpuNodePoolArgs
 from gpu_platform.clouds.aks import nap_plan as nap
+from gpu_platform.clouds.aks.args import AksNapGpuNodePoolArgs
 from gpu_platform.clouds.aks.checks import nap_pool_args
 from gpu_platform.nodepools.common import GpuNodePoolComponent
 

@@ -12,7 +12,7 @@ import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.addons import NETWORK_OPERATOR
-from gpu_platform.args.network import NetworkOperatorArgs
+from gpu_platform.clouds.aks.args import NetworkOperatorArgs
 from gpu_platform.clouds.aks.checks import network_operator_args
 from gpu_platform.clouds.aks.infiniband_plan import (
     NetworkOperatorPlan,

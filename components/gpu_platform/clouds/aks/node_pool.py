@@ -13,7 +13,7 @@ from typing import Any
 
 import pulumi
 
-from gpu_platform.args.nodepools import AksGpuNodePoolArgs
+from gpu_platform.clouds.aks.args import AksGpuNodePoolArgs
 from gpu_platform.clouds.aks.checks import node_pool_args
 from gpu_platform.clouds.aks.node_pool_plan import AksNodePoolPlan, aks_node_pool_plan
 from gpu_platform.clouds.aks.profile import PROFILE

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform import versions
-from gpu_platform.args.autoscaling import (
+from gpu_platform.clouds.eks.args import (
     AUTOSCALER_SERVICE_ACCOUNT,
     DEFAULT_AUTOSCALER_EXPANDER,
     DEFAULT_AUTOSCALER_IAM,

@@ -7,21 +7,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpu_platform import versions
-from gpu_platform.args.autoprovisioning import (
+from gpu_platform.args.autoprovisioning import DEFAULT_KARPENTER_REPLICAS
+from gpu_platform.args.validate import check_arguments
+from gpu_platform.clouds.eks.args import (
     DEFAULT_AMI_VERSION,
-    DEFAULT_KARPENTER_REPLICAS,
-    EksKarpenterArgs,
-    EksKarpenterGpuNodePoolArgs,
-)
-from gpu_platform.args.autoscaling import (
     DEFAULT_AUTOSCALER_IAM,
     AutoscalerIam,
     ClusterAutoscalerArgs,
     EfaDevicePluginArgs,
+    EksClusterArgs,
+    EksGpuNodePoolArgs,
+    EksKarpenterArgs,
+    EksKarpenterGpuNodePoolArgs,
 )
-from gpu_platform.args.cluster import EksClusterArgs
-from gpu_platform.args.nodepools import EksGpuNodePoolArgs
-from gpu_platform.args.validate import check_arguments
 from gpu_platform.clouds.eks.profile import MAX_ZONES, ROLE_ARN, subnet_id_problems
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems

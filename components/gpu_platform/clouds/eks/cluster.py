@@ -7,8 +7,7 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
-from gpu_platform.args.autoprovisioning import DISCOVERY_TAG
-from gpu_platform.args.cluster import EksClusterArgs
+from gpu_platform.clouds.eks.args import DISCOVERY_TAG, EksClusterArgs
 from gpu_platform.clouds.eks.checks import cluster_args
 from gpu_platform.clouds.eks.cluster_plan import EksClusterPlan, eks_cluster_plan, zone_cidrs
 from gpu_platform.clouds.eks.profile import DEFAULT_ZONES, PROFILE

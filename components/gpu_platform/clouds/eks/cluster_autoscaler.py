@@ -13,7 +13,7 @@ import pulumi
 
 from gpu_platform import versions
 from gpu_platform.addons import CLUSTER_AUTOSCALER
-from gpu_platform.args.autoscaling import AutoscalerIam, ClusterAutoscalerArgs
+from gpu_platform.clouds.eks.args import AutoscalerIam, ClusterAutoscalerArgs
 from gpu_platform.clouds.eks.autoscaling_plan import (
     ClusterAutoscalerPlan,
     autoscaler_policy,

@@ -10,7 +10,7 @@ from typing import Any
 import pulumi
 
 from gpu_platform.addons import AWS_EFA_DEVICE_PLUGIN
-from gpu_platform.args.autoscaling import EfaDevicePluginArgs
+from gpu_platform.clouds.eks.args import EfaDevicePluginArgs
 from gpu_platform.clouds.eks.autoscaling_plan import (
     EfaDevicePluginPlan,
     efa_device_plugin_plan,

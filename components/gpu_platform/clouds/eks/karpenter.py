@@ -18,8 +18,8 @@ import pulumi
 
 from gpu_platform import versions
 from gpu_platform.addons import KARPENTER, KARPENTER_CRD
-from gpu_platform.args.autoprovisioning import DISCOVERY_TAG, EksKarpenterArgs
 from gpu_platform.clouds.eks import karpenter_plan as kp
+from gpu_platform.clouds.eks.args import DISCOVERY_TAG, EksKarpenterArgs
 from gpu_platform.clouds.eks.checks import karpenter_args
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_release

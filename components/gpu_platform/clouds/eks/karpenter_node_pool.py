@@ -11,8 +11,8 @@ from typing import Any, cast
 import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform.args.autoprovisioning import EksKarpenterGpuNodePoolArgs
 from gpu_platform.clouds.eks import karpenter_plan as kp
+from gpu_platform.clouds.eks.args import EksKarpenterGpuNodePoolArgs
 from gpu_platform.clouds.eks.checks import karpenter_pool_args
 from gpu_platform.nodepools.common import GpuNodePoolComponent
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pulumi
 
-from gpu_platform.args.nodepools import EksGpuNodePoolArgs
+from gpu_platform.clouds.eks.args import EksGpuNodePoolArgs
 from gpu_platform.clouds.eks.autoscaling_plan import DISCOVERY_TAGS, OWNED
 from gpu_platform.clouds.eks.checks import node_pool_args
 from gpu_platform.clouds.eks.node_pool_plan import EksNodePoolPlan, eks_node_pool_plan

@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_platform.args.autoprovisioning import GkeGpuComputeClassArgs
-from gpu_platform.args.cluster import GkeClusterArgs
-from gpu_platform.args.nodepools import GkeGpuNodePoolArgs
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.drivers import DriverVersion, min_driver_for_cuda
+from gpu_platform.clouds.gke.args import GkeClusterArgs, GkeGpuComputeClassArgs, GkeGpuNodePoolArgs
 from gpu_platform.clouds.gke.profile import HOST_DRIVER_FLOOR, PROFILE
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems

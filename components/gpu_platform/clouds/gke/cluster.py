@@ -6,7 +6,7 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
-from gpu_platform.args.cluster import GkeClusterArgs
+from gpu_platform.clouds.gke.args import GkeClusterArgs
 from gpu_platform.clouds.gke.checks import cluster_args
 from gpu_platform.clouds.gke.cluster_plan import GkeClusterPlan, gke_cluster_plan
 from gpu_platform.clouds.gke.profile import PROFILE

@@ -10,8 +10,8 @@ from typing import Any, cast
 import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform.args.autoprovisioning import GkeGpuComputeClassArgs
 from gpu_platform.clouds.gke import compute_class_plan as cc
+from gpu_platform.clouds.gke.args import GkeGpuComputeClassArgs
 from gpu_platform.clouds.gke.checks import compute_class_args
 from gpu_platform.component import PlannedComponent
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pulumi
 
-from gpu_platform.args.nodepools import GkeGpuNodePoolArgs
+from gpu_platform.clouds.gke.args import GkeGpuNodePoolArgs
 from gpu_platform.clouds.gke.checks import node_pool_args
 from gpu_platform.clouds.gke.node_pool_plan import GkeNodePoolPlan, gke_node_pool_plan
 from gpu_platform.clouds.gke.profile import PROFILE

@@ -7,8 +7,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_platform.args.nodepools import OpenShiftGpuMachineSetArgs
 from gpu_platform.clouds import profile_of
+from gpu_platform.clouds.openshift.args import OpenShiftGpuMachineSetArgs
 from gpu_platform.clouds.openshift.machine_set_plan import (
     MAX_MACHINE_SET_NAME,
     PLATFORMS,

@@ -5,7 +5,7 @@ from typing import Any
 
 import pulumi
 
-from gpu_platform.args.nodepools import OpenShiftGpuMachineSetArgs
+from gpu_platform.clouds.openshift.args import OpenShiftGpuMachineSetArgs
 from gpu_platform.clouds.openshift.checks import machine_set_args
 from gpu_platform.clouds.openshift.machine_set_plan import MachineSetPlan, machine_set_plan
 from gpu_platform.clouds.openshift.olm import kubernetes_object

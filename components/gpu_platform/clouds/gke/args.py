@@ -1,0 +1,85 @@
+"""GKE's component arguments: the cluster, its GPU node pools and custom ComputeClasses.
+
+No ``from __future__ import annotations``: Pulumi's component analyzer needs real annotations.
+"""
+
+import enum
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal, NotRequired, TypeAlias
+
+from pulumi import Input
+from typing_extensions import TypedDict
+
+from gpu_platform.args.autoprovisioning import AutoProvisionedPoolArgs
+from gpu_platform.args.cluster import ReleaseChannelValue, SystemPoolArgs
+from gpu_platform.args.nodepools import GpuNodePoolArgs
+
+
+class GkeClusterArgs(TypedDict):
+    """A GKE Standard cluster for GPU pools (``GkeCluster``)."""
+
+    location: str
+    """Region (regional cluster, recommended) or zone."""
+    project: NotRequired[Input[str]]
+    """Google Cloud project; default: the provider's project."""
+    cluster_name: NotRequired[str]
+    """Default: the component name."""
+    kubernetes_version: NotRequired[Input[str]]
+    """Minimum control-plane version; the release channel upgrades from there."""
+    release_channel: NotRequired[ReleaseChannelValue]
+    """``RAPID``, ``REGULAR`` (default) or ``STABLE``."""
+    network_cidr: NotRequired[str]
+    """A /16 or larger; default ``DEFAULT_VPC_CIDR``: nodes get the first /20, services the second, pods
+    the upper half."""
+    master_authorized_cidrs: NotRequired[Sequence[str]]
+    """CIDRs allowed to reach the public control-plane endpoint; default: any (authenticated) client."""
+    system_pool: NotRequired[SystemPoolArgs]
+    """The untainted pool for operators."""
+    protect: NotRequired[bool]
+    """Protect the network, the control plane and the system pool from deletion (Pulumi ``protect``);
+    default true. Set false for disposable stacks (dev), or before removing the cluster on purpose."""
+    deletion_protection: NotRequired[bool]
+    """GKE's own deletion protection of the cluster; default ``protect``."""
+
+
+class GkeGpuNodePoolArgs(GpuNodePoolArgs):
+    """A tainted GKE GPU node pool (``GkeGpuNodePool``)."""
+
+    cluster: Input[str]
+    """Cluster name, or its ID ``projects/<project>/locations/<location>/clusters/<name>``."""
+    location: Input[str]
+    """Cluster location (region or zone)."""
+    project: NotRequired[Input[str]]
+    """Default: the provider's project."""
+    service_account: NotRequired[Input[str]]
+    """Node service account email; default: the Compute Engine default account. Use a least-privilege one
+    (``GkeCluster.node_service_account_email``)."""
+    workload_identity: NotRequired[bool]
+    """Run the GKE metadata server on the nodes (Workload Identity). Default true; false only for clusters
+    without Workload Identity."""
+
+
+class GkeDriverVersion(enum.StrEnum):
+    """ComputeClass ``priorities[].gpu.driverVersion``."""
+
+    DEFAULT = "default"
+    """GKE's default driver for the node version."""
+    LATEST = "latest"
+    """The newest driver GKE offers for the node version."""
+
+
+GkeDriverVersionName = Literal["default", "latest"]
+"""``GkeDriverVersion``'s values as the strings stack files and the other languages use."""
+
+
+if TYPE_CHECKING:
+    GkeDriverVersionValue: TypeAlias = GkeDriverVersion | GkeDriverVersionName
+else:  # Pulumi's analyzer and pydantic read the enum: a schema enum type, values checked
+    GkeDriverVersionValue = GkeDriverVersion
+
+
+class GkeGpuComputeClassArgs(AutoProvisionedPoolArgs):
+    """A GKE custom ComputeClass that auto-creates one GPU pool's node pools (``GkeGpuComputeClass``)."""
+
+    gpu_driver_version: NotRequired[GkeDriverVersionValue]
+    """GKE's driver on the auto-created pools: ``default`` (default) or ``latest``."""
