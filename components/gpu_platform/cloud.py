@@ -119,6 +119,8 @@ class CloudProfile:
     default_image: ClassVar[str | None] = None
     system_machine_type: ClassVar[str | None] = None
     """Default machine of the untainted system pool of a created cluster."""
+    system_pool_labels: ClassVar[Mapping[str, str]] = {}
+    """A label the cloud itself puts on every system-pool node, which controllers can be pinned to."""
     machine_shape: ClassVar[re.Pattern[str] | None] = None
     """What any machine type name of the cloud looks like (for the system pool's CPU machines)."""
     min_network_prefix: ClassVar[int] = 16

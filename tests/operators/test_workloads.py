@@ -351,12 +351,14 @@ def test_controllers_land_on_the_system_pool_of_the_librarys_clusters(
     """AKS labels System-mode nodes ``kubernetes.azure.com/mode=system``; GKE and EKS have no such label, and the
     library's clusters there have one untainted pool, the system pool, which is where the affinity leaves them."""
     from gpu_platform import AksCluster, EksCluster, GkeCluster
-    from gpu_platform.plans.workloads import SYSTEM_POOL_SELECTOR
+    from gpu_platform.clouds import PROFILES
 
     aks = run_component(lambda: AksCluster("c", {}))
     [cluster] = aks.by_type("azure-native:containerservice:ManagedCluster")
     assert [p["mode"] for p in cluster.inputs["agentPoolProfiles"]] == ["System"]
-    assert SYSTEM_POOL_SELECTOR == {"aks": AKS_SYSTEM}
+    assert {c: dict(p.system_pool_labels) for c, p in PROFILES.items() if p.system_pool_labels} == {
+        "aks": AKS_SYSTEM
+    }
     gke = run_component(lambda: GkeCluster("c", {"location": "us-central1", "project": "p"}))
     [pool] = gke.by_type("gcp:container/nodePool:NodePool")
     assert not pool.inputs["nodeConfig"].get("taints") and POOL_LABEL not in pool.inputs["nodeConfig"].get(

@@ -123,7 +123,15 @@ def test_defaults_are_shown_as_values_not_constant_names() -> None:
     assert f"``{DEFAULT_WAIT_TIMEOUT}`` (10m)" in timeout["description"]
     assert with_values("default ``DEFAULT_BLOCK_ADMISSION``") == "default ``false``"
     assert with_values("unknown ``NOT_A_CONSTANT_ANYWHERE``") == "unknown ``NOT_A_CONSTANT_ANYWHERE``"
-    assert "e2-standard-4" in with_values("``SYSTEM_MACHINE_TYPE``")
+
+
+def test_the_system_pool_default_names_each_clouds_machine() -> None:
+    from gpu_platform.clouds import PROFILES
+
+    doc = stack_file_schema()["$defs"]["SystemPoolArgs"]["properties"]["machineType"]["description"]
+    for profile in PROFILES.values():
+        if profile.system_machine_type is not None:
+            assert f"``{profile.system_machine_type}``" in doc, profile.name
 
 
 def test_the_keys_schema_is_the_config_object(capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,7 +15,6 @@ from gpu_platform._moved import moved_attribute
 from gpu_platform.args.autoscaling import EksAutoscalerValue
 from gpu_platform.args.validate import ARGS_CONFIG
 
-SYSTEM_MACHINE_TYPE = {"gke": "e2-standard-4", "eks": "m6i.large", "aks": "Standard_D4s_v5"}
 """Default system-pool machine per cloud: 4 vCPU / 16 GiB class, enough for the operators."""
 DEFAULT_SYSTEM_MIN_NODES = 1
 DEFAULT_SYSTEM_MAX_NODES = 3
@@ -51,7 +50,7 @@ class SystemPoolArgs(TypedDict):
     """The untainted pool for operators (GPU Operator, Kueue, KServe controllers) and ordinary pods."""
 
     machine_type: NotRequired[str]
-    """A CPU machine type; default per cloud ``SYSTEM_MACHINE_TYPE`` (``e2-standard-4``, ``m6i.large``,
+    """A CPU machine type; default: the cloud's (GKE ``e2-standard-4``, EKS ``m6i.large``, AKS
     ``Standard_D4s_v5``). GPU machine types are refused: that pool is not tainted."""
     min_nodes: NotRequired[int]
     """At least 1; default ``DEFAULT_SYSTEM_MIN_NODES`` (1)."""

@@ -39,6 +39,7 @@ from gpu_platform.args.workloads import (
     KubeRayArgs,
     LeaderWorkerSetArgs,
 )
+from gpu_platform.clouds import profile_of
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.workloads import (
@@ -52,14 +53,6 @@ from gpu_platform.resolve.workloads import (
 from gpu_platform.scheduling import POOL_LABEL, pool_tolerations, selector_labels
 from gpu_platform.versions import ChartPin
 
-SYSTEM_POOL_SELECTOR: dict[str, dict[str, str]] = {
-    "aks": {"kubernetes.azure.com/mode": "system"},
-}
-"""A label the cloud itself puts on system-pool nodes: AKS marks every node of a System-mode pool (the library's
-``AksCluster`` system pool is one). GKE and EKS have no such label, and the library names their system pools
-``system-<digest>`` (replaced create-before-delete), so none is pinned there: the library's clusters have no
-other untainted pool, and ``OFF_GPU_NODES`` keeps controllers off every GPU pool. ``workloads.nodeSelector``
-names the system nodes of any other cluster."""
 OFF_GPU_NODES: dict[str, Any] = {
     "nodeAffinity": {
         "requiredDuringSchedulingIgnoredDuringExecution": {
@@ -98,8 +91,12 @@ class Placement:
 
 
 def controller_placement(cloud: str, node_selector: Mapping[str, str] | None = None) -> Placement:
-    """The system pool (``SYSTEM_POOL_SELECTOR`` or ``node_selector``), never a GPU node."""
-    selector = SYSTEM_POOL_SELECTOR.get(cloud, {}) if node_selector is None else node_selector
+    """The system pool, never a GPU node: ``node_selector``, else the label the cloud puts on system-pool nodes
+    (``system_pool_labels``: AKS has one). GKE and EKS have none, and the library names their system pools
+    ``system-<digest>`` (replaced create-before-delete), so nothing is pinned there: the library's clusters
+    have no other untainted pool, and ``OFF_GPU_NODES`` keeps controllers off every GPU pool.
+    ``workloads.nodeSelector`` names the system nodes of any other cluster."""
+    selector = profile_of(cloud).system_pool_labels if node_selector is None else node_selector
     return Placement(dict(selector))
 
 

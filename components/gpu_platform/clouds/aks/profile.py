@@ -108,6 +108,8 @@ class AksProfile(CloudProfile):
     }
     default_image = "Ubuntu"
     system_machine_type = "Standard_D4s_v5"
+    system_pool_labels = {"kubernetes.azure.com/mode": "system"}
+    """AKS marks every node of a System-mode pool (the library's ``AksCluster`` system pool is one)."""
     machine_shape = table.MACHINE_NAME
     min_network_prefix = 20
     cluster_keys = frozenset({"resource_group"})
