@@ -43,6 +43,7 @@ from gpu_platform.resolve.stack import (
 )
 from gpu_platform.resolve.volcano import VolcanoSpec
 from gpu_platform.resolve.workloads import WorkloadsSpec
+from gpu_platform.resolve.zones import spread_over_gpu_zones
 
 __all__ = ["KServeSpec", "PlatformSpec", "load_platform"]
 
@@ -119,6 +120,8 @@ def resolve_platform(
     cluster = (
         resolve_cluster(cloud, cfg["cluster"], pools.pools, at, p.at("cluster")) if "cluster" in cfg else None
     )
+    if cluster is not None:
+        spread_over_gpu_zones(cloud, cluster.region, pools.pools, at)
     kueue_section = cfg.get("kueue", {})
     kueue_on = kueue_section.get("enabled", True)
     topology_needs_kueue(pools.pools, kueue_on, at)
