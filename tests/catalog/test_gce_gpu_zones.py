@@ -45,7 +45,9 @@ def test_every_gke_gpu_machine_has_its_gpu_in_the_table_under_its_family() -> No
     for machine in MACHINES.values():
         entry = RAW["accelerators"].get(machine.accelerator_type)
         assert entry is not None, f"{machine.name}: {machine.accelerator_type} has no zones"
-        assert any(machine.name.startswith(f"{family}-") for family in entry["machine_families"]), machine.name
+        assert any(machine.name.startswith(f"{family}-") for family in entry["machine_families"]), (
+            machine.name
+        )
 
 
 def test_a_zone_listed_by_any_source_offers_the_gpu() -> None:

@@ -55,13 +55,18 @@ def test_a_zone_outside_the_region_is_refused_once_for_the_region() -> None:
 
 def test_a_region_without_the_gpu_is_refused_naming_the_regions_that_have_it() -> None:
     message = error_of(stack("europe-west2", machineType="a4-highgpu-8g", maxNodes=2))
-    assert "gpu-platform:gpuPools[0].machineType: a4-highgpu-8g (B200 180GB) is offered in no zone of" in message
+    assert (
+        "gpu-platform:gpuPools[0].machineType: a4-highgpu-8g (B200 180GB) is offered in no zone of" in message
+    )
     assert "europe-west2" in message and "europe-west4" in message
 
 
 def test_a_zonal_cluster_whose_zone_lacks_the_gpu_is_refused() -> None:
     message = error_of(stack("us-west1-a", machineType="a3-ultragpu-8g", maxNodes=2))
-    assert "gpu-platform:gpuPools[0].zones: not given, so the pool runs in the cluster's zone us-west1-a" in message
+    assert (
+        "gpu-platform:gpuPools[0].zones: not given, so the pool runs in the cluster's zone us-west1-a"
+        in message
+    )
     assert "us-west1-c" in message
     load_platform(stack("us-west1-c", machineType="a3-ultragpu-8g", maxNodes=2))
 
