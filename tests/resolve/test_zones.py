@@ -13,6 +13,7 @@ from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ConfigError
 from gpu_platform.offline import run_program
 from gpu_platform.stack import load_platform
+from tests.support.plans import plan_gke_compute_class
 
 NODEPOOL = "gcp:container/nodePool:NodePool"
 
@@ -112,3 +113,12 @@ def test_a_node_pool_component_is_refused_a_zone_without_its_gpu() -> None:
     with pytest.raises(ArgumentsError) as err:
         run_program(lambda: GkeGpuNodePool("h200", args))  # type: ignore[arg-type]
     assert "pool.zones[0]: 'us-central1-a' does not offer a3-ultragpu-8g" in str(err.value)
+
+
+def test_a_compute_class_is_refused_a_zone_without_its_gpu() -> None:
+    pool = {"name": "h200", "machine_type": "a3-ultragpu-8g", "max_nodes": 2, "zones": ["us-central1-c"]}
+    with pytest.raises(ArgumentsError) as err:
+        plan_gke_compute_class({"pool": pool})  # type: ignore[typeddict-item]
+    assert "pool.zones[0]: 'us-central1-c' does not offer a3-ultragpu-8g" in str(err.value)
+    ok = plan_gke_compute_class({"pool": {**pool, "zones": ["us-central1-b"]}})  # type: ignore[typeddict-item]
+    assert ok.pool.zones == ("us-central1-b",)
