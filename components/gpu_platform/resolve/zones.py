@@ -80,10 +80,11 @@ def region_offer_problems(cloud: str, location: str, pools: Sequence[GpuPool], a
             )
 
 
-def spread_over_gpu_zones(cloud: str, location: str | None, pools: list[GpuPool], at: PoolProblems) -> None:
+def spread_over_gpu_zones(cloud: str, location: str | None, pools: list[GpuPool]) -> None:
     """Pools without zones on a regional cluster, whose GPU is offered in only some of the region's zones, get
-    exactly those zones (in place). Pools on reserved capacity keep theirs: a reservation is zonal and decides
-    where its VMs run. The cloud's own pool checks run again, since some depend on the number of zones."""
+    exactly those zones (in place). Pools on reserved capacity keep the cluster's: a reservation is zonal and
+    decides where its VMs run. GKE's initial node count is per zone either way (rounded up over named zones,
+    repeated in each of the cluster's default zones), so spreading starts no more nodes than the default."""
     if location is None:
         return
     profile = profile_of(cloud)

@@ -110,7 +110,7 @@ def _cluster(
         return None
     cluster = resolve_cluster(cloud, cfg["cluster"], pools, at, p.at("cluster"))
     if cluster is not None:
-        spread_over_gpu_zones(cloud, cluster.region, pools, at)
+        spread_over_gpu_zones(cloud, cluster.region, pools)
     return cluster
 
 
