@@ -230,6 +230,35 @@ class CloudProfile:
     def looks_like_machine(cls, name: str) -> bool:
         return bool(cls.machine_shape and cls.machine_shape.match(name))
 
+    # --- where machines are offered ------------------------------------------------------------------
+
+    @classmethod
+    def zone_region(cls, zone: str) -> str | None:
+        """The region of a zone name, or ``None`` when ``zone`` is not one (or the cloud's zones do not name
+        their region, like Azure's ``1``)."""
+        return None
+
+    @classmethod
+    def region_zones(cls, region: str) -> tuple[str, ...] | None:
+        """Every zone of ``region`` as the cloud publishes them; ``None``: not published."""
+        return None
+
+    @classmethod
+    def offered_zones(cls, machine: MachineType, region: str) -> tuple[str, ...] | None:
+        """The zones of ``region`` that offer ``machine``'s GPU, in order, where the cloud publishes it;
+        ``None`` where nothing is published for that GPU or region, so nothing is refused."""
+        return None
+
+    @classmethod
+    def offering_regions(cls, machine: MachineType) -> tuple[str, ...]:
+        """The regions with a zone that offers ``machine``'s GPU (empty where not published)."""
+        return ()
+
+    @classmethod
+    def offer_source(cls) -> str:
+        """Where ``offered_zones`` comes from, for messages."""
+        return ""
+
     # --- node allocatable ----------------------------------------------------------------------------
 
     eviction_memory_mib: ClassVar[int] = 0

@@ -304,7 +304,8 @@ class GpuPoolArgs(TypedDict):
     """Older spelling, EKS only: ``ON_DEMAND``, ``SPOT`` or ``CAPACITY_BLOCK`` (with ``reservation``)."""
     zones: NotRequired[Sequence[str]]
     """Zones of the cluster's region for the nodes (GKE ``us-central1-a``, EKS ``us-east-1a``, AKS ``1``);
-    default: the cluster's zones."""
+    default: the cluster's zones. GKE: each must offer the machine's GPU (docs/capacity.md, zone stockouts);
+    without zones, a pool whose GPU is in only some zones of the region spans exactly those."""
     image: NotRequired[str]
     """Node image: GKE ``COS_CONTAINERD`` (default) or ``UBUNTU_CONTAINERD``; EKS ``AL2023_x86_64_NVIDIA``
     (default) or ``BOTTLEROCKET_x86_64_NVIDIA``; AKS ``Ubuntu`` (default), ``Ubuntu2204`` or ``AzureLinux``."""

@@ -30,6 +30,7 @@ from gpu_platform.resolve.autoprovisioning import (
     karpenter_pool_problems,
     nap_pool_problems,
 )
+from gpu_platform.resolve.zones import offered_zone_problems, region_offer_problems
 from gpu_platform.versions import CLUSTER_AUTOSCALER_IMAGE_TAGS
 
 if TYPE_CHECKING:
@@ -124,14 +125,17 @@ def network_problem(cidr: str, cloud: str) -> str | None:
 
 
 def _zone_problems(cloud: str, region: str | None, pools: Sequence[GpuPool], at: PoolProblems) -> None:
+    """Pool zones of the cluster's region that offer the pool's GPU (``resolve.zones``)."""
     rule = profile_of(cloud).zone_pattern(region) if region is not None else None
-    if rule is None:
+    if rule is None or region is None:
         return
     base, shape, example = rule
     for pool in pools:
         for j, zone in enumerate(pool.zones):
             if not shape.match(zone):
                 at(pool.index).add(("zones", j), f"'{zone}' is not a zone of {base} (like {example})")
+        offered_zone_problems(pool, at(pool.index), region=base)
+    region_offer_problems(cloud, region, pools, at)
 
 
 STACK_NAME = re.compile(r"^[^/\s]+/[^/\s]+/[^/\s]+$")

@@ -12,6 +12,7 @@ from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import cloud_pool_problems, scaling_problems
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
+from gpu_platform.resolve.zones import offered_zone_problems
 from gpu_platform.versions import GPU_OPERATOR
 
 
@@ -30,6 +31,7 @@ def resolve_node_pool(cloud: str, args: Mapping[str, Any], p: Problems) -> tuple
             "(GkeGpuComputeClass, EksKarpenterGpuNodePool, AksNapGpuNodePool)",
         )
     cloud_pool_problems(pool, p.at("pool"))
+    offered_zone_problems(pool, p.at("pool"))
     if p.count() == before:
         scaling_problems(pool, p.at("pool"))
     where = DriverLocations(p.at("driver"), lambda _: p.at("pool"), p.at("pool"), p.at("cuda_version"))

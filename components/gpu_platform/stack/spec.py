@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform.args.common import Cloud
+from gpu_platform.cloud import PoolProblems
 from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
@@ -43,6 +44,7 @@ from gpu_platform.resolve.stack import (
 )
 from gpu_platform.resolve.volcano import VolcanoSpec
 from gpu_platform.resolve.workloads import WorkloadsSpec
+from gpu_platform.resolve.zones import spread_over_gpu_zones
 
 __all__ = ["KServeSpec", "PlatformSpec", "load_platform"]
 
@@ -99,6 +101,19 @@ def load_platform(
     return spec
 
 
+def _cluster(
+    cloud: str, cfg: Mapping[str, Any], pools: list[GpuPool], at: PoolProblems, p: Problems
+) -> ClusterSpec | None:
+    """The cluster section resolved; then pools without zones span the zones of its region that have their GPU
+    (``resolve.zones``), before anything reads their zones."""
+    if "cluster" not in cfg:
+        return None
+    cluster = resolve_cluster(cloud, cfg["cluster"], pools, at, p.at("cluster"))
+    if cluster is not None:
+        spread_over_gpu_zones(cloud, cluster.region, pools)
+    return cluster
+
+
 def resolve_platform(
     raw: Any, p: Problems, secret_sections: frozenset[str] | None = None, camel: bool = True
 ) -> PlatformSpec | None:
@@ -116,9 +131,7 @@ def resolve_platform(
     # Pools of clouds that make no nodes (existing, OpenShift, Yandex) only describe nodes made elsewhere.
     created = profile_of(cloud).creates_nodes
     pools = resolve_cluster_pools(cloud, raw_pools, cfg.get("cuda_version"), at, camel=camel, created=created)
-    cluster = (
-        resolve_cluster(cloud, cfg["cluster"], pools.pools, at, p.at("cluster")) if "cluster" in cfg else None
-    )
+    cluster = _cluster(cloud, cfg, pools.pools, at, p)
     kueue_section = cfg.get("kueue", {})
     kueue_on = kueue_section.get("enabled", True)
     topology_needs_kueue(pools.pools, kueue_on, at)

@@ -16,6 +16,7 @@ from gpu_platform.resolve.autoprovisioning import compute_class_pool_problems
 from gpu_platform.resolve.cluster import SystemPool, resolve_cluster_args
 from gpu_platform.resolve.nodepool import resolve_node_pool_args
 from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
+from gpu_platform.resolve.zones import offered_zone_problems
 
 
 def cluster_args(args: GkeClusterArgs) -> tuple[SystemPool, dict[str, Any]]:
@@ -76,6 +77,7 @@ def compute_class_args(
             pool = resolved.pools[0]
             PROFILE.pool_problems(pool, p.at("pool"))
             compute_class_pool_problems(pool, p.at("pool"))
+            offered_zone_problems(pool, p.at("pool"))
             host = compute_class_driver(pool, checked.get("driver", {}), p)
     p.raise_for_arguments()
     assert checked is not None and pool is not None

@@ -15,6 +15,7 @@ from gpu_platform.catalog.machines import MachineType
 from gpu_platform.cloud import CloudProfile, DockerHostImage, NodeImage, ResourceTypes
 from gpu_platform.clouds.gke import machines as table
 from gpu_platform.clouds.gke import resource_types as types
+from gpu_platform.clouds.gke import zones as gpu_zones
 from gpu_platform.clouds.gke.allocatable import (
     CPU_BRACKETS,
     DEFAULT_MAX_PODS,
@@ -45,6 +46,8 @@ def region_of(location: str) -> str:
     return "-".join(parts[:2]) if len(parts) > 2 else location
 
 
+GCE_ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
+"""A Compute Engine zone name (``us-central1-a``)."""
 GCE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
 """Compute Engine resource names (RFC 1035), which reservations are."""
 
@@ -256,6 +259,27 @@ class GkeProfile(CloudProfile):
     def zone_pattern(cls, region: str) -> tuple[str, re.Pattern[str], str] | None:
         base = region_of(region)
         return base, re.compile(rf"^{re.escape(base)}-[a-z]$"), f"{base}-a"
+
+    @classmethod
+    def zone_region(cls, zone: str) -> str | None:
+        return gpu_zones.region_of_zone(zone) if GCE_ZONE.match(zone) else None
+
+    @classmethod
+    def region_zones(cls, region: str) -> tuple[str, ...] | None:
+        return gpu_zones.table().regions.get(region)
+
+    @classmethod
+    def offered_zones(cls, machine: MachineType, region: str) -> tuple[str, ...] | None:
+        # Every GKE GPU machine carries its GPU as a guest accelerator type, which is how the table is keyed.
+        return gpu_zones.zones_with(machine.accelerator_type, region)
+
+    @classmethod
+    def offering_regions(cls, machine: MachineType) -> tuple[str, ...]:
+        return gpu_zones.regions_with(machine.accelerator_type) if machine.accelerator_type else ()
+
+    @classmethod
+    def offer_source(cls) -> str:
+        return f"Compute Engine GPU zones as of {gpu_zones.table().retrieved}, data/{gpu_zones.DATA_FILE}"
 
 
 PROFILE = GkeProfile()
