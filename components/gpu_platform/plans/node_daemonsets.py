@@ -104,6 +104,13 @@ STARTUP_TAINT_REMOVER_REQUESTS = Requests(10, 64)
 """The library's startup-taint remover (``plans.startup_taint``) on pools that carry the startup taint: a
 shell loop around kubectl, which needs some 40 MiB while it runs [U: the library's numbers]."""
 
+GPU_HEALTH_DETECTOR_REQUESTS = Requests(20, 80)
+"""node-problem-detector on every GPU node with observability's health checks (``plans.gpu_health``): the chart
+sets none; its upstream DaemonSet manifest (``deployment/node-problem-detector.yaml``) requests 10m and 80Mi
+and limits memory to 80Mi, which the three log monitors here outgrow [U: the library's numbers]."""
+GPU_HEALTH_REMEDY_REQUESTS = Requests(10, 64)
+"""The tainting remedy beside it: the same kubectl loop as the startup-taint remover."""
+
 
 DRA_KUBELET_PLUGIN_REQUESTS: dict[str, Requests] = {
     "gpus": Requests(50, 128),
