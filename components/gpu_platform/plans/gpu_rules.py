@@ -30,7 +30,10 @@ DCGM_EXTRA_FIELDS: tuple[str, ...] = (
 need them. Profiling fields stay as upstream has them (they cost DCGM profiling sessions)."""
 
 DCGM_METRICS_CONFIG_MAP = "gpu-platform-dcgm-metrics"
-"""ConfigMap the GPU Operator chart creates from ``dcgmExporter.config.data`` (key ``dcgm-metrics.csv``)."""
+"""ConfigMap the GPU Operator chart creates from ``dcgmExporter.config.data`` (key ``DCGM_METRICS_KEY``)."""
+DCGM_METRICS_KEY = "dcgm-metrics.csv"
+"""The key the chart writes the counters under and the operator mounts into the exporter
+(``/etc/dcgm-exporter/dcgm-metrics.csv``, ``DCGM_EXPORTER_COLLECTORS``)."""
 
 KSM_NODE_LABELS: tuple[str, ...] = (
     scheduling.POOL_LABEL,
