@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from gpu_platform import addons, versions
+from gpu_platform.args.common import Cloud
 from gpu_platform.errors import ConfigError
 from gpu_platform.offline import Plan
 from gpu_platform.offline.render import _objects
@@ -304,14 +305,14 @@ def test_gpu_operator_operands_tolerate_it_and_kueue_flavors_do_not() -> None:
 
 
 def test_component_installs_the_health_checks_unless_switched_off(run_component: Callable[..., Plan]) -> None:
-    plan = run_component(lambda: GpuObservability("obs", {"cloud": "aks"}))
+    plan = run_component(lambda: GpuObservability("obs", {"cloud": Cloud.AKS}))
     release = plan.one(RELEASE, "obs-health")
     assert (release.inputs["chart"], release.inputs["version"]) == ("node-problem-detector", "2.4.1")
     assert release.inputs["namespace"] == "kube-system"
     assert release.inputs["repositoryOpts"]["repo"] == versions.NODE_PROBLEM_DETECTOR.repo
     tolerations = release.inputs["values"]["tolerations"]
     assert all(any(tolerates(t, taint) for t in tolerations) for taint in (GPU_TAINT, STARTUP_TAINT, FAILED))
-    off = run_component(lambda: GpuObservability("obs", {"cloud": "aks", "health_checks": False}))
+    off = run_component(lambda: GpuObservability("obs", {"cloud": Cloud.AKS, "health_checks": False}))
     assert [r.name for r in off.by_type(RELEASE)] == ["obs-crds", "obs-stack"]
 
 
@@ -350,3 +351,23 @@ def test_a_health_checks_value_that_is_not_a_boolean_is_refused() -> None:
     with pytest.raises(ConfigError) as err:
         load_platform({**stack_raw_config("prod"), "observability": {"healthChecks": "sometimes"}})
     assert "gpu-platform:observability.healthChecks" in str(err.value)
+
+
+def test_kueue_quotas_leave_room_for_the_health_checks_pod() -> None:
+    """What the detector and the remedy request comes off every GPU node before Kueue multiplies by nodes."""
+    from gpu_platform.plans.kueue import node_units
+    from gpu_platform.plans.node_daemonsets import GPU_HEALTH_DETECTOR_REQUESTS, GPU_HEALTH_REMEDY_REQUESTS
+
+    raw = stack_raw_config("prod")
+    on = load_platform(raw)
+    off = load_platform({**raw, "observability": {"healthChecks": False}})
+    assert on.kueue is not None and off.kueue is not None
+    assert on.kueue.capacity_basis.gpu_health_checks and not off.kueue.capacity_basis.gpu_health_checks
+    pod = GPU_HEALTH_DETECTOR_REQUESTS + GPU_HEALTH_REMEDY_REQUESTS
+    for pool in on.pools:
+        cpu_on, mem_on = node_units(pool, on.kueue.capacity_basis, on.pools)
+        cpu_off, mem_off = node_units(pool, off.kueue.capacity_basis, off.pools)
+        assert (cpu_off - cpu_on, mem_off - mem_on) == (pod.cpu_millicores, pod.memory_mib), pool.name
+    values = health.gpu_health_plan("kube-system").values
+    assert values["resources"]["requests"] == GPU_HEALTH_DETECTOR_REQUESTS.quantities()
+    assert values["extraContainers"][0]["resources"]["requests"] == GPU_HEALTH_REMEDY_REQUESTS.quantities()

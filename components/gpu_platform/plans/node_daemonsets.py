@@ -22,6 +22,9 @@ What runs on a pool's nodes follows the ``DriverPlan`` and the labels ``scheduli
 - GKE with Google's COS driver installer: that DaemonSet's init containers request 150m CPU each
   (``data/gke-cos-daemonset-preloaded.yaml``); a pod holds ``max(init, sum of containers)``.
 
+- node-problem-detector and the tainting remedy on every GPU node when observability's health checks are on
+  (``GPU_HEALTH_DETECTOR_REQUESTS``, ``GPU_HEALTH_REMEDY_REQUESTS``, set on the release from here).
+
 - The AWS EFA device plugin on EFA pools (``EFA_DEVICE_PLUGIN_REQUESTS``, the chart's own requests, set
   on the release from here), with or without the GPU Operator: an EFA pool needs it either way.
 
@@ -227,11 +230,14 @@ def gpu_node_requests(
     facts: GpuOperatorFacts | None,
     dra_compute_domains: bool = False,
     layout: OperandLayout | None = None,
+    gpu_health_checks: bool = False,
 ) -> Requests:
     """Everything the library's DaemonSets request on one node of ``pool``: the GPU Operator's pods (none
-    without the operator), the EFA device plugin on EFA pools and the DRA kubelet plugin's running
-    containers on DRA pools."""
+    without the operator), the EFA device plugin on EFA pools, the DRA kubelet plugin's running
+    containers on DRA pools and the GPU health checks' two containers on every GPU node."""
     extra = EFA_DEVICE_PLUGIN_REQUESTS if pool.efa else Requests()
+    if gpu_health_checks:
+        extra = extra + GPU_HEALTH_DETECTOR_REQUESTS + GPU_HEALTH_REMEDY_REQUESTS
     if facts is not None and startup_taints(pool):  # the GPU Operator component creates the remover
         extra = extra + STARTUP_TAINT_REMOVER_REQUESTS
     if pool.dra:
