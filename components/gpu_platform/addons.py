@@ -258,6 +258,14 @@ KUBE_PROMETHEUS_STACK = Addon(
     "observability",
     namespace_owner="the monitoring stack's namespace",
 )
+NODE_PROBLEM_DETECTOR = Addon(
+    "nodeProblemDetector",
+    "node-problem-detector",
+    versions.NODE_PROBLEM_DETECTOR,
+    "node-problem-detector",  # the chart names its DaemonSet, ConfigMap and ClusterRole after the release
+    "observability",
+    namespace_owner="Kubernetes' own namespace",
+)
 
 ADDONS: tuple[Addon, ...] = (
     GPU_OPERATOR,
@@ -282,6 +290,7 @@ ADDONS: tuple[Addon, ...] = (
     SLURM,
     PROMETHEUS_OPERATOR_CRDS,
     KUBE_PROMETHEUS_STACK,
+    NODE_PROBLEM_DETECTOR,
 )
 """Every add-on, in the order of ``versions.ALL_CHARTS``."""
 BY_KEY: dict[str, Addon] = {a.key: a for a in ADDONS}

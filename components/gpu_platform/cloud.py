@@ -142,6 +142,9 @@ class CloudProfile:
     """Cloud-managed sharing is served by the cloud's device plugin, not the operator's."""
     default_device_plugin_off_label: ClassVar[tuple[str, str] | None] = None
     """The node label that keeps the cloud's default device plugin off where the operator's runs."""
+    privileged_pods_need_scc: ClassVar[bool] = False
+    """A privileged pod runs only once its ServiceAccount is granted an SCC that allows it (OpenShift): the GPU
+    health checks (node-problem-detector reads ``/dev/kmsg``) are then off unless asked for."""
     critical_pods_need_quota: ClassVar[bool] = False
     """``system-node-critical`` pods outside kube-system need a ResourceQuota for those classes (GKE)."""
     system_pool_selector: ClassVar[Mapping[str, str]] = {}

@@ -32,6 +32,17 @@ Autoscaler treats a node with a taint under this prefix as not ready yet but cou
 (cluster-autoscaler FAQ, "Startup taints"), so it adds no second node while the first is partitioned. The
 library's startup-taint remover (``plans.startup_taint``) takes it off once the node advertises them."""
 
+GPU_UNHEALTHY_TAINT = Taint(
+    "status-taint.cluster-autoscaler.kubernetes.io/gpu-unhealthy", "true", "NoSchedule"
+)
+"""Put on a GPU node by the library's health checks (``plans.gpu_health``) when its kernel log shows an Xid that
+needs the GPU reset or the node drained; the value the checks write is the Xid's reason (``Xid79``). Nothing new
+lands on the node: the scheduler, Kueue's admitted pods and Karpenter's simulation honour ``NoSchedule``; running
+jobs are left to finish or checkpoint. Under this prefix the Cluster Autoscaler treats it as a status taint
+(cluster-autoscaler FAQ, "Status taints"): the node stays ready but is not a template for new nodes, so a pool
+whose only node failed still scales up. The GPU Operator's operands and the health agents tolerate it (they must
+keep running to report and to reset); workloads and Kueue flavors never do."""
+
 
 @dataclass(frozen=True)
 class Sharing:

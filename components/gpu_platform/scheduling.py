@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
-from gpu_platform.pools import GPU_TAINT, STARTUP_TAINT, GpuPool, Taint
+from gpu_platform.pools import GPU_TAINT, GPU_UNHEALTHY_TAINT, STARTUP_TAINT, GpuPool, Taint
 from gpu_platform.sharing import GPU_RESOURCE, advertised_resources, device_plugin_config_key
 
 LABEL_PREFIX = "gpu-platform.io"
@@ -133,9 +133,14 @@ def startup_taints(pool: GpuPool) -> list[Taint]:
 
 
 def node_agent_tolerations(pool: GpuPool) -> list[dict[str, str]]:
-    """What a DaemonSet that prepares or serves the pool's nodes tolerates: the workloads' tolerations and
-    the startup taint, which only goes once those agents have run."""
-    return pool_tolerations(pool) + [toleration(t) for t in startup_taints(pool)]
+    """What a DaemonSet that prepares or serves the pool's nodes tolerates: the workloads' tolerations, the
+    startup taint, which only goes once those agents have run, and the GPU-unhealthy taint (any value): a
+    failing node still needs its driver, device plugin, exporter and health checks to report and recover."""
+    return (
+        pool_tolerations(pool)
+        + [toleration(t) for t in startup_taints(pool)]
+        + [toleration(GPU_UNHEALTHY_TAINT, exists=True)]
+    )
 
 
 def toleration(taint: Taint, exists: bool = False) -> dict[str, str]:

@@ -301,6 +301,18 @@ PROMETHEUS_OPERATOR_CRDS = ChartPin(
     repo="https://prometheus-community.github.io/helm-charts",
     namespace="monitoring",
 )
+# node-problem-detector (kubernetes/node-problem-detector) on the GPU nodes: the library's GPU health checks.
+# The project publishes no chart; its README points to this one (deliveryhero/helm-charts
+# ``stable/node-problem-detector``, tests/upstream/charts/node-problem-detector-2.4.1). The image is the chart's
+# appVersion, pinned here so a chart bump cannot move it silently.
+NODE_PROBLEM_DETECTOR = ChartPin(
+    chart="node-problem-detector",
+    version="2.4.1",
+    repo="https://charts.deliveryhero.io/",
+    namespace="kube-system",
+)
+NODE_PROBLEM_DETECTOR_IMAGE_REPOSITORY = "registry.k8s.io/node-problem-detector/node-problem-detector"
+NODE_PROBLEM_DETECTOR_IMAGE_TAG = "v1.35.1"
 # NVIDIA's DCGM dashboard and the exporter's default counters, shipped as upstream has them. The GPU Operator
 # v26.7.0 runs dcgm-exporter 4.6.0-4.8.3; these come from 4.5.3-4.8.2 (tests/upstream/dcgm-exporter/SOURCE.yaml
 # says why and what differs).
@@ -342,6 +354,7 @@ ALL_CHARTS: tuple[ChartPin, ...] = (
     SLURM,
     PROMETHEUS_OPERATOR_CRDS,
     KUBE_PROMETHEUS_STACK,
+    NODE_PROBLEM_DETECTOR,
 )
 """Every chart the library installs, once (``gpu_platform.addons`` gives each its release and namespace)."""
 

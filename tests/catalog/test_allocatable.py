@@ -161,6 +161,8 @@ SYSTEM_POOLS: dict[str, tuple[int, int, int, int]] = {
     "prod": (4, 16, 58, 6),
 }
 NFD = (5, 64)
+HEALTH_CHECKS = (20 + 10, 80 + 64)
+"""observability's GPU health checks on every GPU node: node-problem-detector and the tainting remedy."""
 
 
 def millicores(q: int | str) -> int:
@@ -197,7 +199,7 @@ def test_every_gpu_quota_is_the_machine_less_the_documented_reservation(stack: t
                 continue  # a cohort peer's pool: nothing nominal here
             owned[pool] = owned.get(pool, 0) + 1
             cpu, memory = allocatable(cloud, vcpus, gib, max_pods)
-            ds_cpu, ds_mem = OPERANDS[name][pool]
+            ds_cpu, ds_mem = (a + b for a, b in zip(OPERANDS[name][pool], HEALTH_CHECKS, strict=True))
             assert millicores(quota["cpu"]) == nodes * (cpu - ds_cpu), (cq.name, pool)
             assert mebibytes(quota["memory"]) == nodes * (memory - ds_mem), (cq.name, pool)
             # Below the raw machine total, and by exactly the reservation, overhead and pods.

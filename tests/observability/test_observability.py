@@ -69,7 +69,7 @@ def kinds(objects: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 
 
 def test_pins_are_registered_in_order_and_the_crds_release_is_stateful() -> None:
-    assert versions.ALL_CHARTS[-2:] == (versions.PROMETHEUS_OPERATOR_CRDS, versions.KUBE_PROMETHEUS_STACK)
+    assert versions.ALL_CHARTS[-3:-1] == (versions.PROMETHEUS_OPERATOR_CRDS, versions.KUBE_PROMETHEUS_STACK)
     assert addons.PROMETHEUS_OPERATOR_CRDS.release_holds_crds
     assert "prometheus-operator-crds" in addons.crd_charts()
     # Every add-on's namespace is reserved: a team there would be labelled and queued as the stack's.
@@ -259,7 +259,9 @@ def test_existing_prometheus_operator_gets_only_rules_and_dashboards(
             "obs", {"cloud": "existing", "backend": "prometheus-operator", "namespace": "obs"}
         )
     )
-    assert plan.by_type(RELEASE) == [] and plan.by_type("kubernetes:core/v1:Namespace") == []
+    # Only the GPU health checks' release (in kube-system); no stack, no CRDs, no namespace.
+    assert [r.name for r in plan.by_type(RELEASE)] == ["obs-health"]
+    assert plan.by_type("kubernetes:core/v1:Namespace") == []
     (rule,) = plan.by_type(RULE)
     assert rule.inputs["metadata"]["namespace"] == "obs"
     assert len(plan.by_type(CONFIG_MAP)) == 2

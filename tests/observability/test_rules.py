@@ -172,6 +172,7 @@ def test_the_alerts_cover_the_gpu_failures() -> None:
         "GpuNodeAdvertisesNoGpus",
         "GpuMigConfigFailed",
         "GpuOperatorValidatorFailing",
+        "GpuNodeTakenOutOfService",
         "GpusIdleWhileQueueWaits",
         "GpuAllocatedButIdle",
     }
@@ -179,6 +180,11 @@ def test_the_alerts_cover_the_gpu_failures() -> None:
     assert 'label_nvidia_com_mig_config_state="failed"' in alerts["GpuMigConfigFailed"].expr
     assert 'namespace="gpu-operator"' in alerts["GpuOperatorValidatorFailing"].expr
     assert 'label_gpu_platform_io_allocation!="dra"' in alerts["GpuNodeAdvertisesNoGpus"].expr
+    # The health checks' taint, by the key the library's one Taint spells.
+    assert (
+        'key="status-taint.cluster-autoscaler.kubernetes.io/gpu-unhealthy"'
+        in alerts["GpuNodeTakenOutOfService"].expr
+    )
     for alert in alerts.values():
         assert alert.severity in {"critical", "warning", "info"} and alert.summary
 

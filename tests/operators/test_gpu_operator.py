@@ -32,7 +32,7 @@ from gpu_platform.plans.gpu_operator import (
     mig_parted_config_data,
 )
 from gpu_platform.plans.node_daemonsets import GPU_NODE_DAEMONSET_REQUESTS
-from gpu_platform.pools import GPU_TAINT
+from gpu_platform.pools import GPU_TAINT, GPU_UNHEALTHY_TAINT
 from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.stack import addons, load_platform
 from gpu_platform.versions import (
@@ -46,6 +46,8 @@ from tests.support import crds
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 GPU_TOL = {"key": GPU_TAINT.key, "operator": "Exists", "effect": "NoSchedule"}
+UNHEALTHY_TOL = {"key": GPU_UNHEALTHY_TAINT.key, "operator": "Exists", "effect": "NoSchedule"}
+"""Operands keep running on a node the health checks took out of service (they report, reset, validate)."""
 SPOT_TOL = {"key": AKS_SPOT_TAINT.key, "operator": "Equal", "value": "spot", "effect": "NoSchedule"}
 CP_TOL = {
     "key": "node-role.kubernetes.io/control-plane",
@@ -115,7 +117,7 @@ def test_gke_cos_time_slicing_follows_nvidia_path_a() -> None:
     plan = gpu_operator_plan(resolve_gpu_operator(args))  # type: ignore[arg-type]
     dp = device_plugin_config_data(plan)
     assert without_requests(plan.values) == {
-        **common([GPU_TOL]),
+        **common([GPU_TOL, UNHEALTHY_TOL]),
         "driver": {"enabled": False},
         "toolkit": {
             "enabled": True,
@@ -155,7 +157,7 @@ def test_gke_ubuntu_auto_uses_the_operator_driver_manager() -> None:
         "image": "UBUNTU_CONTAINERD",
     }
     assert values_of(cloud="gke", pools=[pool]) == {
-        **common([GPU_TOL]),
+        **common([GPU_TOL, UNHEALTHY_TOL]),
         "driver": {"enabled": True, "version": "595.91.07"},
         "toolkit": {"enabled": True, "env": [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]},
         "cdi": {"enabled": True},
@@ -191,7 +193,7 @@ def test_eks_al2023_driver_and_toolkit_on_the_image() -> None:
     ]
     plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "eks", "pools": pools}))
     assert without_requests(plan.values) == {
-        **common([GPU_TOL]),
+        **common([GPU_TOL, UNHEALTHY_TOL]),
         "driver": {"enabled": False},
         "toolkit": {"enabled": False},
         "devicePlugin": {
@@ -211,7 +213,7 @@ def test_eks_al2023_driver_and_toolkit_on_the_image() -> None:
 def test_eks_bottlerocket_runs_no_second_device_plugin() -> None:
     pool = {"name": "l4", "machine_type": "g6.xlarge", "max_nodes": 2, "image": "BOTTLEROCKET_x86_64_NVIDIA"}
     assert values_of(cloud="eks", pools=[pool]) == {
-        **common([GPU_TOL]),
+        **common([GPU_TOL, UNHEALTHY_TOL]),
         "driver": {"enabled": False},
         "toolkit": {"enabled": False},
         "devicePlugin": {"enabled": False},
@@ -255,7 +257,7 @@ def test_aks_default_operator_driver_tolerates_spot() -> None:
     ]
     team = {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoSchedule"}
     assert values_of(cloud="aks", pools=pools) == {
-        **common([GPU_TOL, SPOT_TOL, team]),
+        **common([GPU_TOL, SPOT_TOL, UNHEALTHY_TOL, team]),
         "driver": {"enabled": True, "version": "595.91.07"},
         "toolkit": {"enabled": True},
         "devicePlugin": {"enabled": True},
@@ -268,7 +270,7 @@ def test_aks_default_operator_driver_tolerates_spot() -> None:
 def test_aks_managed_driver_uses_the_aks_runtime() -> None:
     pool = {"name": "t4", "machine_type": "Standard_NC4as_T4_v3", "max_nodes": 2}
     assert values_of(cloud="aks", pools=[pool], driver={"owner": "cloud"}) == {
-        **common([GPU_TOL]),
+        **common([GPU_TOL, UNHEALTHY_TOL]),
         "driver": {"enabled": False},
         "toolkit": {"enabled": False},
         "operator": {"runtimeClass": "nvidia-container-runtime"},
@@ -840,7 +842,7 @@ def test_stack_config_and_component_args_give_the_same_operator(run_component: A
     assert values["driver"]["upgradePolicy"] == driver_upgrade_policy(plan)
     assert values["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
     assert values["gfd"]["enabled"] is False  # the escape hatch still reaches the chart
-    assert values["daemonsets"]["tolerations"] == [GPU_TOL, SPOT_TOL]
+    assert values["daemonsets"]["tolerations"] == [GPU_TOL, SPOT_TOL, UNHEALTHY_TOL]
     mig = yaml.safe_load(mig_parted_config_data(plan)["config.yaml"])
     assert mig["mig-configs"]["custom-h100"][0]["mig-devices"] == {"2g.20gb": 2, "3g.40gb": 1}
     # The same settings given to the component as arguments make the same chart values and ConfigMaps.

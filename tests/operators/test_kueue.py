@@ -265,6 +265,7 @@ def test_the_stack_config_and_the_component_args_give_the_same_plan() -> None:
         "teams": [{"name": "ml", "cluster_queue": "gpu"}],
         # The stack derives the integrations from the controllers it installs (none here).
         "integrations": kueue_integrations([]),
+        "gpu_health_checks": True,  # the stack's observability section is on, with its health checks
     }
     component = plan_kueue(args)
     assert component.spec == spec.kueue
@@ -275,9 +276,14 @@ def test_the_stack_config_and_the_component_args_give_the_same_plan() -> None:
 
     plan = run_program(lambda: addons.kueue(spec, pulumi.ResourceOptions(), {}))
     cq = plan.one(KUEUE_TYPE + "ClusterQueue", "kueue-cq-gpu").inputs["spec"]
-    # a100-80gb x 4 per node x 2 nodes, 64 vCPU and 512 GiB per node in the fixture.
+    # a100-80gb x 4 per node x 2 nodes, 64 vCPU and 512 GiB per node in the fixture, less the GPU health
+    # checks' pod on each node (detector 20m/80Mi, remedy 10m/64Mi).
     quota = {r["name"]: r["nominalQuota"] for r in cq["resourceGroups"][0]["flavors"][0]["resources"]}
-    assert quota == {"cpu": 128, "memory": "1024Gi", "nvidia.com/gpu": 8}
+    assert quota == {
+        "cpu": f"{2 * (64000 - 30)}m",
+        "memory": f"{2 * (512 * 1024 - 144)}Mi",
+        "nvidia.com/gpu": 8,
+    }
     conf = yaml.safe_load(plan.one(RELEASE).inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])
     assert conf["waitForPodsReady"]["timeout"] == "20m"
     # backoffLimitCount -1: requeue forever, which Kueue spells by leaving the field out.

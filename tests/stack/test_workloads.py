@@ -95,13 +95,14 @@ def test_every_controller_is_one_pinned_release_and_kueue_integrates_exactly_tho
             pin.namespace,
         )
     # Only the platform's own releases besides these: nothing installs a controller twice.
-    # The observability section is on by default: its two releases come along.
+    # The observability section is on by default: its three releases come along.
     assert set(releases) == {
         *expected,
         "gpu-operator",
         "kueue",
         "prometheus-operator-crds",
         "kube-prometheus-stack",
+        "node-problem-detector",
     }
     assert releases["kuberay-operator"]["values"]["replicas"] == 2  # the values escape hatch
     assert releases["kubeflow-trainer"]["values"]["jobset"]["install"] is False

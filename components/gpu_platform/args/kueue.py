@@ -312,3 +312,6 @@ class KueueArgs(KueueSettings):
     Operator runs): the requests of the operands it runs on every GPU node are taken off the quota.
     Default: the operator's defaults; on existing clusters without ``driver.owner`` the operator is
     assumed to install the driver (the larger reservation)."""
+    gpu_health_checks: NotRequired[bool]
+    """``GpuObservability``'s GPU health checks run on the GPU nodes (its ``health_checks``, on by default there):
+    their pod's requests are taken off the quota too. Default false."""

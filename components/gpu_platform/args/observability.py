@@ -50,6 +50,10 @@ class ObservabilitySettings(TypedDict):
     """``kube-prometheus-stack`` (default), ``prometheus-operator`` or ``gke-managed-prometheus`` (GKE)."""
     grafana: NotRequired[bool]
     """kube-prometheus-stack only: install Grafana with the dashboards (default true)."""
+    health_checks: NotRequired[bool]
+    """GPU health checks on every GPU node (default true; OpenShift: false, see docs/observability.md):
+    node-problem-detector reads the kernel log for Xids, and a node with one that needs the GPU reset or the node
+    drained gets the ``status-taint.cluster-autoscaler.kubernetes.io/gpu-unhealthy`` NoSchedule taint."""
     values: NotRequired[Mapping[str, Any]]
     """kube-prometheus-stack only: extra chart values (upstream ``values.yaml`` keys); the library's
     selectors, CRD handling and kube-state-metrics label allowlist win."""

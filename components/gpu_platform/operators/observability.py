@@ -5,6 +5,8 @@ own (``prometheus-operator-crds``, kept when the component goes so no ServiceMon
 it), then kube-prometheus-stack with its CRD subchart off. The ``PrometheusRule`` and the dashboard ConfigMaps
 follow the CRDs' release. With ``prometheus-operator`` only the rule and the dashboards are created, in a namespace that exists; with
 ``gke-managed-prometheus`` a ``ClusterPodMonitoring`` and ``ClusterRules`` (GKE installs their CRDs).
+With any backend, unless ``health_checks`` is off, node-problem-detector in ``kube-system`` on the GPU nodes
+with the GPU Xid monitor and the remedy that taints a failing node (``plans.gpu_health``).
 """
 
 from typing import Any
@@ -13,7 +15,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from gpu_platform.addons import KUBE_PROMETHEUS_STACK, PROMETHEUS_OPERATOR_CRDS
+from gpu_platform.addons import KUBE_PROMETHEUS_STACK, NODE_PROBLEM_DETECTOR, PROMETHEUS_OPERATOR_CRDS
 from gpu_platform.args.observability import GpuObservabilityArgs
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_namespace, helm_release
@@ -83,6 +85,16 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
                 metadata=meta,
                 spec=obj["spec"],
                 opts=self.child_opts(depends_on=after),
+            )
+        if plan.health is not None:  # kube-system, which always exists; no CRDs
+            helm_release(
+                self,
+                f"{name}-health",
+                NODE_PROBLEM_DETECTOR.pin,
+                NODE_PROBLEM_DETECTOR.release_name,
+                plan.health.namespace,
+                values=plan.health.values,
+                depends_on=deps,
             )
         for cm in plan.config_maps:
             k8s.core.v1.ConfigMap(

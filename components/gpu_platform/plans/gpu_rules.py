@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 from gpu_platform import scheduling, versions
+from gpu_platform.pools import GPU_UNHEALTHY_TAINT
 
 DCGM_EXTRA_FIELDS: tuple[str, ...] = (
     "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
@@ -30,7 +31,10 @@ DCGM_EXTRA_FIELDS: tuple[str, ...] = (
 need them. Profiling fields stay as upstream has them (they cost DCGM profiling sessions)."""
 
 DCGM_METRICS_CONFIG_MAP = "gpu-platform-dcgm-metrics"
-"""ConfigMap the GPU Operator chart creates from ``dcgmExporter.config.data`` (key ``dcgm-metrics.csv``)."""
+"""ConfigMap the GPU Operator chart creates from ``dcgmExporter.config.data`` (key ``DCGM_METRICS_KEY``)."""
+DCGM_METRICS_KEY = "dcgm-metrics.csv"
+"""The key the chart writes the counters under and the operator mounts into the exporter
+(``/etc/dcgm-exporter/dcgm-metrics.csv``, ``DCGM_EXPORTER_COLLECTORS``)."""
 
 KSM_NODE_LABELS: tuple[str, ...] = (
     scheduling.POOL_LABEL,
@@ -219,6 +223,15 @@ def gpu_node_group(gpu_operator_namespace: str) -> RuleGroup:
                 summary="GPU Operator validator {{ $labels.pod }} not ready",
                 description="The driver, toolkit, CUDA or device-plugin validation on that node failed: GPU pods "
                 "there will not start.",
+            ),
+            Rule(
+                "GpuNodeTakenOutOfService",
+                f'max by (node, value) (kube_node_spec_taint{{key="{GPU_UNHEALTHY_TAINT.key}"}}) == 1',
+                severity="warning",
+                summary="GPU node {{ $labels.node }} taken out of service ({{ $labels.value }})",
+                description="The GPU health checks tainted the node after a critical Xid: nothing new lands "
+                "there. Drain it once its jobs finished, then replace it or reset the GPU and remove the taint "
+                "(docs/observability.md).",
             ),
         ),
         needs_cluster_metrics=True,

@@ -106,7 +106,9 @@ def node_units(
         )
     else:
         cpu, memory = (pool.vcpus or 0) * 1000, (pool.memory_gib or 0) * MIB_PER_GIB
-    taken = gpu_node_requests(pool, pools, basis.gpu_operator, basis.dra_compute_domains, layout)
+    taken = gpu_node_requests(
+        pool, pools, basis.gpu_operator, basis.dra_compute_domains, layout, basis.gpu_health_checks
+    )
     return max(cpu - taken.cpu_millicores, 0), max(memory - taken.memory_mib, 0)
 
 

@@ -22,6 +22,9 @@ What runs on a pool's nodes follows the ``DriverPlan`` and the labels ``scheduli
 - GKE with Google's COS driver installer: that DaemonSet's init containers request 150m CPU each
   (``data/gke-cos-daemonset-preloaded.yaml``); a pod holds ``max(init, sum of containers)``.
 
+- node-problem-detector and the tainting remedy on every GPU node when observability's health checks are on
+  (``GPU_HEALTH_DETECTOR_REQUESTS``, ``GPU_HEALTH_REMEDY_REQUESTS``, set on the release from here).
+
 - The AWS EFA device plugin on EFA pools (``EFA_DEVICE_PLUGIN_REQUESTS``, the chart's own requests, set
   on the release from here), with or without the GPU Operator: an EFA pool needs it either way.
 
@@ -103,6 +106,13 @@ EFA_DEVICE_PLUGIN_REQUESTS = Requests(10, 20)
 STARTUP_TAINT_REMOVER_REQUESTS = Requests(10, 64)
 """The library's startup-taint remover (``plans.startup_taint``) on pools that carry the startup taint: a
 shell loop around kubectl, which needs some 40 MiB while it runs [U: the library's numbers]."""
+
+GPU_HEALTH_DETECTOR_REQUESTS = Requests(20, 80)
+"""node-problem-detector on every GPU node with observability's health checks (``plans.gpu_health``): the chart
+sets none; its upstream DaemonSet manifest (``deployment/node-problem-detector.yaml``) requests 10m and 80Mi
+and limits memory to 80Mi, which the three log monitors here outgrow [U: the library's numbers]."""
+GPU_HEALTH_REMEDY_REQUESTS = Requests(10, 64)
+"""The tainting remedy beside it: the same kubectl loop as the startup-taint remover."""
 
 
 DRA_KUBELET_PLUGIN_REQUESTS: dict[str, Requests] = {
@@ -220,11 +230,14 @@ def gpu_node_requests(
     facts: GpuOperatorFacts | None,
     dra_compute_domains: bool = False,
     layout: OperandLayout | None = None,
+    gpu_health_checks: bool = False,
 ) -> Requests:
     """Everything the library's DaemonSets request on one node of ``pool``: the GPU Operator's pods (none
-    without the operator), the EFA device plugin on EFA pools and the DRA kubelet plugin's running
-    containers on DRA pools."""
+    without the operator), the EFA device plugin on EFA pools, the DRA kubelet plugin's running
+    containers on DRA pools and the GPU health checks' two containers on every GPU node."""
     extra = EFA_DEVICE_PLUGIN_REQUESTS if pool.efa else Requests()
+    if gpu_health_checks:
+        extra = extra + GPU_HEALTH_DETECTOR_REQUESTS + GPU_HEALTH_REMEDY_REQUESTS
     if facts is not None and startup_taints(pool):  # the GPU Operator component creates the remover
         extra = extra + STARTUP_TAINT_REMOVER_REQUESTS
     if pool.dra:

@@ -14,11 +14,13 @@ their plans by the stack layer, so each chart keeps one set of values.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpu_platform.addons import NODE_PROBLEM_DETECTOR
 from gpu_platform.plans.dashboards import dashboard_config_maps
+from gpu_platform.plans.gpu_health import GpuHealthPlan, gpu_health_plan
 from gpu_platform.plans.gpu_rules import (
     DCGM_METRICS_CONFIG_MAP,
     KSM_NODE_LABELS,
@@ -28,6 +30,7 @@ from gpu_platform.plans.gpu_rules import (
     rule_groups,
 )
 from gpu_platform.plans.helm import deep_merge
+from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.observability import ObservabilitySpec
 
 PROMETHEUS_RULE_NAME = "gpu-platform-gpu-rules"
@@ -57,6 +60,8 @@ class ObservabilityPlan:
     config_maps: tuple[dict[str, Any], ...] = ()
     """Grafana dashboards (not on the GKE managed path, which has no Grafana sidecar)."""
     secret_values: bool = False
+    health: GpuHealthPlan | None = None
+    """node-problem-detector with the GPU Xid monitor and the tainting remedy, or ``None`` when switched off."""
 
 
 def ksm_allowlist() -> list[str]:
@@ -149,7 +154,11 @@ def _gmp_group(group: RuleGroup) -> dict[str, Any]:
     return out
 
 
-def observability_plan(spec: ObservabilitySpec, secret: bool = False) -> ObservabilityPlan:
+def observability_plan(
+    spec: ObservabilitySpec, secret: bool = False, pools: Sequence[GpuPool] = ()
+) -> ObservabilityPlan:
+    """``pools``: the stack's GPU pools, whose taints the health checks tolerate (without them: the library's
+    own GPU-node taints)."""
     groups = rule_groups(spec.gpu_operator_namespace)
     if spec.prometheus_operator:
         objects: tuple[dict[str, Any], ...] = (prometheus_rule(spec, groups),)
@@ -165,4 +174,5 @@ def observability_plan(spec: ObservabilitySpec, secret: bool = False) -> Observa
         objects=objects,
         config_maps=maps,
         secret_values=secret,
+        health=gpu_health_plan(NODE_PROBLEM_DETECTOR.namespace, pools) if spec.health_checks else None,
     )

@@ -136,6 +136,8 @@ class CapacityBasis:
     gpu_operator: GpuOperatorFacts | None = None
     dra_compute_domains: bool = False
     """The DRA kubelet plugin runs its ComputeDomains container too (``dra.computeDomains``)."""
+    gpu_health_checks: bool = False
+    """node-problem-detector and its tainting remedy run on every GPU node (``observability.healthChecks``)."""
 
 
 @dataclass(frozen=True)
@@ -172,11 +174,17 @@ class KueueSpec:
     """The GPU Operator whose operands' requests come off each GPU node; ``None``: it is not installed."""
     dra_compute_domains: bool = False
     """The DRA driver runs ComputeDomains (its kubelet plugin's second container is on each DRA node)."""
+    gpu_health_checks: bool = False
+    """The GPU health checks' pod is on each GPU node (``observability.healthChecks``)."""
 
     @property
     def capacity_basis(self) -> CapacityBasis:
         return CapacityBasis(
-            self.cloud, self.vm_memory_overhead_percent, self.gpu_operator, self.dra_compute_domains
+            self.cloud,
+            self.vm_memory_overhead_percent,
+            self.gpu_operator,
+            self.dra_compute_domains,
+            self.gpu_health_checks,
         )
 
     @cached_property

@@ -5,6 +5,7 @@ and the Kueue settings."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from gpu_platform import versions
@@ -72,4 +73,5 @@ def resolve_kueue_args(args: KueueArgs) -> tuple[list[GpuPool], KueueSpec, str]:
     spec = resolve_kueue(cloud, checked, resolved, at, p, system, facts)
     p.raise_for_arguments()
     assert spec is not None
+    spec = replace(spec, gpu_health_checks=bool(checked.get("gpu_health_checks", False)))
     return resolved.pools, spec, checked.get("namespace", versions.KUEUE.namespace)

@@ -30,6 +30,8 @@ class ObservabilitySpec:
     gpu_operator_namespace: str = GPU_OPERATOR.namespace
     node_auto_repair: bool = True
     """The stack turns on the cloud's node auto-repair where it is a setting (EKS)."""
+    health_checks: bool = True
+    """node-problem-detector's GPU Xid monitor and the tainting remedy on the GPU nodes (``plans.gpu_health``)."""
 
     @property
     def installs_stack(self) -> bool:
@@ -69,6 +71,7 @@ def observability_spec(
         namespace=namespace or KUBE_PROMETHEUS_STACK.namespace,
         gpu_operator_namespace=str(section.get("gpu_operator_namespace", GPU_OPERATOR.namespace)),
         node_auto_repair=bool(section.get("node_auto_repair", True)),
+        health_checks=bool(section.get("health_checks", not profile_of(cloud).privileged_pods_need_scc)),
     )
 
 

@@ -31,6 +31,7 @@ from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, check_operator_settings
 from gpu_platform.resolve.inference import ServiceRequest, resolve_request
 from gpu_platform.resolve.kueue import CapacityBasis, GpuOperatorFacts, KueueSpec, QueueIndex
+from gpu_platform.resolve.observability import ObservabilitySpec
 from gpu_platform.resolve.pools import ResolvedPools
 from gpu_platform.resolve.slurm import SlurmSpec, resolve_slurm
 from gpu_platform.resolve.volcano import VolcanoSpec, resolve_volcano
@@ -307,20 +308,26 @@ def with_capacity_basis(
     operator: GpuOperatorSpec,
     driver: DriverPlan,
     dra: DraSpec | None = None,
+    observability: ObservabilitySpec | None = None,
 ) -> tuple[KueueSpec | None, VolcanoSpec | None]:
     """Kueue's quotas and Volcano's queues count a node alike: the cloud's allocatable less the operands the
-    GPU Operator runs on it and the DRA plugin containers that run."""
+    GPU Operator runs on it, the DRA plugin containers that run and the GPU health checks' pod."""
+    health_checks = observability is not None and observability.health_checks
     facts = None
     if operator.enabled:
         facts = GpuOperatorFacts(driver, operator.dcgm_exporter)
     domains = dra is not None and dra.compute_domains
     if kueue is not None:
-        kueue = replace(kueue, gpu_operator=facts, dra_compute_domains=domains)
+        kueue = replace(
+            kueue, gpu_operator=facts, dra_compute_domains=domains, gpu_health_checks=health_checks
+        )
     if volcano is not None:
         basis = (
             kueue.capacity_basis
             if kueue is not None
-            else CapacityBasis(cloud, gpu_operator=facts, dra_compute_domains=domains)
+            else CapacityBasis(
+                cloud, gpu_operator=facts, dra_compute_domains=domains, gpu_health_checks=health_checks
+            )
         )
         volcano = replace(volcano, capacity_basis=basis)
     return kueue, volcano

@@ -30,13 +30,13 @@ def gpu_operator(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
         spec.cloud, spec.pools, spec.driver, spec.gpu_operator, addons.GPU_OPERATOR.namespace
     )
     plan = replace(gpu_operator_plan(target), secret_values="gpu_operator" in spec.secret_sections)
-    if (installer := profile_of(spec.cloud).gpu_operator_installer) is not None:
-        # The counters ConfigMap is a chart template, which an OLM ClusterPolicy has no equivalent of.
-        return import_module(installer).install(addons.GPU_OPERATOR.component_name, plan, opts)
     if spec.observability is not None:  # the exporter's counters and ServiceMonitor for the metrics path
         extra = dcgm_exporter_values(spec.observability)
         scraped = spec.observability.prometheus_operator or plan.service_monitor
         plan = replace(plan, values=deep_merge(plan.values, extra), service_monitor=scraped)
+    if (installer := profile_of(spec.cloud).gpu_operator_installer) is not None:
+        # OLM: the installer makes the counters ConfigMap the chart would template, and the ClusterPolicy names it.
+        return import_module(installer).install(addons.GPU_OPERATOR.component_name, plan, opts)
     return GpuOperator.from_plan(addons.GPU_OPERATOR.component_name, plan, opts)
 
 
@@ -62,7 +62,8 @@ def observability(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
     from gpu_platform.operators.observability import GpuObservability
 
     assert spec.observability is not None
-    plan = observability_plan(spec.observability, secret="observability" in spec.secret_sections)
+    secret = "observability" in spec.secret_sections
+    plan = observability_plan(spec.observability, secret=secret, pools=spec.pools)
     return GpuObservability.from_plan(addons.KUBE_PROMETHEUS_STACK.component_name, plan, opts)
 
 

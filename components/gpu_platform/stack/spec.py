@@ -156,7 +156,7 @@ def resolve_platform(
     observability = resolve_observability(cloud, cfg.get("observability", {}), p.at("observability"))
     if p or cluster is None or driver is None:
         return None
-    kueue, volcano = with_capacity_basis(cloud, kueue, volcano, operator, driver, dra)
+    kueue, volcano = with_capacity_basis(cloud, kueue, volcano, operator, driver, dra, observability)
     return PlatformSpec(
         cloud=Cloud(cloud).value,
         cluster=cluster,

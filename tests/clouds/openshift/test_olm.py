@@ -3,6 +3,7 @@ that means what the Helm values mean (the chart's own clusterpolicy template ren
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -167,3 +168,83 @@ def test_stack_installs_no_helm_release_of_the_operator() -> None:
     assert "kubernetes:nvidia.com/v1:ClusterPolicy" in types
     assert "kubernetes:operators.coreos.com/v1alpha1:Subscription" in types
     assert not [r for r in planned.resources if r.type.endswith("Release") and "gpu-operator" in r.name]
+
+
+# --- the DCGM exporter's counters, as on the Helm path --------------------------------------------------
+
+
+def _observed(plan: OperatorPlan) -> OperatorPlan:
+    from dataclasses import replace
+
+    from gpu_platform.plans.helm import deep_merge
+    from gpu_platform.plans.observability import dcgm_exporter_values
+    from gpu_platform.resolve.observability import ObservabilitySpec
+
+    return replace(plan, values=deep_merge(plan.values, dcgm_exporter_values(ObservabilitySpec("openshift"))))
+
+
+def test_the_counters_config_map_is_the_one_the_chart_would_render(plan: OperatorPlan) -> None:
+    from gpu_platform.plans.gpu_rules import DCGM_EXTRA_FIELDS, DCGM_METRICS_CONFIG_MAP
+
+    observed = _observed(plan)
+    (gpu_wave,) = [
+        w
+        for w in o.olm_plan(observed)
+        if any(
+            x["kind"] == "Subscription"
+            and x["metadata"]["namespace"] == versions.OPENSHIFT_GPU_OPERATOR.namespace
+            for x in w
+        )
+    ]
+    (ours,) = [
+        x for x in gpu_wave if x["kind"] == "ConfigMap" and x["metadata"]["name"] == DCGM_METRICS_CONFIG_MAP
+    ]
+    assert ours["metadata"]["namespace"] == versions.OPENSHIFT_GPU_OPERATOR.namespace
+    helm = pytest.importorskip("helm_python")
+    texts = helm.Chart.load(CHART).render(
+        values=dict(observed.values), name="gpu-operator", namespace="gpu-operator", is_install=True
+    )
+    docs = [d for t in texts.values() for d in yaml.safe_load_all(t) if isinstance(d, dict)]
+    (theirs,) = [
+        d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == DCGM_METRICS_CONFIG_MAP
+    ]
+    assert ours["data"] == theirs["data"]
+    csv = ours["data"]["dcgm-metrics.csv"]
+    assert all(any(line.startswith(f + ",") for line in csv.splitlines()) for f in DCGM_EXTRA_FIELDS)
+
+
+def test_the_cluster_policy_names_the_counters_and_validates(plan: OperatorPlan) -> None:
+    from gpu_platform.plans.gpu_rules import DCGM_METRICS_CONFIG_MAP
+
+    observed = _observed(plan)
+    policy = o.cluster_policy(observed)
+    assert policy["spec"]["dcgmExporter"]["config"] == {"name": DCGM_METRICS_CONFIG_MAP}
+    assert policy["spec"]["dcgmExporter"]["serviceMonitor"]["honorLabels"] is True
+    assert problems_of(policy) == []
+    broken = copy.deepcopy(policy)
+    broken["spec"]["dcgmExporter"]["config"] = {"name": DCGM_METRICS_CONFIG_MAP, "data": "x"}
+    assert problems_of(broken)  # the CRD has no config.data: the check can fail
+    # Field for field what the chart's own clusterpolicy.yaml makes of the same values.
+    ours = _leaves(policy["spec"]["dcgmExporter"])
+    chart = _leaves(_rendered_cluster_policy(dict(observed.values))["spec"]["dcgmExporter"])
+    assert {k: chart.get(k, "<missing>") for k in ours if ours[k] != {}} == {
+        k: v for k, v in ours.items() if v != {}
+    }
+    # Without a metrics path the ClusterPolicy names no counters and no ConfigMap is made.
+    assert "config" not in o.cluster_policy(plan)["spec"]["dcgmExporter"]
+
+
+def test_the_openshift_stack_makes_the_counters_config_map() -> None:
+    from gpu_platform.offline import run_program
+    from gpu_platform.plans.gpu_rules import DCGM_METRICS_CONFIG_MAP
+    from gpu_platform.stack.program import deploy
+
+    spec = load_platform(stack())
+    assert spec.observability is not None and spec.observability.health_checks is False  # SCC: docs
+    planned = run_program(lambda: deploy(spec))
+    maps = [r for r in planned.resources if r.type == "kubernetes:core/v1:ConfigMap"]
+    (dcgm,) = [r for r in maps if r.inputs["metadata"]["name"] == DCGM_METRICS_CONFIG_MAP]
+    assert dcgm.inputs["metadata"]["namespace"] == versions.OPENSHIFT_GPU_OPERATOR.namespace
+    (policy,) = [r for r in planned.resources if r.type == "kubernetes:nvidia.com/v1:ClusterPolicy"]
+    assert policy.inputs["spec"]["dcgmExporter"]["config"] == {"name": DCGM_METRICS_CONFIG_MAP}
+    assert dcgm.urn in policy.depends_on or any(dcgm.urn in d for d in policy.depends_on)

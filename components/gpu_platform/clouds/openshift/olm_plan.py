@@ -3,8 +3,8 @@
 values the Helm release would get (``plans.gpu_operator``).
 
 The ClusterPolicy is the chart's ``templates/clusterpolicy.yaml`` meaning of those values: each spec section is
-the values section of the same name, less what only Helm reads (``config.create``: the library makes the
-ConfigMaps itself; ``nfd``: NFD is its own operator here). Images are left out: under OLM the CSV gives the
+the values section of the same name, less what only Helm reads (``config.create`` and the DCGM exporter's
+``config.data``: the library makes the ConfigMaps itself; ``nfd``: NFD is its own operator here). Images are left out: under OLM the CSV gives the
 operator its operand images (``RELATED_IMAGE_*``).
 """
 
@@ -21,6 +21,7 @@ from gpu_platform.plans.gpu_operator import (
     device_plugin_config_data,
     mig_parted_config_data,
 )
+from gpu_platform.plans.gpu_rules import DCGM_METRICS_KEY
 from gpu_platform.versions import OPENSHIFT_GPU_OPERATOR, OPENSHIFT_NFD, OlmPin
 
 CLUSTER_POLICY_NAME = "gpu-cluster-policy"
@@ -54,11 +55,13 @@ REQUIRED_SECTIONS = frozenset(
     }
 )
 """What the ClusterPolicy CRD requires (``{}`` when the library sets nothing there: the operator's defaults)."""
-HELM_ONLY: Mapping[str, tuple[str, ...]] = {
-    "devicePlugin": ("config", "create"),
-    "migManager": ("config", "create"),
+HELM_ONLY: Mapping[str, tuple[str, tuple[str, ...]]] = {
+    "devicePlugin": ("config", ("create",)),
+    "migManager": ("config", ("create",)),
+    "dcgmExporter": ("config", ("create", "data")),
 }
-"""Values keys the chart reads itself and never puts in the ClusterPolicy."""
+"""Values keys the chart reads itself and never puts in the ClusterPolicy (its ``clusterpolicy.yaml`` writes
+``config.name`` only)."""
 WAIT_FOR = "pulumi.com/waitFor"
 
 
@@ -117,8 +120,9 @@ def cluster_policy_spec(values: Mapping[str, Any]) -> dict[str, Any]:
             spec[section] = copy.deepcopy(dict(values[section]))
         elif section in REQUIRED_SECTIONS:
             spec[section] = {}
-    for section, (key, sub) in HELM_ONLY.items():
-        spec.get(section, {}).get(key, {}).pop(sub, None)
+    for section, (key, subs) in HELM_ONLY.items():
+        for sub in subs:
+            spec.get(section, {}).get(key, {}).pop(sub, None)
     upgrade = spec.get("driver", {}).get("upgradePolicy", {})
     if "gpuPodDeletion" in upgrade:
         # The chart's clusterpolicy.yaml writes values.driver.upgradePolicy.gpuPodDeletion as podDeletion.
@@ -140,12 +144,24 @@ def cluster_policy(plan: OperatorPlan) -> dict[str, Any]:
     }
 
 
+def dcgm_metrics_config_map(values: Mapping[str, Any]) -> tuple[str, dict[str, str]] | None:
+    """The DCGM exporter's counters ConfigMap the chart's ``dcgm_exporter_config.yaml`` would render (name, data
+    under ``dcgm-metrics.csv``, the key the operator mounts), or ``None`` when the values ask for none."""
+    config = values.get("dcgmExporter", {}).get("config", {})
+    if not (config.get("create") and config.get("data") and config.get("name")):
+        return None
+    return str(config["name"]), {DCGM_METRICS_KEY: str(config["data"])}
+
+
 def config_maps(plan: OperatorPlan) -> list[dict[str, Any]]:
-    """The device-plugin and mig-parted ConfigMaps the ClusterPolicy names, in the operator's namespace."""
+    """The device-plugin, mig-parted and DCGM counters ConfigMaps the ClusterPolicy names, in the operator's
+    namespace."""
     out = []
+    dcgm = dcgm_metrics_config_map(plan.values)
     for name, data in (
         (DEVICE_PLUGIN_CONFIG_MAP, device_plugin_config_data(plan)),
         (MIG_PARTED_CONFIG_MAP, mig_parted_config_data(plan)),
+        *([dcgm] if dcgm is not None else []),
     ):
         if data:
             meta = {"name": name, "namespace": OPENSHIFT_GPU_OPERATOR.namespace}

@@ -18,6 +18,7 @@ class OpenShiftProfile(CloudProfile):
     article = "an"
     stack_module = "gpu_platform.clouds.openshift.stack"
     gpu_operator_installer = "gpu_platform.clouds.openshift.olm"
+    privileged_pods_need_scc = True
     policy_module = "gpu_platform.clouds.openshift.policy"
     creates_nodes = False
 
