@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import yaml
 from gpu_platform import addons, versions
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.offline import Plan
-from gpu_platform.offline.render import _objects
+from gpu_platform.offline.render import _objects, with_dependencies
 from gpu_platform.operators.observability import GpuObservability
 from gpu_platform.plans import observability as obs
 from gpu_platform.plans.gpu_operator import gpu_operator_plan
@@ -50,15 +49,14 @@ def _render(directory: Path, values: Any, name: str, namespace: str) -> list[dic
 @pytest.fixture(scope="module")
 def kps_chart(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """kube-prometheus-stack with its dependencies under charts/, as ``helm dependency build`` leaves it."""
-    target = tmp_path_factory.mktemp("charts") / "kube-prometheus-stack"
-    shutil.copytree(UPSTREAM / "charts" / KPS, target)
-    chart = yaml.safe_load((target / "Chart.yaml").read_text())
-    for dep in chart["dependencies"]:
-        if dep["name"] in SUBCHARTS:
-            vendored = SUBCHARTS[dep["name"]]
-            assert vendored.endswith("-" + dep["version"])  # the version Chart.yaml pins
-            shutil.copytree(UPSTREAM / "charts" / vendored, target / "charts" / dep["name"])
-    return target
+    chart = yaml.safe_load(upstream("charts", KPS, "Chart.yaml").read_text())
+    pinned = {dep["name"]: dep["version"] for dep in chart["dependencies"]}
+    assert all(vendored == f"{name}-{pinned[name]}" for name, vendored in SUBCHARTS.items())
+    built = with_dependencies(
+        UPSTREAM / "charts" / KPS, UPSTREAM / "charts", tmp_path_factory.mktemp("charts")
+    )
+    assert {p.name for p in (built / "charts").iterdir()} >= set(SUBCHARTS)
+    return built
 
 
 def kinds(objects: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

@@ -136,32 +136,19 @@ def test_without_the_extra_the_cli_says_how_to_install_it(
     assert code == 2 and "--render needs the [render] extra: pip install 'gpu-platform[render]'" in err
 
 
-def _charts_with_dependencies(target: Path) -> Path:
-    """The vendored charts, kube-prometheus-stack with its subcharts under charts/ as ``helm dependency build``
-    leaves it (the published chart carries them; the vendored copy keeps each chart once)."""
-    import shutil
-
-    from tests.observability.test_observability import KPS, SUBCHARTS
-
-    target.mkdir()
-    for chart in (UPSTREAM / "charts").iterdir():
-        if chart.is_dir() and chart.name != KPS:
-            (target / chart.name).symlink_to(chart)
-    shutil.copytree(UPSTREAM / "charts" / KPS, target / KPS)
-    for name, vendored in SUBCHARTS.items():
-        shutil.copytree(UPSTREAM / "charts" / vendored, target / KPS / "charts" / name)
-    return target
-
-
 def test_real_helm_renders_the_prod_releases(tmp_path: Path) -> None:
     # helm-python-sdk comes with the [dev] extra (through [render]); the suite fails rather than skips.
     assert importlib.util.find_spec("helm_python") is not None, "install the [dev] extra: make setup"
     assert (UPSTREAM / "charts").is_dir(), "no vendored charts: see tests/upstream/README.md"
-    charts = _charts_with_dependencies(tmp_path / "charts")
     plan = run_plan(REPO, "prod")
     write_plan(plan, tmp_path)
-    lines = render_releases(plan, charts, tmp_path)
+    # The vendored charts as they are, what the CLI's --render reads: kube-prometheus-stack's subcharts are
+    # vendored beside it, and the render puts them under its charts/ as `helm dependency build` would.
+    lines = render_releases(plan, UPSTREAM / "charts", tmp_path)
     assert len(lines) == len(plan.by_type(RELEASE))
+    monitoring = {p.name for p in (tmp_path / "rendered" / "kube-prometheus-stack").iterdir()}
+    assert "DaemonSet-monitoring-kube-prometheus-stack-prometheus-node-exporter.yaml" in monitoring
+    assert not list((UPSTREAM / "charts" / "kube-prometheus-stack-88.5.3" / "charts").glob("prometheus-*"))
     policy = yaml.safe_load(
         (tmp_path / "rendered" / "gpu-operator" / "ClusterPolicy-cluster-policy.yaml").read_text()
     )

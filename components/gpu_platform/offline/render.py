@@ -11,6 +11,7 @@ CRDs a chart ships in ``crds/`` are written too unless the release sets ``skipCr
 
 import re
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,27 @@ def chart_dir(charts: Path, inputs: dict[str, Any]) -> Path:
     pattern = re.compile(rf"^{re.escape(chart)}-[a-z0-9]+-{re.escape(version)}$")
     found = [d for d in sorted(charts.iterdir()) if d.is_dir() and pattern.match(d.name)]
     return found[0] if len(found) == 1 else named
+
+
+def with_dependencies(directory: Path, charts: Path, scratch: Path) -> Path:
+    """The chart as ``helm dependency build`` leaves it: each dependency it does not carry under ``charts/``
+    is copied in from ``charts`` (``<name>-<version>``, vendored beside it); ``directory`` itself when nothing
+    is missing. Helm drops the values of a subchart it does not have, and templates that read them fail."""
+    chart_yaml = directory / "Chart.yaml"
+    meta = (yaml.safe_load(chart_yaml.read_text()) or {}) if chart_yaml.is_file() else {}
+    missing = [
+        (dep["name"], charts / f"{dep['name']}-{dep['version']}")
+        for dep in meta.get("dependencies") or []
+        if not (directory / "charts" / dep["name"]).exists()
+    ]
+    found = [(name, source) for name, source in missing if source.is_dir()]
+    if not found:
+        return directory
+    target = scratch / directory.name
+    shutil.copytree(directory, target)
+    for name, source in found:
+        shutil.copytree(source, target / "charts" / name)
+    return target
 
 
 # How Helm splits a rendered template into documents (pkg/release/util/manifest.go SplitManifests):
@@ -107,29 +129,38 @@ def render_releases(plan: Plan, charts: Path, out: Path) -> list[str]:
         raise RenderError(f"{charts}: no chart directory (pass --charts DIR with <chart>-<version>/ inside)")
     target = out / "rendered"
     shutil.rmtree(target, ignore_errors=True)
-    lines = []
-    for release in sorted(plan.by_type(HELM_RELEASE), key=lambda r: r.urn):
-        inputs = release.inputs
-        name = str(inputs.get("name") or release.name)
-        namespace = str(inputs.get("namespace") or "default")
-        directory = chart_dir(charts, inputs)
-        if not directory.is_dir():
-            raise RenderError(f"release {name}: chart {directory.name} not found in {charts}")
-        try:
-            # helm-python-sdk 0.2.2 mutates a loaded chart when rendering: a fresh one per render.
-            texts = Chart.load(directory).render(
-                values=inputs.get("values") or {}, name=name, namespace=namespace, is_install=True
-            )
-        except HelmError as exc:
-            raise RenderError(f"release {name}: helm could not render {directory.name}: {exc}") from None
-        if not inputs.get("skipCrds"):
-            texts = {**_crds(directory), **texts}
-        objects = _objects(texts)
-        release_dir = target / name
-        release_dir.mkdir(parents=True, exist_ok=True)
-        for obj in objects:
-            (release_dir / _file_name(obj)).write_text(
-                yaml.dump(mask(obj), Dumper=_DUMPER, sort_keys=True, default_flow_style=False, width=120)
-            )
-        lines.append(f"{name}: {directory.name}, {len(objects)} objects -> {release_dir}")
-    return lines
+    with tempfile.TemporaryDirectory(prefix="gpu-platform-charts-") as scratch:
+        return [
+            _render_release(release, charts, target, Path(scratch) / str(i), Chart, HelmError)
+            for i, release in enumerate(sorted(plan.by_type(HELM_RELEASE), key=lambda r: r.urn))
+        ]
+
+
+def _render_release(release: Any, charts: Path, target: Path, scratch: Path, chart: Any, error: Any) -> str:
+    """One release rendered into ``target/<name>/``, one file per object; its summary line. ``chart`` and
+    ``error`` are helm-python's ``Chart`` and ``HelmError`` (imported only with the extra)."""
+    inputs = release.inputs
+    name = str(inputs.get("name") or release.name)
+    namespace = str(inputs.get("namespace") or "default")
+    directory = chart_dir(charts, inputs)
+    if not directory.is_dir():
+        raise RenderError(f"release {name}: chart {directory.name} not found in {charts}")
+    scratch.mkdir(parents=True)
+    built = with_dependencies(directory, charts, scratch)
+    try:
+        # helm-python-sdk 0.2.2 mutates a loaded chart when rendering: a fresh one per render.
+        texts = chart.load(built).render(
+            values=inputs.get("values") or {}, name=name, namespace=namespace, is_install=True
+        )
+    except error as exc:
+        raise RenderError(f"release {name}: helm could not render {directory.name}: {exc}") from None
+    if not inputs.get("skipCrds"):
+        texts = {**_crds(built), **texts}
+    objects = _objects(texts)
+    release_dir = target / name
+    release_dir.mkdir(parents=True, exist_ok=True)
+    for obj in objects:
+        (release_dir / _file_name(obj)).write_text(
+            yaml.dump(mask(obj), Dumper=_DUMPER, sort_keys=True, default_flow_style=False, width=120)
+        )
+    return f"{name}: {directory.name}, {len(objects)} objects -> {release_dir}"
