@@ -83,6 +83,10 @@ class GkeClusterArgs(TypedDict):
     default true. Set false for disposable stacks (dev), or before removing the cluster on purpose."""
     deletion_protection: NotRequired[bool]
     """GKE's own deletion protection of the cluster; default ``protect``."""
+    enable_multi_networking: NotRequired[bool]
+    """GKE multi-networking (default false), which GPUDirect pools need for their extra NICs (the cluster
+    already runs GKE Dataplane V2, its other requirement); the stack turns it on when a pool sets
+    ``gpudirect``."""
 
 
 class EksClusterArgs(TypedDict):

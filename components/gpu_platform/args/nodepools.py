@@ -32,6 +32,15 @@ class GpuNodePoolArgs(TypedDict):
     pool is then created before the old one is deleted."""
 
 
+class GkeNodeNetworkArgs(TypedDict):
+    """An extra NIC of a GKE node (``network_config.additional_node_network_configs``)."""
+
+    network: Input[str]
+    """VPC network name."""
+    subnetwork: Input[str]
+    """Subnet name, in the cluster's region."""
+
+
 class GkeGpuNodePoolArgs(GpuNodePoolArgs):
     """A tainted GKE GPU node pool (``GkeGpuNodePool``)."""
 
@@ -47,6 +56,9 @@ class GkeGpuNodePoolArgs(GpuNodePoolArgs):
     workload_identity: NotRequired[bool]
     """Run the GKE metadata server on the nodes (Workload Identity). Default true; false only for clusters
     without Workload Identity."""
+    additional_node_networks: NotRequired[Sequence[GkeNodeNetworkArgs]]
+    """Required with ``pool.gpudirect``: one VPC network and subnet per extra NIC, in order
+    (``GkeGpuDirect.node_networks[<pool>]``). GKE fixes them at creation: a change is a new pool."""
 
 
 class EksGpuNodePoolArgs(GpuNodePoolArgs):

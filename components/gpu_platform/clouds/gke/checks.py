@@ -58,7 +58,27 @@ def compute_class_driver(pool: GpuPool, driver: Mapping[str, Any], p: Problems) 
 
 def node_pool_args(args: GkeGpuNodePoolArgs) -> tuple[GpuPool, DriverPlan, Mapping[str, Any]]:
     """The node pool component's arguments checked and resolved; ``ArgumentsError`` lists every problem."""
-    return resolve_node_pool_args("gke", GkeGpuNodePoolArgs, args)
+    return resolve_node_pool_args("gke", GkeGpuNodePoolArgs, args, node_network_problems)
+
+
+def node_network_problems(checked: Mapping[str, Any], pool: GpuPool | None, p: Problems) -> None:
+    """A GPUDirect pool attaches one network per extra NIC of its machine; other pools attach none."""
+    given = checked.get("additional_node_networks")
+    if pool is None:
+        return
+    if pool.gpudirect is None:
+        if given:
+            p.add(("additional_node_networks",), "only GPUDirect pools (pool.gpudirect) attach extra NICs")
+        return
+    want = len(pool.gpudirect.nics)
+    if given is None or len(given) != want:
+        names = ", ".join(n.network for n in pool.gpudirect.nics)
+        p.add(
+            ("additional_node_networks",),
+            f"{pool.gpudirect.display} on {pool.machine.name if pool.machine else 'this machine'} needs {want} "
+            f"networks, one per extra NIC in order ({names}): pass GkeGpuDirect.node_networks['{pool.name}'] "
+            f"(got {len(given or [])})",
+        )
 
 
 def compute_class_args(
