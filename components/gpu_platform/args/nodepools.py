@@ -56,7 +56,7 @@ class GkeGpuNodePoolArgs(GpuNodePoolArgs):
     workload_identity: NotRequired[bool]
     """Run the GKE metadata server on the nodes (Workload Identity). Default true; false only for clusters
     without Workload Identity."""
-    additional_node_networks: NotRequired[Sequence[GkeNodeNetworkArgs]]
+    additional_node_networks: NotRequired[Input[Sequence[Input[GkeNodeNetworkArgs]]]]
     """Required with ``pool.gpudirect``: one VPC network and subnet per extra NIC, in order
     (``GkeGpuDirect.node_networks[<pool>]``). GKE fixes them at creation: a change is a new pool."""
 

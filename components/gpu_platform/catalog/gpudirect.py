@@ -77,4 +77,4 @@ GKE_RDMA_DOC = "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth
 
 TCPX = GpuDirect("tcpx", "GPUDirect-TCPX", 4, 0, 8244, GKE_TCPX_DOC)
 TCPXO = GpuDirect("tcpxo", "GPUDirect-TCPXO", 8, 0, 8244, GKE_TCPX_DOC)
-RDMA = GpuDirect("rdma", "GPUDirect RDMA (RoCE, gIB)", 1, 8, 8896, GKE_RDMA_DOC)
+RDMA = GpuDirect("rdma", "GPUDirect RDMA", 1, 8, 8896, GKE_RDMA_DOC)

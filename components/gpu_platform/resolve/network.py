@@ -104,8 +104,8 @@ def pool_gpudirect(
         where = " and ".join(q.display for q in clouds_where(_has_gpudirect))
         p.add(
             ("gpudirect",),
-            f"{where} only (GPUDirect-TCPX/TCPXO/RDMA NICs of A3/A4 machines); "
-            f"{profile.display} pools use efa (EKS) or infiniband (AKS) for fast networking",
+            f"{where} only (the GPUDirect-TCPX/TCPXO/RDMA NICs of A3 and A4 machines); between nodes EKS "
+            "pools get fast networking with efa, AKS pools with infiniband",
         )
         return None
     if machine is None or machine.gpudirect is None:

@@ -8,7 +8,7 @@ from typing import Any
 from gpu_platform.args.autoprovisioning import GkeGpuComputeClassArgs
 from gpu_platform.args.cluster import GkeClusterArgs
 from gpu_platform.args.nodepools import GkeGpuNodePoolArgs
-from gpu_platform.args.validate import check_arguments
+from gpu_platform.args.validate import check_arguments, is_unknown
 from gpu_platform.catalog.drivers import DriverVersion, min_driver_for_cuda
 from gpu_platform.clouds.gke.profile import HOST_DRIVER_FLOOR, PROFILE
 from gpu_platform.driver import DriverPlan
@@ -64,7 +64,7 @@ def node_pool_args(args: GkeGpuNodePoolArgs) -> tuple[GpuPool, DriverPlan, Mappi
 def node_network_problems(checked: Mapping[str, Any], pool: GpuPool | None, p: Problems) -> None:
     """A GPUDirect pool attaches one network per extra NIC of its machine; other pools attach none."""
     given = checked.get("additional_node_networks")
-    if pool is None:
+    if pool is None or is_unknown(given):  # an Output's length is known only at deploy time
         return
     if pool.gpudirect is None:
         if given:
