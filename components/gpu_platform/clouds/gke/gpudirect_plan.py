@@ -389,98 +389,100 @@ def _devices(paths: Sequence[str]) -> str:
     return "".join(f"- path: {p}\n" for p in paths)
 
 
+_NVIDIA_HOST = {"name": "nvidia-install-dir-host", "hostPath": {"path": "/home/kubernetes/bin/nvidia"}}
+_NVIDIA_MOUNT = {"name": "nvidia-install-dir-host", "mountPath": "/usr/local/nvidia"}
+_LIB_PATH = {"name": "LD_LIBRARY_PATH", "value": "/usr/local/nvidia/lib64"}
+_SHM = {"name": "shared-memory", "emptyDir": {"medium": "Memory", "sizeLimit": "250Gi"}}
+_SHM_MOUNT = {"name": "shared-memory", "mountPath": "/dev/shm"}
+_HOST_SYS = [
+    {"name": "sys", "hostPath": {"path": "/sys"}},
+    {"name": "proc-sys", "hostPath": {"path": "/proc/sys"}},
+]
+_DAEMON_MOUNTS = [
+    _NVIDIA_MOUNT,
+    {"name": "sys", "mountPath": "/hostsysfs"},
+    {"name": "proc-sys", "mountPath": "/hostprocsysfs"},
+]
+
+
 def pod_requirements(g: GpuDirect) -> dict[str, Any]:
     """What a pod using all 8 GPUs of a node must carry for NCCL to use the extra NICs: pod ``annotations``,
     ``volumes``, the ``sidecars`` to add (TCPX/TCPXO: the receive-data-path daemon) and, for every container
     that requests GPUs, ``env``, ``volumeMounts`` and ``command`` (a line to run before the training
     command). From Google's pod manifests (container-engine-accelerators ``gpudirect-tcpxo/nccl-test-latest.yaml``,
     ``gpudirect-tcpx/nccl-test-latest.yaml``, ``gpudirect-rdma/nccl-test-a4.yaml``; Cluster Toolkit
-    ``enable-tcpxo-in-workload.py``)."""
+    ``enable-tcpxo-in-workload.py``; the TCPXO release notes for ``nccl-env-profile.sh``)."""
     annotations = {
         "networking.gke.io/default-interface": DEFAULT_INTERFACE,
         "networking.gke.io/interfaces": _interfaces(g),
     }
-    nvidia = {"name": "nvidia-install-dir-host", "hostPath": {"path": "/home/kubernetes/bin/nvidia"}}
-    lib = {"name": "LD_LIBRARY_PATH", "value": "/usr/local/nvidia/lib64"}
-    shm = {"name": "shared-memory", "emptyDir": {"medium": "Memory", "sizeLimit": "250Gi"}}
     if g.kind == "rdma":
         return {
             "annotations": annotations,
-            "volumes": [nvidia, {"name": "gib", "hostPath": {"path": GIB_HOST}}, shm],
+            "volumes": [_NVIDIA_HOST, {"name": "gib", "hostPath": {"path": GIB_HOST}}, _SHM],
             "sidecars": [],
-            "env": [lib],
-            "volumeMounts": [
-                {"name": "nvidia-install-dir-host", "mountPath": "/usr/local/nvidia"},
-                {"name": "gib", "mountPath": "/usr/local/gib"},
-                {"name": "shared-memory", "mountPath": "/dev/shm"},
-            ],
+            "env": [_LIB_PATH],
+            "volumeMounts": [_NVIDIA_MOUNT, {"name": "gib", "mountPath": "/usr/local/gib"}, _SHM_MOUNT],
             "command": "source /usr/local/gib/scripts/set_nccl_env.sh",
         }
-    daemon = f"{g.kind}-daemon"
     devices = _GPU_DEVICES + (["/dev/dmabuf_import_helper"] if g.kind == "tcpxo" else [])
-    annotations[f"devices.gke.io/container.{daemon}"] = _devices(devices)
-    host = [nvidia, {"name": "sys", "hostPath": {"path": "/sys"}}, shm]
-    host.append({"name": "proc-sys", "hostPath": {"path": "/proc/sys"}})
-    mounts = [
-        {"name": "nvidia-install-dir-host", "mountPath": "/usr/local/nvidia"},
-        {"name": "sys", "mountPath": "/hostsysfs"},
-        {"name": "proc-sys", "mountPath": "/hostprocsysfs"},
-    ]
-    if g.kind == "tcpxo":
-        host.append({"name": "aperture-devices", "hostPath": {"path": "/dev/aperture_devices"}})
-        sidecar = {
-            "name": daemon,
-            "image": versions.TCPXO_DAEMON_IMAGE,
-            "command": ["/bin/sh", "-c"],
-            "args": [
-                "set -ex\nchmod 755 /fts/entrypoint_rxdm_container.sh\n"
-                f"/fts/entrypoint_rxdm_container.sh --num_hops=2 --num_nics={g.gvnics} --uid= --alsologtostderr\n"
-            ],
-            "securityContext": {"capabilities": {"add": ["NET_ADMIN", "NET_BIND_SERVICE"]}},
-            "volumeMounts": mounts,
-            "env": [lib],
-        }
-        env = [
-            lib,
-            {"name": "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY", "value": "/dev/aperture_devices"},
-            {"name": "NCCL_LIB_DIR", "value": "/usr/local/nvidia/lib64"},
-        ]
-        own = [{"name": "aperture-devices", "mountPath": "/dev/aperture_devices"}]
-        command = "source ${NCCL_LIB_DIR}/nccl-env-profile.sh"
-    else:
-        host.append({"name": "tcpx-socket", "hostPath": {"path": "/run/tcpx"}})
-        sidecar = {
-            "name": daemon,
-            "image": versions.TCPX_DAEMON_IMAGE,
-            "command": [
-                "/tcpgpudmarxd/build/app/tcpgpudmarxd",
-                "--gpu_nic_preset",
-                "a3vm",
-                "--gpu_shmem_type",
-                "fd",
-                "--uds_path",
-                "/run/tcpx",
-                "--setup_param",
-                "--verbose 128 2 0",
-            ],
-            "securityContext": {"capabilities": {"add": ["NET_ADMIN"]}},
-            "volumeMounts": [*mounts, {"name": "tcpx-socket", "mountPath": "/run/tcpx"}],
-            "env": [lib],
-        }
-        env = [lib]
-        own = [{"name": "tcpx-socket", "mountPath": "/tmp"}]
-        command = ""
-    return {
-        "annotations": annotations,
-        "volumes": host,
-        "sidecars": [sidecar],
-        "env": env,
-        "volumeMounts": [
-            {"name": "nvidia-install-dir-host", "mountPath": "/usr/local/nvidia"},
-            {"name": "shared-memory", "mountPath": "/dev/shm"},
-            *own,
+    annotations[f"devices.gke.io/container.{g.kind}-daemon"] = _devices(devices)
+    return {"annotations": annotations, **(_tcpxo_pod(g) if g.kind == "tcpxo" else _tcpx_pod(g))}
+
+
+def _tcpxo_pod(g: GpuDirect) -> dict[str, Any]:
+    sidecar = {
+        "name": "tcpxo-daemon",
+        "image": versions.TCPXO_DAEMON_IMAGE,
+        "command": ["/bin/sh", "-c"],
+        "args": [
+            "set -ex\nchmod 755 /fts/entrypoint_rxdm_container.sh\n"
+            f"/fts/entrypoint_rxdm_container.sh --num_hops=2 --num_nics={g.gvnics} --uid= --alsologtostderr\n"
         ],
-        "command": command,
+        "securityContext": {"capabilities": {"add": ["NET_ADMIN", "NET_BIND_SERVICE"]}},
+        "volumeMounts": _DAEMON_MOUNTS,
+        "env": [_LIB_PATH],
+    }
+    aperture = "/dev/aperture_devices"
+    return {
+        "volumes": [
+            _NVIDIA_HOST,
+            *_HOST_SYS,
+            {"name": "aperture-devices", "hostPath": {"path": aperture}},
+            _SHM,
+        ],
+        "sidecars": [sidecar],
+        "env": [
+            _LIB_PATH,
+            {"name": "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY", "value": aperture},
+            {"name": "NCCL_LIB_DIR", "value": "/usr/local/nvidia/lib64"},
+        ],
+        "volumeMounts": [_NVIDIA_MOUNT, _SHM_MOUNT, {"name": "aperture-devices", "mountPath": aperture}],
+        "command": "source ${NCCL_LIB_DIR}/nccl-env-profile.sh",
+    }
+
+
+def _tcpx_pod(g: GpuDirect) -> dict[str, Any]:
+    socket = {"name": "tcpx-socket", "hostPath": {"path": "/run/tcpx"}}
+    sidecar = {
+        "name": "tcpx-daemon",
+        "image": versions.TCPX_DAEMON_IMAGE,
+        "command": [
+            "/tcpgpudmarxd/build/app/tcpgpudmarxd",
+            *("--gpu_nic_preset", "a3vm", "--gpu_shmem_type", "fd", "--uds_path", "/run/tcpx"),
+            *("--setup_param", "--verbose 128 2 0"),
+        ],
+        "securityContext": {"capabilities": {"add": ["NET_ADMIN"]}},
+        "volumeMounts": [*_DAEMON_MOUNTS, {"name": "tcpx-socket", "mountPath": "/run/tcpx"}],
+        "env": [_LIB_PATH],
+    }
+    return {
+        "volumes": [_NVIDIA_HOST, *_HOST_SYS, socket, _SHM],
+        "sidecars": [sidecar],
+        "env": [_LIB_PATH],
+        # The plugin reaches the daemon over its socket, which Google's pods mount at /tmp.
+        "volumeMounts": [_NVIDIA_MOUNT, _SHM_MOUNT, {"name": "tcpx-socket", "mountPath": "/tmp"}],
+        "command": "",
     }
 
 

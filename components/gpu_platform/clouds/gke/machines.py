@@ -29,6 +29,11 @@ def _gke() -> list[MachineType]:
             )
         )
     out.append(MachineType("gke", "a2-megagpu-16g", "a100-40gb", 16, 96, 1360, "nvidia-tesla-a100"))
+    return out + _a3_a4() + _n1()
+
+
+def _a3_a4() -> list[MachineType]:
+    out: list[MachineType] = []
     # A3 High: 26 vCPUs and 234 GB per H100 (cluster-toolkit's machine_mappings.json lists 1g/2g/4g/8g).
     # Only the 8-GPU A3 High has the four extra NICs of GPUDirect-TCPX (Compute Engine "Networking and GPU
     # machines"); the smaller sizes have the primary gVNIC only.
@@ -85,6 +90,11 @@ def _gke() -> list[MachineType]:
             topology=GCE_TOPOLOGY,
         )
     )
+    return out
+
+
+def _n1() -> list[MachineType]:
+    out: list[MachineType] = []
     for family, gib_per_vcpu in (("n1-standard", 3.75), ("n1-highmem", 6.5)):
         for vcpu in (4, 8, 16, 32):
             out.append(

@@ -59,19 +59,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
         if plan.reservation_affinity is not None:
             reservation = gke.NodePoolNodeConfigReservationAffinityArgs(**plan.reservation_affinity)
         queued = gke.NodePoolQueuedProvisioningArgs(enabled=True) if plan.queued_provisioning else None
-        network = None
-        if plan.additional_node_networks:
-            network = gke.NodePoolNetworkConfigArgs(
-                additional_node_network_configs=[
-                    gke.NodePoolNetworkConfigAdditionalNodeNetworkConfigArgs(
-                        network=n["network"], subnetwork=n["subnetwork"]
-                    )
-                    for n in plan.additional_node_networks
-                ]
-            )
-        replace = REPLACE_ON_CHANGES + (DWS_REPLACE_ON_CHANGES if plan.flex_start else [])
-        if network is not None:
-            replace += GPUDIRECT_REPLACE_ON_CHANGES
+        network = _network_config(plan)
         metadata = (
             gke.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")
             if plan.workload_identity
@@ -116,8 +104,31 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
             ),
             opts=self.child_opts(
                 ignore_changes=IGNORE_CHANGES,
-                replace_on_changes=replace,
+                replace_on_changes=_replace_on_changes(plan),
                 protect=plan.protect,
             ),
         )
         return self._pool_outputs(plan, self.node_pool.name)
+
+
+def _network_config(plan: GkeNodePoolPlan) -> Any:
+    """``network_config`` with the extra NICs of a GPUDirect pool, in order; ``None`` for other pools."""
+    import pulumi_gcp.container as gke
+
+    if not plan.additional_node_networks:
+        return None
+    return gke.NodePoolNetworkConfigArgs(
+        additional_node_network_configs=[
+            gke.NodePoolNetworkConfigAdditionalNodeNetworkConfigArgs(
+                network=n["network"], subnetwork=n["subnetwork"]
+            )
+            for n in plan.additional_node_networks
+        ]
+    )
+
+
+def _replace_on_changes(plan: GkeNodePoolPlan) -> list[str]:
+    """What GKE fixes at creation on this pool: always the accelerator and capacity, plus the flex-start
+    fields on Dynamic Workload Scheduler pools and the extra NICs on GPUDirect pools."""
+    replace = REPLACE_ON_CHANGES + (DWS_REPLACE_ON_CHANGES if plan.flex_start else [])
+    return replace + (GPUDIRECT_REPLACE_ON_CHANGES if plan.additional_node_networks else [])
