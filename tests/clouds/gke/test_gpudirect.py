@@ -338,3 +338,40 @@ def test_pools_without_gpudirect_plan_as_before() -> None:
     assert (
         "networkConfig.additionalNodeNetworkConfigs" not in planned.one(NODEPOOL).options["replaceOnChanges"]
     )
+
+
+# --- what pods carry: the stack output and the documented JobSets --------------------------------------
+
+
+def _documented_jobsets() -> dict[str, dict[str, Any]]:
+    text = (REPO / "docs" / "networking.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in text.split("```yaml\n")[1:]]
+    docs = [d for b in blocks for d in yaml.safe_load_all(b)]
+    return {d["metadata"]["name"]: d for d in docs if isinstance(d, dict) and d.get("kind") == "JobSet"}
+
+
+@pytest.mark.parametrize(("jobset", "path"), [("pretrain-a3m", TCPXO), ("pretrain-a4", RDMA)])
+def test_the_documented_jobsets_carry_exactly_the_pod_requirements(jobset: str, path: Any) -> None:
+    doc = _documented_jobsets()[jobset]
+    assert crds.problems_of(doc) == []  # a JobSet the API server accepts
+    want = pod_requirements(path)
+    pod = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    annotations = pod["metadata"]["annotations"]
+    assert {k: v for k, v in annotations.items() if not k.startswith("kueue.")} == want["annotations"]
+    *sidecars, trainer = pod["spec"]["containers"]
+    assert sidecars == want["sidecars"]
+    assert pod["spec"]["volumes"] == want["volumes"]
+    assert trainer["env"] == want["env"] and trainer["volumeMounts"] == want["volumeMounts"]
+    assert trainer["args"][0].startswith(want["command"] + "\n")
+    mounted = {m["name"] for c in pod["spec"]["containers"] for m in c.get("volumeMounts", [])}
+    assert mounted <= {v["name"] for v in pod["spec"]["volumes"]}  # every mount has its volume
+
+
+def test_the_stack_outputs_what_each_gpudirect_pool_s_pods_carry() -> None:
+    from gpu_platform.clouds.gke.stack import cloud_addons
+    from gpu_platform.stack.spec import load_platform
+
+    config = yaml.safe_load((EXAMPLE / "Pulumi.gke-a4.yaml").read_text())["config"]
+    spec = load_platform({k.split(":", 1)[1]: v for k, v in config.items() if k.startswith("gpu-platform:")})
+    outputs = cloud_addons(spec, None, None)  # type: ignore[arg-type]
+    assert outputs == {"gpudirectPods": {"b200": pod_requirements(RDMA)}}

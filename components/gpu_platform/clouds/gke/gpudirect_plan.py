@@ -23,6 +23,7 @@ Google's documented setup (catalog.gpudirect has the sources), as data:
 
 from __future__ import annotations
 
+import copy
 import ipaddress
 import json
 from collections.abc import Mapping, Sequence
@@ -382,7 +383,8 @@ _GPU_DEVICES = [*(f"/dev/nvidia{i}" for i in range(8)), "/dev/nvidiactl", "/dev/
 def _interfaces(g: GpuDirect) -> str:
     nics = [{"interfaceName": DEFAULT_INTERFACE, "network": "default"}]
     nics += [{"interfaceName": n.interface, "network": n.network} for n in g.pod_nics]
-    return json.dumps(nics)
+    # One interface per line, as Google's manifests write it.
+    return "[\n" + ",\n".join(f"  {json.dumps(n)}" for n in nics) + "\n]\n"
 
 
 def _devices(paths: Sequence[str]) -> str:
@@ -412,6 +414,10 @@ def pod_requirements(g: GpuDirect) -> dict[str, Any]:
     command). From Google's pod manifests (container-engine-accelerators ``gpudirect-tcpxo/nccl-test-latest.yaml``,
     ``gpudirect-tcpx/nccl-test-latest.yaml``, ``gpudirect-rdma/nccl-test-a4.yaml``; Cluster Toolkit
     ``enable-tcpxo-in-workload.py``; the TCPXO release notes for ``nccl-env-profile.sh``)."""
+    return copy.deepcopy(_pod_requirements(g))  # the caller may edit it; the module's pieces stay intact
+
+
+def _pod_requirements(g: GpuDirect) -> dict[str, Any]:
     annotations = {
         "networking.gke.io/default-interface": DEFAULT_INTERFACE,
         "networking.gke.io/interfaces": _interfaces(g),
