@@ -375,3 +375,29 @@ def test_the_stack_outputs_what_each_gpudirect_pool_s_pods_carry() -> None:
     spec = load_platform({k.split(":", 1)[1]: v for k, v in config.items() if k.startswith("gpu-platform:")})
     outputs = cloud_addons(spec, None, None)  # type: ignore[arg-type]
     assert outputs == {"gpudirectPods": {"b200": pod_requirements(RDMA)}}
+
+
+def test_tcpx_and_tcpxo_pools_share_the_gpu_vpcs_and_each_gets_its_installer() -> None:
+    from gpu_platform.clouds.gke.gpudirect_plan import daemonsets, gpudirect_plan
+
+    pools = resolve_pools(
+        "gke",
+        [
+            {"name": "a3h", "machine_type": "a3-highgpu-8g", "max_nodes": 2, "gpudirect": True},
+            {"name": "a3m", "machine_type": "a3-megagpu-8g", "max_nodes": 2, "gpudirect": True},
+            {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 2},
+        ],
+    )
+    plan = gpudirect_plan("c", "us-central1", pools)
+    assert [p.name for p in plan.pools] == ["a3h", "a3m"]
+    assert [v.name for v in plan.vpcs] == [f"c-gpu-{i}" for i in range(1, 9)]
+    assert plan.node_networks("tcpx") == plan.node_networks("tcpxo")[:4]
+    by_name = {d["metadata"]["name"]: d for d in daemonsets(plan)}
+    assert sorted(by_name) == ["device-injector", "nccl-tcpx-installer", "nccl-tcpxo-installer"]
+    assert _affinity(by_name["device-injector"])[0]["values"] == ["tcpx", "tcpxo"]
+    (theirs,) = _upstream("installers", "nccl-tcpx-installer.yaml")
+    (their_init,) = theirs["spec"]["template"]["spec"]["initContainers"]
+    (init,) = by_name["nccl-tcpx-installer"]["spec"]["template"]["spec"]["initContainers"]
+    for key in ("image", "args", "volumeMounts", "resources", "securityContext"):
+        assert init[key] == their_init[key], key
+    assert init["image"] == versions.NCCL_TCPX_INSTALLER_IMAGE

@@ -39,6 +39,12 @@ HOST_DRIVER_FLOOR = "535.230.02"
 floor for cloud-owned drivers (override with ``gpuOperator.driver.hostVersion``)."""
 
 
+GPUDIRECT_AUTO_POOL = (
+    "the extra NICs are attached to node pools the library creates; an auto-created pool (a capacity chain, "
+    "served by a ComputeClass) gets none: give the pool one capacity source"
+)
+
+
 def gpudirect_problems(pool: GpuPool, p: Problems) -> None:
     """What a GPUDirect pool must be on GKE: a COS node pool of one capacity source (RDMA: in one zone)."""
     g = pool.gpudirect
@@ -51,11 +57,7 @@ def gpudirect_problems(pool: GpuPool, p: Problems) -> None:
             "a Container-Optimized OS path",
         )
     if pool.chain:
-        p.add(
-            ("gpudirect",),
-            "the extra NICs are attached to node pools the library creates; an auto-created pool (a capacity "
-            "chain, served by a ComputeClass) gets none: give the pool one capacity source",
-        )
+        p.add(("gpudirect",), GPUDIRECT_AUTO_POOL)
     if g.kind == "rdma" and len(pool.zones) != 1:
         p.add(
             ("zones",),
@@ -271,6 +273,8 @@ class GkeProfile(CloudProfile):
     @classmethod
     def auto_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
         cls.pool_problems(pool, p)
+        if pool.gpudirect is not None and not pool.chain:  # a chain is refused above already
+            p.add(("gpudirect",), GPUDIRECT_AUTO_POOL)
 
     @classmethod
     def dra_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
