@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from gpu_platform import versions
+from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.catalog.gpudirect import RDMA, TCPX, TCPXO
 from gpu_platform.clouds import profile_of
 from gpu_platform.clouds.gke.gpudirect_plan import GPU_NETWORK_RANGE, pod_requirements
@@ -125,8 +126,8 @@ def test_a3_mega_gets_eight_gpu_vpcs_with_subnets_and_firewalls() -> None:
     subnets = [r for r in p.by_type(SUBNET) if "gpudirect" in r.name]
     assert [s.inputs["name"] for s in subnets] == [f"train-a3m-gpu-{i}-sub" for i in range(1, 9)]
     assert {s.inputs["region"] for s in subnets} == {"us-central1"}
-    cidrs = [ipaddress.ip_network(s.inputs["ipCidrRange"]) for s in subnets]
-    assert all(c.prefixlen == 20 and c.subnet_of(ipaddress.ip_network(GPU_NETWORK_RANGE)) for c in cidrs)
+    cidrs = [ipaddress.IPv4Network(s.inputs["ipCidrRange"]) for s in subnets]
+    assert all(c.prefixlen == 20 and c.subnet_of(ipaddress.IPv4Network(GPU_NETWORK_RANGE)) for c in cidrs)
     assert not any(a.overlaps(b) for i, a in enumerate(cidrs) for b in cidrs[i + 1 :])
     # The primary VPC (10.0.0.0/16 by default) and the GPU subnets do not overlap.
     (nodes,) = [s for s in p.by_type(SUBNET) if s.name == "train-a3m-nodes"]
@@ -328,7 +329,12 @@ def test_a_gpudirect_node_pool_component_needs_one_network_per_nic() -> None:
 
 def test_pools_without_gpudirect_plan_as_before() -> None:
     """A pool that does not opt in gets no extra NIC, no gVNIC change and no GPUDirect label."""
-    pool = {"name": "a3m", "machine_type": "a3-megagpu-8g", "max_nodes": 2, "zones": ["us-central1-c"]}
+    pool: GpuPoolArgs = {
+        "name": "a3m",
+        "machine_type": "a3-megagpu-8g",
+        "max_nodes": 2,
+        "zones": ["us-central1-c"],
+    }
     planned = run_program(
         lambda: GkeGpuNodePool("a3m", {"cluster": "c", "location": "us-central1", "pool": pool})
     )

@@ -4,7 +4,8 @@ Google Cloud side: the extra VPCs (MTU as documented, the RDMA VPC with the zone
 subnet per NIC and a firewall rule per gVNIC VPC. Cluster side (through the Kubernetes provider in ``opts``):
 a ``GKENetworkParamSet`` and a ``Network`` per NIC, each ``Network`` after its parameter set, and Google's
 NCCL plugin installer (plus the NRI device injector for TCPX/TCPXO) as DaemonSets on the pools' nodes. The
-node pools attach the NICs from ``node_networks``; the cluster must have multi-networking on.
+node pools attach the NICs from ``node_networks``; the cluster must have multi-networking on. Give the cluster's
+Kubernetes provider in ``opts`` (``providers=[k8s_provider]``): the Google Cloud resources keep the default one.
 """
 
 from typing import Any
