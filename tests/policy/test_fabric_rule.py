@@ -184,7 +184,7 @@ def test_a_pod_attaching_a_network_the_stack_does_not_define() -> None:
     interfaces = json.dumps(
         [{"interfaceName": "eth0", "network": "default"}, {"interfaceName": "eth1", "network": "vpc9"}]
     )
-    pod = {
+    pod: dict[str, Any] = {
         "metadata": {"annotations": {"networking.gke.io/interfaces": interfaces}},
         "spec": {"containers": []},
     }

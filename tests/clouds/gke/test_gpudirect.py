@@ -307,14 +307,14 @@ def test_kueue_quota_leaves_room_for_google_s_daemonsets() -> None:
 
 
 def test_a_gpudirect_node_pool_component_needs_one_network_per_nic() -> None:
-    pool = {
+    pool: dict[str, Any] = {
         "name": "a3m",
         "machine_type": "a3-megagpu-8g",
         "max_nodes": 2,
         "zones": ["us-central1-c"],
         "gpudirect": True,
     }
-    args = {"cluster": "c", "location": "us-central1", "pool": pool}
+    args: dict[str, Any] = {"cluster": "c", "location": "us-central1", "pool": pool}
     with pytest.raises(
         ArgumentsError, match=r"additional_node_networks: GPUDirect-TCPXO on a3-megagpu-8g needs 8"
     ):

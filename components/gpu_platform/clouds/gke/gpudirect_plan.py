@@ -110,11 +110,11 @@ def _path(kind: GpuDirectKind) -> GpuDirect:
 
 def _vpcs(cluster: str, pools: Sequence[GpuPool]) -> tuple[GpuVpc, ...]:
     paths = {p.gpudirect.kind: p.gpudirect for p in pools if p.gpudirect is not None}
-    quarters = list(ipaddress.ip_network(GPU_NETWORK_RANGE).subnets(new_prefix=18))
+    quarters = list(ipaddress.IPv4Network(GPU_NETWORK_RANGE).subnets(new_prefix=18))
     out: list[GpuVpc] = []
     tcp = [g for k, g in paths.items() if k in ("tcpx", "tcpxo")]
     if tcp:
-        half = next(ipaddress.ip_network(GPU_NETWORK_RANGE).subnets(new_prefix=17))
+        half = next(ipaddress.IPv4Network(GPU_NETWORK_RANGE).subnets(new_prefix=17))
         cidrs = list(half.subnets(new_prefix=20))
         widest = max(tcp, key=lambda g: g.gvnics)
         for i, nic in enumerate(widest.nics, start=1):

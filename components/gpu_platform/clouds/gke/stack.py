@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -75,21 +76,21 @@ def _pools(
     """The node pools; a GPUDirect pool also gets its extra NICs' networks and waits for their subnets."""
     from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 
-    if networks is None:
-        return planned_pools(spec, GkeGpuNodePool, gke_node_pool_plan, inputs, opts, _fixed)
-    plain = planned_pools(
-        spec, GkeGpuNodePool, gke_node_pool_plan, inputs, opts, lambda p: _fixed(p) and not p.gpudirect
-    )
-    after = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[networks]))
-    for pool in spec.pools:
-        if pool.gpudirect is not None and _fixed(pool):
+    after = opts
+    if networks is not None:
+        after = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[networks]))
+    out: dict[str, Any] = {}
+    for pool in (p for p in spec.pools if _fixed(p)):
+        own, pool_opts = inputs, opts
+        if pool.gpudirect is not None and networks is not None:
             own = {**inputs, "additional_node_networks": networks.node_networks_by_pool[pool.name]}
-            plain.update(
-                planned_pools(
-                    spec, GkeGpuNodePool, gke_node_pool_plan, own, after, lambda p, n=pool.name: p.name == n
-                )
-            )
-    return {pool.name: plain[pool.name] for pool in spec.pools if pool.name in plain}
+            pool_opts = after
+        out.update(planned_pools(spec, GkeGpuNodePool, gke_node_pool_plan, own, pool_opts, _named(pool.name)))
+    return out
+
+
+def _named(name: str) -> Callable[[GpuPool], bool]:
+    return lambda pool: pool.name == name
 
 
 def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> dict[str, Any]:
