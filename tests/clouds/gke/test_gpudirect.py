@@ -407,3 +407,17 @@ def test_tcpx_and_tcpxo_pools_share_the_gpu_vpcs_and_each_gets_its_installer() -
     for key in ("image", "args", "volumeMounts", "resources", "securityContext"):
         assert init[key] == their_init[key], key
     assert init["image"] == versions.NCCL_TCPX_INSTALLER_IMAGE
+
+
+def test_the_component_refuses_pools_without_gpudirect() -> None:
+    from gpu_platform.clouds.gke.gpudirect import GkeGpuDirect
+
+    pools: list[Any] = [{"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 2}]
+    args: Any = {"cluster_name": "c", "region": "us-central1", "pools": pools}
+    with pytest.raises(ArgumentsError, match="no pool sets gpudirect: true"):
+        run_program(lambda: GkeGpuDirect("gd", args))
+    pools[0] = {**pools[0], "gpudirect": True}
+    with pytest.raises(
+        ArgumentsError, match=r"pools\[0\].gpudirect: needs a machine type with GPUDirect NICs"
+    ):
+        run_program(lambda: GkeGpuDirect("gd", args))
