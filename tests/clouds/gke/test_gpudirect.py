@@ -421,3 +421,40 @@ def test_the_component_refuses_pools_without_gpudirect() -> None:
         ArgumentsError, match=r"pools\[0\].gpudirect: needs a machine type with GPUDirect NICs"
     ):
         run_program(lambda: GkeGpuDirect("gd", args))
+
+
+def test_an_attached_cluster_gets_the_networks_pools_and_objects_too(tmp_path: Any) -> None:
+    """``cluster.create: false``: the cluster is not the library's (its multi-networking is the owner's), but
+    the VPCs, the pool's extra NICs, the Network objects and the installer come the same way."""
+    for name in ("Pulumi.yaml", "__main__.py"):
+        (tmp_path / name).write_text((EXAMPLE / name).read_text())
+    config = {
+        "gcp:project": "p",
+        "gpu-platform:cloud": "gke",
+        "gpu-platform:cluster": {
+            "name": "made-elsewhere",
+            "project": "p",
+            "region": "us-central1",
+            "create": False,
+            "kubeconfigStackReference": {"stack": "org/infra/prod"},
+        },
+        "gpu-platform:gpuPools": [
+            {
+                "name": "a3m",
+                "machineType": "a3-megagpu-8g",
+                "maxNodes": 2,
+                "zones": ["us-central1-c"],
+                "gpudirect": True,
+            }
+        ],
+    }
+    (tmp_path / "Pulumi.t.yaml").write_text(yaml.safe_dump({"config": config}))
+    p = run_plan(tmp_path, "t")
+    assert p.by_type("gcp:container/cluster:Cluster") == []
+    pool = _gpu_pool(p)
+    assert pool.inputs["cluster"] == "made-elsewhere"
+    assert [n["network"] for n in pool.inputs["networkConfig"]["additionalNodeNetworkConfigs"]] == [
+        f"made-elsewhere-gpu-{i}" for i in range(1, 9)
+    ]
+    assert len(p.by_type(GKE_NET + "Network")) == 8
+    assert sorted(_daemonsets(p)) == ["device-injector", "nccl-tcpxo-installer"]
