@@ -458,3 +458,23 @@ def test_an_attached_cluster_gets_the_networks_pools_and_objects_too(tmp_path: A
     ]
     assert len(p.by_type(GKE_NET + "Network")) == 8
     assert sorted(_daemonsets(p)) == ["device-injector", "nccl-tcpxo-installer"]
+
+
+def test_the_stack_s_kueue_quota_takes_off_the_daemonsets_on_every_node() -> None:
+    """4 A3 Mega nodes, each running the TCPXO installer and the NRI injector (150m CPU each): 1200m less CPU
+    in the flavor's quota than the same pool without GPUDirect."""
+    config = yaml.safe_load((EXAMPLE / "Pulumi.gke-a3-mega.yaml").read_text())["config"]
+    off = copy.deepcopy(config)
+    off["gpu-platform:gpuPools"][0]["gpudirect"] = False
+
+    def cpu(c: dict[str, Any]) -> int:
+        (cq,) = run_plan(EXAMPLE, "gke-a3-mega", config_override=c).by_type(
+            "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
+        )
+        (group,) = cq.inputs["spec"]["resourceGroups"]
+        flavor = next(f for f in group["flavors"] if f["name"] == "a3-mega")
+        return int(
+            next(r["nominalQuota"] for r in flavor["resources"] if r["name"] == "cpu").removesuffix("m")
+        )
+
+    assert cpu(off) - cpu(config) == 4 * 300
