@@ -43,6 +43,8 @@ SOURCES: dict[str, list[str]] = {
         "that every GPU machine type there whose GPU the catalog models is here with that GPU count.",
         "vCPUs and memory: Compute Engine's accelerator-optimized machine family page (A2, A3 High, G2) and "
         "the GKE GPU documentation (N1 with attached T4: 1, 2 or 4 GPUs).",
+        'GPUDirect path and extra NICs (`gpudirect: true`): Compute Engine "Networking and GPU machines" and GKE '
+        '"Maximize GPU network bandwidth in Standard mode clusters" (`catalog/gpudirect.py`, docs/networking.md).',
     ],
     "eks": [
         "EC2 accelerated-computing instance families (G4dn, G5, G6, G6e, P4d, P4de, P5, P5e, P5en): GPUs and "
@@ -105,7 +107,7 @@ def rows(cloud: str) -> list[object]:
 
 def table(cloud: str) -> list[str]:
     head = "| Machine type | GPU | GPUs | vCPUs | Memory (GiB) | Accelerator | MIG |"
-    extra = {"eks": " EFA interfaces |"}.get(cloud, "")
+    extra = {"eks": " EFA interfaces |", "gke": " GPUDirect (extra NICs) |"}.get(cloud, "")
     lines = [head + extra, "|---|---|---:|---:|---:|---|---|" + ("---:|" if extra else "")]
     for m in rows(cloud):
         from gpu_platform.catalog.machines import MachineType
@@ -113,8 +115,11 @@ def table(cloud: str) -> list[str]:
         assert isinstance(m, MachineType)
         accelerator = f"`{m.accelerator_type}`" if m.accelerator_type else ""
         cells = f"| `{m.name}` | {m.gpu.display} | {_gpus(m)} | {m.vcpus} | {m.memory_gib} | {accelerator} | {_mig(m)} |"
-        if extra:
+        if cloud == "eks":
             cells += f" {m.efa_interfaces or ''} |"
+        elif extra:
+            g = m.gpudirect
+            cells += f" {g.display} ({len(g.nics)}) |" if g else " |"
         lines.append(cells)
     return lines
 

@@ -107,6 +107,7 @@ from gpu_platform.clouds.gke.args import (
     GkeDriverVersion,
     GkeDriverVersionName,
     GkeGpuComputeClassArgs,
+    GkeGpuDirectArgs,
     GkeGpuNodePoolArgs,
 )
 from gpu_platform.clouds.openshift.args import OpenShiftGpuMachineSetArgs
@@ -127,6 +128,7 @@ if TYPE_CHECKING:
     from gpu_platform.clouds.eks.node_pool import EksGpuNodePool
     from gpu_platform.clouds.gke.cluster import GkeCluster
     from gpu_platform.clouds.gke.compute_class import GkeGpuComputeClass
+    from gpu_platform.clouds.gke.gpudirect import GkeGpuDirect
     from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
     from gpu_platform.clouds.openshift.machine_set import OpenShiftGpuMachineSet
     from gpu_platform.docker_host import GpuDockerHost
@@ -165,6 +167,7 @@ _COMPONENTS = {
     "ClusterAutoscaler": "gpu_platform.clouds.eks.cluster_autoscaler",
     "EfaDevicePlugin": "gpu_platform.clouds.eks.efa",
     "NetworkOperator": "gpu_platform.clouds.aks.network_operator",
+    "GkeGpuDirect": "gpu_platform.clouds.gke.gpudirect",
     "JobSet": "gpu_platform.operators.workloads",
     "LeaderWorkerSet": "gpu_platform.operators.workloads",
     "KubeflowTrainer": "gpu_platform.operators.workloads",
@@ -246,6 +249,8 @@ __all__ = [
     "GkeDriverVersionName",
     "GkeGpuComputeClass",
     "GkeGpuComputeClassArgs",
+    "GkeGpuDirect",
+    "GkeGpuDirectArgs",
     "GkeGpuNodePool",
     "GkeGpuNodePoolArgs",
     "GpuDockerHost",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpu_platform.catalog.gpudirect import GpuDirect
 from gpu_platform.catalog.gpus import GpuModel
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.mig import MigTable
@@ -119,6 +120,8 @@ class GpuPool:
     """Kueue topology-aware scheduling: the machine's network topology, named by the pool's flavor."""
     infiniband: bool = False
     """AKS ND-series: the InfiniBand HCAs are requestable (``rdma/shared_ib``) through the Network Operator."""
+    gpudirect: GpuDirect | None = None
+    """GKE: the machine's GPUDirect path, set up for this pool (extra NICs, Network objects, NCCL plugin)."""
     compact_placement: bool = False
     """Nodes placed close together: GKE ``COMPACT`` placement policy, EKS cluster placement group."""
     spot_max_price: float | None = None

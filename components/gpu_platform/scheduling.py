@@ -23,6 +23,9 @@ EFA_LABEL = f"{LABEL_PREFIX}/efa"
 """``true`` on EFA pools: the AWS EFA device plugin runs on these nodes only."""
 INFINIBAND_LABEL = f"{LABEL_PREFIX}/infiniband"
 """``true`` on InfiniBand pools: the Network Operator's DOCA driver and RDMA device plugin run there only."""
+GPUDIRECT_LABEL = f"{LABEL_PREFIX}/gpudirect"
+"""``tcpx``, ``tcpxo`` or ``rdma`` on GKE GPUDirect pools: Google's NCCL plugin installer of that path runs
+on these nodes only."""
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 DEPLOY_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
@@ -74,6 +77,8 @@ def pool_labels(pool: GpuPool, driver: DriverPlan | None = None) -> dict[str, st
         labels[EFA_LABEL] = "true"
     if pool.infiniband:
         labels[INFINIBAND_LABEL] = "true"
+    if pool.gpudirect is not None:
+        labels[GPUDIRECT_LABEL] = pool.gpudirect.kind
     profile = profile_of(pool.cloud)
     if advertised_resources(pool).get(GPU_RESOURCE) and (accelerator := profile.accelerator_label(pool)):
         labels[accelerator[0]] = accelerator[1]

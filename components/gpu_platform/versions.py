@@ -88,6 +88,28 @@ GKE_DRIVER_INSTALLER_PAUSE_IMAGE = (
     "gke.gcr.io/pause:3.8@sha256:880e63f94b145e46f1b1082bb71b85e21f16b99b180b9996407d61240ceb9830"
 )
 
+# GKE GPUDirect: Google's NCCL plugin installers and NRI device injector, as GoogleCloudPlatform/
+# container-engine-accelerators pins them at GPUDIRECT_COMMIT (``gpudirect-tcpxo/nccl-tcpxo-installer.yaml``,
+# ``gpudirect-tcpx/nccl-tcpx-installer.yaml``, ``gpudirect-rdma/nccl-rdma-installer.yaml``,
+# ``nri_device_injector/nri-device-injector.yaml``; vendored under tests/upstream/gke-gpudirect/). The TCPXO
+# daemon goes with its installer: ``gpudirect-tcpxo/README.md`` release of Jan 9, 2026 pairs plugin v1.0.15
+# with tcpgpudmarxd v1.0.21; the TCPX daemon v2.0.12 is the one ``gpudirect-tcpx/nccl-test-latest.yaml`` runs
+# with plugin v3.1.9. The gIB image also carries the NCCL environment script pods source.
+GPUDIRECT_COMMIT = "992db81257553607f1477945f1b3219632991829"
+NCCL_TCPXO_INSTALLER_IMAGE = (
+    "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.15"
+)
+TCPXO_DAEMON_IMAGE = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21"
+NCCL_TCPX_INSTALLER_IMAGE = (
+    "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev:v3.1.9"
+)
+TCPX_DAEMON_IMAGE = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.12"
+NCCL_GIB_INSTALLER_IMAGE = "us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-plugin-gib:v1.1.1"
+NRI_DEVICE_INJECTOR_IMAGE = "gcr.io/gke-release/nri-device-injector@sha256:6e79483d52abdc28454bf186320b10a56b0f117a10e8d65d5c74dbb821a76970"
+GPUDIRECT_HOST_SHELL_IMAGE = "ubuntu:24.04"
+"""Runs ``nsenter`` into the host for the TCPXO pre-installation step (upstream names ``ubuntu`` unpinned;
+the step runs host binaries only, so any image with nsenter serves)."""
+
 # KServe's ClusterServingRuntimes (kserve-huggingfaceserver, ...) ship in their own chart since v0.17;
 # operators.kserve installs it after kserve-resources, whose webhooks validate them.
 KSERVE_RUNTIME_CONFIGS = ChartPin(

@@ -82,6 +82,19 @@ VALID: dict[str, dict[str, Any]] = {
             {"name": "nd", "machine_type": "Standard_ND96isr_H100_v5", "max_nodes": 2, "infiniband": True}
         ]
     },
+    "GkeGpuDirect": {
+        "cluster_name": "train",
+        "region": "us-central1",
+        "pools": [
+            {
+                "name": "a3m",
+                "machine_type": "a3-megagpu-8g",
+                "max_nodes": 2,
+                "zones": ["us-central1-c"],
+                "gpudirect": True,
+            }
+        ],
+    },
     "SlurmCluster": {
         "cloud": "existing",
         "gpu_pools": [EXISTING_POOL],
@@ -121,6 +134,7 @@ REQUIRED: dict[str, str] = {
     "GpuPlatform": "gpu_pools",
     "GpuObservability": "cloud",
     "NetworkOperator": "pools",
+    "GkeGpuDirect": "region",
     "SlurmCluster": "gpu_pools",
     "OpenShiftGpuMachineSet": "instance_type",
     "GpuDockerHost": "machine_type",

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from gpu_platform import versions
 from gpu_platform.offline import run_plan
 from gpu_platform.policy import PolicyResource
 from gpu_platform.policy import rules as R
@@ -107,3 +108,104 @@ def test_a_queued_workload_asking_for_an_uncovered_fabric_resource() -> None:
 def test_the_librarys_training_plans_agree(project: Any, stack: str) -> None:
     resources = [to_policy_resource(r) for r in run_plan(project, stack).resources]
     assert R.fabric_resources_agree(resources) == []
+
+
+# --- GKE GPUDirect ---------------------------------------------------------------------------------------
+
+A3M_NICS = [{"network": f"c-gpu-{i}", "subnetwork": f"c-gpu-{i}-sub"} for i in range(1, 9)]
+
+
+def a3_mega_pool(nics: list[dict[str, str]]) -> PolicyResource:
+    props = {
+        "name": "a3m",
+        "nodeConfig": {"machineType": "a3-megagpu-8g", "taints": [], "labels": {}},
+        "networkConfig": {"additionalNodeNetworkConfigs": nics},
+    }
+    return res("gcp:container/nodePool:NodePool", props, "a3m-nodepool")
+
+
+def param_set(name: str, vpc: str, subnet: str) -> PolicyResource:
+    spec = {"vpc": vpc, "vpcSubnet": subnet, "deviceMode": "NetDevice"}
+    return res(
+        "kubernetes:networking.gke.io/v1:GKENetworkParamSet", {"metadata": {"name": name}, "spec": spec}, name
+    )
+
+
+def network(name: str, params: str | None = None) -> PolicyResource:
+    ref = {"group": "networking.gke.io", "kind": "GKENetworkParamSet", "name": params or name}
+    spec = {"type": "Device", "parametersRef": ref}
+    return res(
+        "kubernetes:networking.gke.io/v1:Network", {"metadata": {"name": name}, "spec": spec}, f"net-{name}"
+    )
+
+
+def tcpxo_installer(image: str) -> PolicyResource:
+    spec = {"template": {"spec": {"initContainers": [{"name": "i", "image": image}], "containers": []}}}
+    return res("kubernetes:apps/v1:DaemonSet", {"metadata": {"name": "nccl"}, "spec": spec}, "nccl")
+
+
+def complete_tcpxo() -> list[PolicyResource]:
+    out = [a3_mega_pool(A3M_NICS), tcpxo_installer(versions.NCCL_TCPXO_INSTALLER_IMAGE)]
+    for i, nic in enumerate(A3M_NICS, start=1):
+        out += [param_set(f"vpc{i}", nic["network"], nic["subnetwork"]), network(f"vpc{i}")]
+    return out
+
+
+def test_a_complete_tcpxo_setup_agrees() -> None:
+    assert R.fabric_resources_agree(complete_tcpxo()) == []
+    # Another release of the installer still installs the plugin.
+    older = [
+        r
+        if r.name != "nccl"
+        else tcpxo_installer(
+            "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.14"
+        )
+        for r in complete_tcpxo()
+    ]
+    assert R.fabric_resources_agree(older) == []
+
+
+def test_a_gpudirect_pool_missing_nics_param_sets_or_its_installer() -> None:
+    short = [a3_mega_pool(A3M_NICS[:4]) if r.name == "a3m-nodepool" else r for r in complete_tcpxo()]
+    v = only(R.fabric_resources_agree(short), RULE)
+    assert "attaches 4 extra NICs; a3-megagpu-8g has 8 for GPUDirect-TCPXO" in v.message
+    no_params = [r for r in complete_tcpxo() if r.name != "vpc3"]
+    found = R.fabric_resources_agree(no_params)
+    assert any(
+        "VPC 'c-gpu-3' / subnet 'c-gpu-3-sub', which no GKENetworkParamSet" in f.message for f in found
+    )
+    assert any("Network 'net-vpc3' names GKENetworkParamSet 'vpc3'" in f.message for f in found)
+    no_installer = [r for r in complete_tcpxo() if r.name != "nccl"]
+    v = only(R.fabric_resources_agree(no_installer), RULE)
+    assert "runs no DaemonSet of Google's NCCL plugin installer" in v.message
+
+
+def test_a_pod_attaching_a_network_the_stack_does_not_define() -> None:
+    interfaces = json.dumps(
+        [{"interfaceName": "eth0", "network": "default"}, {"interfaceName": "eth1", "network": "vpc9"}]
+    )
+    pod: dict[str, Any] = {
+        "metadata": {"annotations": {"networking.gke.io/interfaces": interfaces}},
+        "spec": {"containers": []},
+    }
+    jobset = res("kubernetes:batch/v1:Job", {"metadata": {"name": "j"}, "spec": {"template": pod}}, "j")
+    v = only(R.fabric_resources_agree([*complete_tcpxo(), jobset]), RULE)
+    assert "attaches network 'vpc9', which no Network in the stack defines" in v.message
+    ok = json.dumps(
+        [{"interfaceName": "eth0", "network": "default"}, {"interfaceName": "eth1", "network": "vpc1"}]
+    )
+    pod["metadata"]["annotations"]["networking.gke.io/interfaces"] = ok
+    jobset = res("kubernetes:batch/v1:Job", {"metadata": {"name": "j"}, "spec": {"template": pod}}, "j")
+    assert R.fabric_resources_agree([*complete_tcpxo(), jobset]) == []
+
+
+@pytest.mark.parametrize("stack", ["gke-a3-mega", "gke-a4"])
+def test_the_gke_gpudirect_training_plans_agree(stack: str) -> None:
+    resources = [
+        to_policy_resource(r)
+        for r in run_plan(REPO / "examples" / "topology-aware-training", stack).resources
+    ]
+    assert R.fabric_resources_agree(resources) == []
+    # The rule reads these plans: drop the installer and it is found missing.
+    without = [r for r in resources if not (r.type == "kubernetes:apps/v1:DaemonSet" and "nccl" in r.name)]
+    assert any("NCCL plugin installer" in f.message for f in R.fabric_resources_agree(without))

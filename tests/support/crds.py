@@ -101,6 +101,13 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
         "kueue.x-k8s.io_provisioningrequestconfigs.yaml",
     ),
     ("kueue.x-k8s.io/v1beta2", "Topology"): ("kueue", "crds", "kueue.x-k8s.io_topologies.yaml"),
+    # GoogleCloudPlatform/gke-networking-api (GKE multi-networking)
+    ("networking.gke.io/v1", "Network"): ("gke-networking-api", "crds", "networking.gke.io_networks.yaml"),
+    ("networking.gke.io/v1", "GKENetworkParamSet"): (
+        "gke-networking-api",
+        "crds",
+        "networking.gke.io_gkenetworkparamsets.yaml",
+    ),
     # Mellanox/network-operator (the chart's crds/)
     ("mellanox.com/v1alpha1", "NicClusterPolicy"): (
         "charts",

@@ -340,6 +340,12 @@ class GpuPoolArgs(TypedDict):
     NVIDIA Network Operator (DOCA driver, RDMA shared device plugin) on the pool's nodes, pods request
     ``rdma/shared_ib`` and Kueue's quota covers it; with the operator-owned driver GPUDirect RDMA is on
     (``driver.rdma``). Without it NCCL between nodes uses TCP."""
+    gpudirect: NotRequired[bool]
+    """GKE GPUDirect on the machine's extra NICs (default false): TCPXO on ``a3-megagpu-8g``, RDMA (RoCE, gIB)
+    on ``a3-ultragpu-8g`` and ``a4-highgpu-8g``. The stack creates the extra VPCs and subnets, turns on the
+    cluster's multi-networking, attaches the NICs to the pool's nodes, creates the ``Network`` and
+    ``GKENetworkParamSet`` objects and runs Google's NCCL plugin installer on the pool (docs/networking.md).
+    COS_CONTAINERD images only; one capacity source. Without it NCCL between nodes uses the primary gVNIC."""
     compact_placement: NotRequired[bool]
     """Place the nodes close together (default false): GKE ``placement_policy`` ``COMPACT``, EKS a cluster
     placement group (EFA pools always get one). One zone only; GKE and EKS."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpu_platform.catalog.gpudirect import GpuDirect
 from gpu_platform.catalog.gpus import GPUS, GpuModel
 from gpu_platform.catalog.topology import NetworkTopology
 
@@ -32,6 +33,8 @@ class MachineType:
     """The cloud partitions this machine's GPUs itself (AKS ``gpu_instance_profile``: documented only for ND A100 v4)."""
     infiniband: bool = False
     """InfiniBand (RDMA) host channel adapters between the nodes (Azure ND-series ``r`` sizes)."""
+    gpudirect: GpuDirect | None = None
+    """GKE: the GPUDirect path of the machine's extra NICs (TCPX, TCPXO, RDMA); ``None``: gVNIC only."""
     topology: NetworkTopology | None = None
     """The network position the cloud labels this machine's nodes with (Kueue TAS); ``None``: none
     documented, so a pool of it cannot ask for topology-aware scheduling."""

@@ -28,6 +28,11 @@ What runs on a pool's nodes follows the ``DriverPlan`` and the labels ``scheduli
 - The AWS EFA device plugin on EFA pools (``EFA_DEVICE_PLUGIN_REQUESTS``, the chart's own requests, set
   on the release from here), with or without the GPU Operator: an EFA pool needs it either way.
 
+- Google's GPUDirect DaemonSets on GKE ``gpudirect`` pools (``GPUDIRECT_DAEMONSET_REQUESTS``, the 150m CPU
+  Google's manifests request, set on them from here): the NCCL plugin installer of the pool's path (its init
+  container holds the request; the pause container requests nothing) and, for TCPX/TCPXO, the NRI device
+  injector.
+
 - The startup-taint remover on pools that carry ``pools.STARTUP_TAINT`` (``STARTUP_TAINT_REMOVER_REQUESTS``),
   created with the GPU Operator.
 
@@ -102,6 +107,22 @@ the library): the NFD worker runs on every node, GPU and CPU."""
 
 EFA_DEVICE_PLUGIN_REQUESTS = Requests(10, 20)
 """The aws-efa-k8s-device-plugin chart's ``resources.requests`` (v0.5.30), kept and set explicitly."""
+
+GPUDIRECT_DAEMONSET_REQUESTS: dict[str, Requests] = {
+    "ncclInstaller": Requests(150, 0),
+    "nriDeviceInjector": Requests(150, 0),
+}
+"""Google's GPUDirect DaemonSets (container-engine-accelerators at ``versions.GPUDIRECT_COMMIT``): ``cpu: 150m``
+on the installer's init container and on the injector, no memory request."""
+
+
+def gpudirect_daemonsets(pool: GpuPool) -> tuple[str, ...]:
+    """Which of ``GPUDIRECT_DAEMONSET_REQUESTS`` run on a node of ``pool``: none without GPUDirect; the
+    installer always; the NRI device injector for TCPX/TCPXO (it puts the GPU devices into the daemon sidecar)."""
+    if pool.gpudirect is None:
+        return ()
+    return ("ncclInstaller",) if pool.gpudirect.kind == "rdma" else ("ncclInstaller", "nriDeviceInjector")
+
 
 STARTUP_TAINT_REMOVER_REQUESTS = Requests(10, 64)
 """The library's startup-taint remover (``plans.startup_taint``) on pools that carry the startup taint: a
@@ -233,9 +254,12 @@ def gpu_node_requests(
     gpu_health_checks: bool = False,
 ) -> Requests:
     """Everything the library's DaemonSets request on one node of ``pool``: the GPU Operator's pods (none
-    without the operator), the EFA device plugin on EFA pools, the DRA kubelet plugin's running
-    containers on DRA pools and the GPU health checks' two containers on every GPU node."""
+    without the operator), the EFA device plugin on EFA pools, Google's GPUDirect DaemonSets on GPUDirect
+    pools, the DRA kubelet plugin's running containers on DRA pools and the GPU health checks' two containers
+    on every GPU node."""
     extra = EFA_DEVICE_PLUGIN_REQUESTS if pool.efa else Requests()
+    for name in gpudirect_daemonsets(pool):
+        extra = extra + GPUDIRECT_DAEMONSET_REQUESTS[name]
     if gpu_health_checks:
         extra = extra + GPU_HEALTH_DETECTOR_REQUESTS + GPU_HEALTH_REMEDY_REQUESTS
     if facts is not None and startup_taints(pool):  # the GPU Operator component creates the remover

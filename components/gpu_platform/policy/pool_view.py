@@ -38,6 +38,9 @@ class NodePoolView:
     """Node-count properties the autoscaler changes, which must be in ``ignoreChanges``."""
     taint_fix: str | None = None
     """How to add the GPU taint when it is not the cloud pool's own spelling (Karpenter NodePools)."""
+    extra_nics: tuple[tuple[str | None, str | None], ...] | None = ()
+    """The nodes' extra NICs as ``(network, subnetwork)`` names (GKE ``additionalNodeNetworkConfigs``), a
+    name ``None`` when unknown at preview; ``None`` when the list itself is unknown."""
 
     @property
     def display(self) -> str:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from gpu_platform import versions
 from gpu_platform.clouds import profile_of
 from gpu_platform.policy.kube import (
     GPU_RESOURCE_PREFIX,
@@ -556,16 +557,134 @@ def _provided_fabric(resources: list[PolicyResource]) -> set[str]:
     return out
 
 
+GKE_NETWORKING = "kubernetes:networking.gke.io/v1:"
+INTERFACES_ANNOTATION = "networking.gke.io/interfaces"
+GPUDIRECT_INSTALLERS = {
+    "tcpx": versions.NCCL_TCPX_INSTALLER_IMAGE,
+    "tcpxo": versions.NCCL_TCPXO_INSTALLER_IMAGE,
+    "rdma": versions.NCCL_GIB_INSTALLER_IMAGE,
+}
+"""The NCCL plugin installer image of each GPUDirect path; any tag of its repository counts."""
+
+
+def _images(obj: Any) -> Iterator[str]:
+    if isinstance(obj, Mapping):
+        for key, value in obj.items():
+            if key == "image" and isinstance(value, str):
+                yield value
+            else:
+                yield from _images(value)
+    elif isinstance(obj, (list, tuple)):
+        for value in obj:
+            yield from _images(value)
+
+
+def _interface_networks(obj: Any) -> Iterator[str]:
+    """Networks named by every ``networking.gke.io/interfaces`` annotation in a spec (pods, pod templates)."""
+    if isinstance(obj, Mapping):
+        text = as_map(obj.get("annotations")).get(INTERFACES_ANNOTATION)
+        if isinstance(text, str):
+            try:
+                entries = json.loads(text)
+            except ValueError:
+                entries = []
+            for e in entries if isinstance(entries, list) else []:
+                if isinstance(e, Mapping) and isinstance(e.get("network"), str) and e["network"] != "default":
+                    yield e["network"]
+        for value in obj.values():
+            yield from _interface_networks(value)
+    elif isinstance(obj, (list, tuple)):
+        for value in obj:
+            yield from _interface_networks(value)
+
+
+def _gpudirect_pool_findings(resources: list[PolicyResource]) -> Iterator[Finding]:
+    """A GPUDirect machine's pool attaches every extra NIC, each has a GKENetworkParamSet, and the path's NCCL
+    plugin installer runs (when the program manages the cluster's objects)."""
+    params = [r for r in resources if r.type == GKE_NETWORKING + "GKENetworkParamSet"]
+    named = {
+        (get(as_map(r.props.get("spec")), "vpc"), get(as_map(r.props.get("spec")), "vpcSubnet"))
+        for r in params
+    }
+    manages_cluster = any(r.type.startswith("kubernetes:") for r in resources)
+    repos = {
+        image.rsplit(":", 1)[0]
+        for r in resources
+        if r.type == "kubernetes:apps/v1:DaemonSet"
+        for image in _images(r.props.get("spec"))
+    }
+    for pool in (pool for r in resources for pool in node_pools(r)):
+        machine = profile_of(pool.cloud).machine(pool.machine) if pool.machine else None
+        if machine is None or machine.gpudirect is None or not pool.extra_nics:
+            continue
+        g, nics = machine.gpudirect, pool.extra_nics
+        if len(nics) != len(g.nics):
+            yield (
+                pool.resource.urn,
+                f"GKE pool {pool.display} attaches {len(nics)} extra NICs; {machine.name} has {len(g.nics)} for "
+                f"{g.display} ({', '.join(n.network for n in g.nics)}): attach one network per NIC, in order.",
+            )
+        if not manages_cluster:
+            continue
+        for net, sub in nics:
+            if net is not None and sub is not None and (net, sub) not in named:
+                yield (
+                    pool.resource.urn,
+                    f"GKE pool {pool.display} attaches VPC '{net}' / subnet '{sub}', which no GKENetworkParamSet "
+                    "in the stack names: no pod can attach that NIC (create its GKENetworkParamSet and Network).",
+                )
+        if GPUDIRECT_INSTALLERS[g.kind].rsplit(":", 1)[0] not in repos:
+            yield (
+                pool.resource.urn,
+                f"GKE pool {pool.display} has {g.display} NICs but the stack runs no DaemonSet of Google's NCCL "
+                f"plugin installer ({GPUDIRECT_INSTALLERS[g.kind]}): NCCL falls back to the primary gVNIC.",
+            )
+
+
+def _gke_network_findings(resources: list[PolicyResource]) -> Iterator[Finding]:
+    """Each ``Network`` names a parameter set the stack creates; each pod interface names a ``Network``."""
+    params = {
+        get(as_map(r.props.get("metadata")), "name")
+        for r in resources
+        if r.type == GKE_NETWORKING + "GKENetworkParamSet"
+    }
+    networks = set()
+    for r in (r for r in resources if r.type == GKE_NETWORKING + "Network"):
+        networks.add(get(as_map(r.props.get("metadata")), "name"))
+        ref = get(as_map(r.props.get("spec")), "parametersRef", "name", default=None)
+        if isinstance(ref, str) and ref not in params:
+            yield (
+                r.urn,
+                f"Network '{r.name}' names GKENetworkParamSet '{ref}', which the stack does not create: GKE "
+                "leaves the network not ready and pods attaching it stay pending.",
+            )
+    if not gpu_pools(resources):
+        return  # the Networks live in the stack that makes the pools
+    for res in (
+        r for r in resources if r.type.startswith("kubernetes:") and not r.type.startswith(GKE_NETWORKING)
+    ):
+        for name in sorted(set(_interface_networks(res.props)) - networks):
+            yield (
+                res.urn,
+                f"{INTERFACES_ANNOTATION} attaches network '{name}', which no Network in the stack defines: the "
+                "pod never starts. Use the names of the pool's GPUDirect networks (stack output gpudirectPods).",
+            )
+
+
 @_rule(
     "fabric-resources-agree",
     MANDATORY,
     "stack",
-    "Multi-node training over EFA or InfiniBand works only when each piece agrees: a Kueue flavor names a Topology "
-    "the stack creates; a queue that quota's vpc.amazonaws.com/efa or rdma/* has the device plugin that "
-    "advertises it; a queued workload that requests one is covered by some ClusterQueue (Kueue never admits a "
-    "workload asking for a resource no queue covers).",
+    "Multi-node training over EFA, InfiniBand or GKE GPUDirect works only when each piece agrees: a Kueue flavor "
+    "names a Topology the stack creates; a queue that quota's vpc.amazonaws.com/efa or rdma/* has the device plugin "
+    "that advertises it; a queued workload that requests one is covered by some ClusterQueue (Kueue never admits a "
+    "workload asking for a resource no queue covers); a GKE GPUDirect pool attaches every extra NIC of its machine, "
+    "each with its GKENetworkParamSet and Network, and its path's NCCL plugin installer runs; a pod's "
+    "networking.gke.io/interfaces names Networks that exist.",
 )
 def fabric_resources_agree(resources: list[PolicyResource]) -> Iterator[Finding]:
+    yield from _gpudirect_pool_findings(resources)
+    yield from _gke_network_findings(resources)
     kueue = [r for r in resources if r.type.startswith(KUEUE_API)]
     topologies = {get(as_map(r.props.get("metadata")), "name") for r in kueue if _kind(r) == "Topology"}
     for flavor in (r for r in kueue if _kind(r) == "ResourceFlavor"):

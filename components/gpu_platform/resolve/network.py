@@ -3,6 +3,7 @@
 - ``topology``: only on machine types whose nodes the cloud labels with their network position
   (``MachineType.topology``); a Topology whose labels no node has leaves Kueue without a domain to place a
   pod set in, so such a job would never be admitted.
+- ``gpudirect``: only on machine types with GPUDirect NICs (``MachineType.gpudirect``, GKE A3/A4).
 - ``compact_placement``: GKE ``COMPACT`` placement policy or EKS cluster placement group. Both keep the nodes in
   one zone, so the pool names exactly one. (A GKE reservation already places its VMs in its block: the GKE
   profile refuses the two together.)
@@ -13,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpu_platform.catalog.gpudirect import GpuDirect
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.topology import NetworkTopology
-from gpu_platform.cloud import PoolProblems
+from gpu_platform.cloud import CloudProfile, PoolProblems
 from gpu_platform.clouds import clouds_where, profile_of
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
@@ -88,6 +90,33 @@ def pool_infiniband(cloud: str, pool: Mapping[str, Any], machine: MachineType | 
         p.add(("infiniband",), f"needs a machine type with InfiniBand HCAs: {which}")
         return False
     return True
+
+
+def pool_gpudirect(
+    cloud: str, pool: Mapping[str, Any], machine: MachineType | None, p: Problems
+) -> GpuDirect | None:
+    """The machine's GPUDirect path when the pool asks for it; a problem on machines (or clouds) without one."""
+    if not pool.get("gpudirect"):
+        return None
+    profile = profile_of(cloud)
+    known = {name: m.gpudirect for name, m in profile.machines.items() if m.gpudirect is not None}
+    if not known:
+        where = " and ".join(q.display for q in clouds_where(_has_gpudirect))
+        p.add(
+            ("gpudirect",),
+            f"{where} only (the GPUDirect-TCPX/TCPXO/RDMA NICs of A3 and A4 machines); between nodes EKS "
+            "pools get fast networking with efa, AKS pools with infiniband",
+        )
+        return None
+    if machine is None or machine.gpudirect is None:
+        which = ", ".join(f"{name} ({g.display})" for name, g in known.items())
+        p.add(("gpudirect",), f"needs a machine type with GPUDirect NICs: {which}")
+        return None
+    return machine.gpudirect
+
+
+def _has_gpudirect(profile: CloudProfile) -> bool:
+    return any(m.gpudirect is not None for m in profile.machines.values())
 
 
 def topology_needs_kueue(pools: Sequence[GpuPool], kueue_on: bool, at: PoolProblems) -> None:

@@ -37,7 +37,12 @@ from gpu_platform.errors import Key, Problems
 from gpu_platform.pools import GPU_TAINT, CapacitySource, GpuPool, Sharing, Taint
 from gpu_platform.resolve.capacity import resolve_capacity
 from gpu_platform.resolve.kubernetes import label_problems
-from gpu_platform.resolve.network import pool_compact_placement, pool_infiniband, pool_topology
+from gpu_platform.resolve.network import (
+    pool_compact_placement,
+    pool_gpudirect,
+    pool_infiniband,
+    pool_topology,
+)
 
 CAPACITY_BLOCK_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
 """EC2 capacity reservation IDs (Capacity Blocks are capacity reservations)."""
@@ -374,6 +379,7 @@ def resolve_pool(
     topology = pool_topology(cloud, pool, machine, p)
     compact = pool_compact_placement(cloud, pool, machine, p)
     infiniband = pool_infiniband(cloud, pool, machine, p)
+    gpudirect = pool_gpudirect(cloud, pool, machine, p)
     cuda = pool.get("cuda_version") or cuda_default
     if pool.get("cuda_version") is not None:
         _check_cuda_text(pool["cuda_version"], p.at("cuda_version"))
@@ -409,6 +415,7 @@ def resolve_pool(
         topology=topology,
         compact_placement=compact,
         infiniband=infiniband,
+        gpudirect=gpudirect,
         spot_max_price=pool.get("spot_max_price"),
         index=index,
         allocation=pool.get("allocation", DEFAULT_ALLOCATION),

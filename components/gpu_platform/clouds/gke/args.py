@@ -13,6 +13,7 @@ from typing_extensions import TypedDict
 from gpu_platform.args.autoprovisioning import AutoProvisionedPoolArgs
 from gpu_platform.args.cluster import ReleaseChannelValue, SystemPoolArgs
 from gpu_platform.args.nodepools import GpuNodePoolArgs
+from gpu_platform.args.pool import GpuPoolArgs
 
 
 class GkeClusterArgs(TypedDict):
@@ -40,6 +41,19 @@ class GkeClusterArgs(TypedDict):
     default true. Set false for disposable stacks (dev), or before removing the cluster on purpose."""
     deletion_protection: NotRequired[bool]
     """GKE's own deletion protection of the cluster; default ``protect``."""
+    enable_multi_networking: NotRequired[bool]
+    """GKE multi-networking (default false), which GPUDirect pools need for their extra NICs (the cluster
+    already runs GKE Dataplane V2, its other requirement); the stack turns it on when a pool sets
+    ``gpudirect``."""
+
+
+class GkeNodeNetworkArgs(TypedDict):
+    """An extra NIC of a GKE node (``network_config.additional_node_network_configs``)."""
+
+    network: Input[str]
+    """VPC network name."""
+    subnetwork: Input[str]
+    """Subnet name, in the cluster's region."""
 
 
 class GkeGpuNodePoolArgs(GpuNodePoolArgs):
@@ -57,6 +71,9 @@ class GkeGpuNodePoolArgs(GpuNodePoolArgs):
     workload_identity: NotRequired[bool]
     """Run the GKE metadata server on the nodes (Workload Identity). Default true; false only for clusters
     without Workload Identity."""
+    additional_node_networks: NotRequired[Input[Sequence[Input[GkeNodeNetworkArgs]]]]
+    """Required with ``pool.gpudirect``: one VPC network and subnet per extra NIC, in order
+    (``GkeGpuDirect.node_networks[<pool>]``). GKE fixes them at creation: a change is a new pool."""
 
 
 class GkeDriverVersion(enum.StrEnum):
@@ -83,3 +100,21 @@ class GkeGpuComputeClassArgs(AutoProvisionedPoolArgs):
 
     gpu_driver_version: NotRequired[GkeDriverVersionValue]
     """GKE's driver on the auto-created pools: ``default`` (default) or ``latest``."""
+
+
+class GkeGpuDirectArgs(TypedDict):
+    """GKE GPUDirect networking (``GkeGpuDirect``) for A3 Mega (TCPXO), A3 High (TCPX), A3 Ultra and A4 (RDMA)
+    pools: the extra VPCs and subnets, the ``Network`` / ``GKENetworkParamSet`` objects and Google's NCCL plugin
+    installer on the pools' nodes. Pass its ``node_networks`` to each pool's ``additional_node_networks``; the
+    cluster needs multi-networking (``GkeCluster`` ``enable_multi_networking``) and GKE Dataplane V2."""
+
+    cluster_name: str
+    """Prefix of the VPC and subnet names (``<cluster_name>-gpu-1`` ...)."""
+    region: str
+    """Region of the subnets: the cluster's."""
+    pools: Sequence[GpuPoolArgs]
+    """The cluster's GPU pools, exactly as given to the node pools; those with ``gpudirect`` are served."""
+    project: NotRequired[Input[str]]
+    """Google Cloud project of the VPCs; default: the provider's project."""
+    protect: NotRequired[bool]
+    """Protect the VPCs and subnets from deletion (default true)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_platform.args.validate import check_arguments
+from gpu_platform.args.validate import check_arguments, is_unknown
 from gpu_platform.catalog.drivers import DriverVersion, min_driver_for_cuda
 from gpu_platform.clouds.gke.args import GkeClusterArgs, GkeGpuComputeClassArgs, GkeGpuNodePoolArgs
 from gpu_platform.clouds.gke.profile import HOST_DRIVER_FLOOR, PROFILE
@@ -57,7 +57,27 @@ def compute_class_driver(pool: GpuPool, driver: Mapping[str, Any], p: Problems) 
 
 def node_pool_args(args: GkeGpuNodePoolArgs) -> tuple[GpuPool, DriverPlan, Mapping[str, Any]]:
     """The node pool component's arguments checked and resolved; ``ArgumentsError`` lists every problem."""
-    return resolve_node_pool_args("gke", GkeGpuNodePoolArgs, args)
+    return resolve_node_pool_args("gke", GkeGpuNodePoolArgs, args, node_network_problems)
+
+
+def node_network_problems(checked: Mapping[str, Any], pool: GpuPool | None, p: Problems) -> None:
+    """A GPUDirect pool attaches one network per extra NIC of its machine; other pools attach none."""
+    given = checked.get("additional_node_networks")
+    if pool is None or is_unknown(given):  # an Output's length is known only at deploy time
+        return
+    if pool.gpudirect is None:
+        if given:
+            p.add(("additional_node_networks",), "only GPUDirect pools (pool.gpudirect) attach extra NICs")
+        return
+    want = len(pool.gpudirect.nics)
+    if given is None or len(given) != want:
+        names = ", ".join(n.network for n in pool.gpudirect.nics)
+        p.add(
+            ("additional_node_networks",),
+            f"{pool.gpudirect.display} on {pool.machine.name if pool.machine else 'this machine'} needs {want} "
+            f"networks, one per extra NIC in order ({names}): pass GkeGpuDirect.node_networks['{pool.name}'] "
+            f"(got {len(given or [])})",
+        )
 
 
 def compute_class_args(

@@ -148,7 +148,9 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
             ),
             release_channel=container.ClusterReleaseChannelArgs(channel=plan.release_channel),
             min_master_version=plan.inputs.get("kubernetes_version"),
+            # Dataplane V2: NetworkPolicy enforcement, and what multi-networking (GPUDirect NICs) requires.
             datapath_provider="ADVANCED_DATAPATH",
+            enable_multi_networking=True if plan.multi_networking else None,
             enable_shielded_nodes=True,
             remove_default_node_pool=True,
             initial_node_count=1,

@@ -22,6 +22,8 @@ class GkeClusterPlan(ClusterPlan):
     services_cidr: str = ""
     pods_cidr: str = ""
     deletion_protection: bool = True
+    multi_networking: bool = False
+    """``enable_multi_networking``: nodes may have extra NICs (GPUDirect pools); needs Dataplane V2."""
 
 
 def split_network(cidr: str) -> tuple[str, str, str]:
@@ -46,4 +48,5 @@ def gke_cluster_plan(name: str, system: SystemPool, settings: Mapping[str, Any])
         services_cidr=services,
         pods_cidr=pods,
         deletion_protection=settings.get("deletion_protection", settings.get("protect", True)),
+        multi_networking=settings.get("enable_multi_networking", False),
     )

@@ -7,6 +7,7 @@ import re
 from fractions import Fraction
 
 from gpu_platform.catalog.cpu_machines import CpuShape
+from gpu_platform.catalog.gpudirect import RDMA, TCPX, TCPXO
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.topology import GCE_TOPOLOGY
 
@@ -28,27 +29,72 @@ def _gke() -> list[MachineType]:
             )
         )
     out.append(MachineType("gke", "a2-megagpu-16g", "a100-40gb", 16, 96, 1360, "nvidia-tesla-a100"))
+    return out + _a3_a4() + _n1()
+
+
+def _a3_a4() -> list[MachineType]:
+    out: list[MachineType] = []
     # A3 High: 26 vCPUs and 234 GB per H100 (cluster-toolkit's machine_mappings.json lists 1g/2g/4g/8g).
+    # Only the 8-GPU A3 High has the four extra NICs of GPUDirect-TCPX (Compute Engine "Networking and GPU
+    # machines"); the smaller sizes have the primary gVNIC only.
     for gpus in (1, 2, 4, 8):
         out.append(
             MachineType(
-                "gke", f"a3-highgpu-{gpus}g", "h100-80gb", gpus, 26 * gpus, 234 * gpus, "nvidia-h100-80gb"
+                "gke",
+                f"a3-highgpu-{gpus}g",
+                "h100-80gb",
+                gpus,
+                26 * gpus,
+                234 * gpus,
+                "nvidia-h100-80gb",
+                gpudirect=TCPX if gpus == 8 else None,
             )
         )
     # The AI Hypercomputer families placed in reservation blocks carry the gce-topology labels.
     out.append(
         MachineType(
-            "gke", "a3-megagpu-8g", "h100-80gb", 8, 208, 1872, "nvidia-h100-mega-80gb", topology=GCE_TOPOLOGY
+            "gke",
+            "a3-megagpu-8g",
+            "h100-80gb",
+            8,
+            208,
+            1872,
+            "nvidia-h100-mega-80gb",
+            gpudirect=TCPXO,
+            topology=GCE_TOPOLOGY,
         )
     )
     out.append(
         MachineType(
-            "gke", "a3-ultragpu-8g", "h200-141gb", 8, 224, 2952, "nvidia-h200-141gb", topology=GCE_TOPOLOGY
+            "gke",
+            "a3-ultragpu-8g",
+            "h200-141gb",
+            8,
+            224,
+            2952,
+            "nvidia-h200-141gb",
+            gpudirect=RDMA,
+            topology=GCE_TOPOLOGY,
         )
     )
     out.append(
-        MachineType("gke", "a4-highgpu-8g", "b200-180gb", 8, 224, 3968, "nvidia-b200", topology=GCE_TOPOLOGY)
+        MachineType(
+            "gke",
+            "a4-highgpu-8g",
+            "b200-180gb",
+            8,
+            224,
+            3968,
+            "nvidia-b200",
+            gpudirect=RDMA,
+            topology=GCE_TOPOLOGY,
+        )
     )
+    return out
+
+
+def _n1() -> list[MachineType]:
+    out: list[MachineType] = []
     for family, gib_per_vcpu in (("n1-standard", 3.75), ("n1-highmem", 6.5)):
         for vcpu in (4, 8, 16, 32):
             out.append(

@@ -5,6 +5,8 @@
   ``gke-no-default-nvidia-gpu-device-plugin=true`` when the GPU Operator runs the device plugin.
 - ``gpu_driver_installation_config`` from the shared ``DriverPlan``; GKE-native sharing
   (``sharing.managed_by: cloud``): ``gpu_sharing_config`` or ``gpu_partition_size``.
+- GPUDirect pools (``pool.gpudirect``): gVNIC and one ``additional_node_network_configs`` entry per extra NIC
+  (``additional_node_networks``, from ``GkeGpuDirect``).
 - Autoscaling uses GKE's *total* limits so ``min_nodes``/``max_nodes`` mean the same as elsewhere;
   ``initial_node_count`` is per zone. Node counts are in ``ignore_changes``.
 """
@@ -28,6 +30,9 @@ spot, reservation): a change is a new pool. A new placement policy changes the p
 DWS_REPLACE_ON_CHANGES = ["nodeConfig.flexStart", "nodeConfig.maxRunDuration", "queuedProvisioning"]
 """Also fixed at creation on Dynamic Workload Scheduler pools (flex-start, queued provisioning); the pool's
 name digests them, so a change is a new pool created first."""
+GPUDIRECT_REPLACE_ON_CHANGES = ["networkConfig.additionalNodeNetworkConfigs", "nodeConfig.gvnic"]
+"""A GPUDirect pool's extra NICs are fixed at creation (GKE multi-network: "you can't add or remove node
+network interfaces after creating the node pool")."""
 IGNORE_CHANGES = ["initialNodeCount", "nodeCount"]
 """The autoscaler owns the node count; ``initialNodeCount`` only applies at creation."""
 
@@ -54,6 +59,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
         if plan.reservation_affinity is not None:
             reservation = gke.NodePoolNodeConfigReservationAffinityArgs(**plan.reservation_affinity)
         queued = gke.NodePoolQueuedProvisioningArgs(enabled=True) if plan.queued_provisioning else None
+        network = _network_config(plan)
         metadata = (
             gke.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")
             if plan.workload_identity
@@ -76,6 +82,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
             ),
             management=gke.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
             queued_provisioning=queued,
+            network_config=network,
             placement_policy=(
                 gke.NodePoolPlacementPolicyArgs(type=plan.placement_policy) if plan.placement_policy else None
             ),
@@ -93,11 +100,35 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
                 service_account=inputs.get("service_account"),
                 oauth_scopes=[CLOUD_PLATFORM_SCOPE],
                 workload_metadata_config=metadata,
+                gvnic=gke.NodePoolNodeConfigGvnicArgs(enabled=True) if plan.gvnic else None,
             ),
             opts=self.child_opts(
                 ignore_changes=IGNORE_CHANGES,
-                replace_on_changes=REPLACE_ON_CHANGES + (DWS_REPLACE_ON_CHANGES if plan.flex_start else []),
+                replace_on_changes=_replace_on_changes(plan),
                 protect=plan.protect,
             ),
         )
         return self._pool_outputs(plan, self.node_pool.name)
+
+
+def _network_config(plan: GkeNodePoolPlan) -> Any:
+    """``network_config`` with the extra NICs of a GPUDirect pool, in order; ``None`` for other pools."""
+    import pulumi_gcp.container as gke
+
+    if not plan.additional_node_networks:
+        return None
+    return gke.NodePoolNetworkConfigArgs(
+        additional_node_network_configs=[
+            gke.NodePoolNetworkConfigAdditionalNodeNetworkConfigArgs(
+                network=n["network"], subnetwork=n["subnetwork"]
+            )
+            for n in plan.additional_node_networks
+        ]
+    )
+
+
+def _replace_on_changes(plan: GkeNodePoolPlan) -> list[str]:
+    """What GKE fixes at creation on this pool: always the accelerator and capacity, plus the flex-start
+    fields on Dynamic Workload Scheduler pools and the extra NICs on GPUDirect pools."""
+    replace = REPLACE_ON_CHANGES + (DWS_REPLACE_ON_CHANGES if plan.flex_start else [])
+    return replace + (GPUDIRECT_REPLACE_ON_CHANGES if plan.additional_node_networks else [])

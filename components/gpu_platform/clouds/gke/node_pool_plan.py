@@ -41,6 +41,10 @@ class GkeNodePoolPlan(NodePoolPlan):
     """``queued_provisioning.enabled``: nodes only through ProvisioningRequests (Kueue's admission check)."""
     placement_policy: str | None = None
     """``COMPACT`` for ``compact_placement`` pools (one zone): the nodes are placed close together."""
+    additional_node_networks: tuple[Mapping[str, Any], ...] = ()
+    """``network_config.additional_node_network_configs``: the extra NICs of a GPUDirect pool, in order."""
+    gvnic: bool = False
+    """``node_config.gvnic``: Google's virtual NIC, which GPUDirect's extra NICs are."""
 
     @property
     def cloud_taints(self) -> list[dict[str, str]]:
@@ -110,9 +114,13 @@ def gke_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
     placement = COMPACT if pool.compact_placement else None
     if placement:
         fixed += (placement,)
+    if pool.gpudirect is not None:  # the extra NICs are fixed at creation
+        fixed += (pool.gpudirect.kind,)
     return GkeNodePoolPlan(
         **base_plan(pool, driver, inputs, *fixed),
         placement_policy=placement,
+        additional_node_networks=tuple(inputs.get("additional_node_networks", ())),
+        gvnic=pool.gpudirect is not None,
         accelerator=accelerator,
         initial_node_count=math.ceil(pool.initial_nodes / max(len(pool.zones), 1)),
         # ANY prefers unused reservations and lowers Spot preemption risk (pulumi-gcp docs).

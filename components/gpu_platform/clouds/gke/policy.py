@@ -70,6 +70,12 @@ def _pool(res: PolicyResource, pool: Mapping[str, Any], prefix: str, name: str) 
     if gpu and not as_list(accels) and not is_unknown(accels):
         driver = True  # GPU shape with no accelerator block: GKE's default driver install applies
     size_fields: tuple[str, ...] = ()
+    nics = get(pool, "networkConfig", "additionalNodeNetworkConfigs", default=[])
+    extra_nics = (
+        None
+        if is_unknown(nics)
+        else tuple((known_str(get(n, "network")), known_str(get(n, "subnetwork"))) for n in as_list(nics))
+    )
     autoscaling = pool.get("autoscaling")
     autoscaled = isinstance(autoscaling, Mapping) and bool(autoscaling)
     if autoscaled and pool.get("nodeCount") is not None and pool.get("ignoreNodeCountChanges") is not True:
@@ -86,6 +92,7 @@ def _pool(res: PolicyResource, pool: Mapping[str, Any], prefix: str, name: str) 
         cloud_driver=driver if gpu else None,
         gke_sharing=sharing,
         size_fields=size_fields,
+        extra_nics=extra_nics,
     )
 
 

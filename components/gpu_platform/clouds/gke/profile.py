@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -12,7 +12,7 @@ from gpu_platform.catalog.allocatable import MIB_PER_GIB, bracketed
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.catalog.machines import MachineType
-from gpu_platform.cloud import CloudProfile, DockerHostImage, NodeImage, ResourceTypes
+from gpu_platform.cloud import CloudProfile, DockerHostImage, NodeImage, PoolProblems, ResourceTypes
 from gpu_platform.clouds.gke import machines as table
 from gpu_platform.clouds.gke import resource_types as types
 from gpu_platform.clouds.gke import zones as gpu_zones
@@ -38,6 +38,33 @@ SHARING_STRATEGY = {"time-slicing": "TIME_SHARING", "mps": "MPS"}
 HOST_DRIVER_FLOOR = "535.230.02"
 """GKE automatic install "DEFAULT" installs the R535 branch on current GKE versions [U]: the CUDA check's
 floor for cloud-owned drivers (override with ``gpuOperator.driver.hostVersion``)."""
+
+
+GPUDIRECT_AUTO_POOL = (
+    "the extra NICs are attached to node pools the library creates; an auto-created pool (a capacity chain, "
+    "served by a ComputeClass) gets none: give the pool one capacity source"
+)
+
+
+def gpudirect_problems(pool: GpuPool, p: Problems) -> None:
+    """What a GPUDirect pool must be on GKE: a COS node pool of one capacity source (RDMA: in one zone)."""
+    g = pool.gpudirect
+    if g is None:
+        return
+    if (pool.image or "COS_CONTAINERD") != "COS_CONTAINERD":
+        p.add(
+            ("image",),
+            f"{g.display} needs COS_CONTAINERD: Google's NCCL plugin installer writes to /home/kubernetes/bin, "
+            "a Container-Optimized OS path",
+        )
+    if pool.chain:
+        p.add(("gpudirect",), GPUDIRECT_AUTO_POOL)
+    if g.kind == "rdma" and len(pool.zones) != 1:
+        p.add(
+            ("zones",),
+            f"{g.display}: the RDMA VPC uses a zone's RoCE network profile (<zone>-vpc-roce): give exactly one "
+            f"zone (got {len(pool.zones)})",
+        )
 
 
 def region_of(location: str) -> str:
@@ -210,6 +237,7 @@ class GkeProfile(CloudProfile):
                 "a reservation places its VMs itself (consume its block: "
                 "<reservation>/reservationBlocks/<block>); remove compact_placement",
             )
+        gpudirect_problems(pool, p)
         s = pool.sharing
         if s.managed_by == "cloud" and s.mode == "mig" and any("+" in prof for prof in s.mig_profiles):
             p.add(
@@ -232,8 +260,24 @@ class GkeProfile(CloudProfile):
             )
 
     @classmethod
+    def cross_pool_problems(cls, pools: Sequence[GpuPool], at: PoolProblems) -> None:
+        # One RoCE VPC serves every RDMA pool of the cluster, and its network profile is a zone's.
+        rdma = [
+            p for p in pools if p.gpudirect is not None and p.gpudirect.kind == "rdma" and len(p.zones) == 1
+        ]
+        for pool in rdma[1:]:
+            if pool.zones[0] != rdma[0].zones[0]:
+                at(pool.index).add(
+                    ("zones",),
+                    f"the cluster's RDMA VPC has the RoCE network profile of one zone ({rdma[0].zones[0]}, pool "
+                    f"'{rdma[0].name}'): every gpudirect pool of an RDMA machine type must be in that zone",
+                )
+
+    @classmethod
     def auto_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
         cls.pool_problems(pool, p)
+        if pool.gpudirect is not None and not pool.chain:  # a chain is refused above already
+            p.add(("gpudirect",), GPUDIRECT_AUTO_POOL)
 
     @classmethod
     def dra_pool_problems(cls, pool: GpuPool, p: Problems) -> None:

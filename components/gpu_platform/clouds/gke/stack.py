@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pulumi
 
 from gpu_platform.clouds.gke.cluster_plan import gke_cluster_plan
+from gpu_platform.clouds.gke.gpudirect_plan import GkeGpuDirectPlan, gpudirect_plan, pods_by_pool
 from gpu_platform.clouds.gke.node_pool_plan import gke_node_pool_plan
 from gpu_platform.clouds.gke.profile import PROFILE
 from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provider, planned_pools
@@ -20,7 +22,6 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
     """A GKE cluster (or an attachment to one) and its GPU node pools."""
     PROFILE.sdk("gpu-platform:cloud: gke")  # the extra this cloud needs, named in one line
     from gpu_platform.clouds.gke.cluster import GkeCluster
-    from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 
     c = spec.cluster
     inputs: dict[str, Any] = {"location": c.region}
@@ -28,13 +29,14 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
         inputs["project"] = c.project
     if not c.create:
         provider, kubeconfig = kubeconfig_provider(spec, opts)
-        pools = planned_pools(
-            spec, GkeGpuNodePool, gke_node_pool_plan, {**inputs, "cluster": c.name}, opts, _fixed
-        )
+        networks = _gpudirect(spec, provider, opts)
+        pools = _pools(spec, {**inputs, "cluster": c.name}, networks, opts)
         pools.update(_compute_classes(spec, provider, opts))
         return Infrastructure(provider, kubeconfig, c.name, pools)
     assert c.system_pool is not None and c.region is not None
     settings: dict[str, Any] = {"location": c.region, "network_cidr": c.vpc_cidr, "protect": not c.disposable}
+    if any(pool.gpudirect for pool in spec.pools):
+        settings["enable_multi_networking"] = True
     for key, value in (("project", c.project), ("kubernetes_version", c.kubernetes_version)):
         if value:
             settings[key] = value
@@ -44,9 +46,58 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
         service_account=cluster.node_service_account_email,
         project=cluster.project,
     )
-    pools = planned_pools(spec, GkeGpuNodePool, gke_node_pool_plan, inputs, opts, _fixed)
+    networks = _gpudirect(spec, cluster.k8s_provider, opts)
+    pools = _pools(spec, inputs, networks, opts)
     pools.update(_compute_classes(spec, cluster.k8s_provider, opts))
     return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+
+
+def _gpudirect(spec: PlatformSpec, provider: Any, opts: pulumi.ResourceOptions | None) -> Any:
+    """``GkeGpuDirect`` when a pool sets ``gpudirect``: the VPCs before the pools that attach them, the Network
+    objects and NCCL plugin installers through the cluster's provider."""
+    from gpu_platform.clouds.gke.gpudirect import GkeGpuDirect
+
+    plan = _gpudirect_plan(spec)
+    if not plan.pools:
+        return None
+    on_cluster = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(providers=[provider]))
+    return GkeGpuDirect.from_plan(f"{spec.cluster.name}-gpudirect", plan, on_cluster)
+
+
+def _gpudirect_plan(spec: PlatformSpec) -> GkeGpuDirectPlan:
+    c = spec.cluster
+    inputs = {"project": c.project} if c.project else {}
+    return gpudirect_plan(c.name, c.region or "", spec.pools, inputs, protect=not c.disposable)
+
+
+def _pools(
+    spec: PlatformSpec, inputs: dict[str, Any], networks: Any, opts: pulumi.ResourceOptions | None
+) -> dict[str, Any]:
+    """The node pools; a GPUDirect pool also gets its extra NICs' networks and waits for their subnets."""
+    from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
+
+    after = opts
+    if networks is not None:
+        after = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[networks]))
+    out: dict[str, Any] = {}
+    for pool in (p for p in spec.pools if _fixed(p)):
+        own, pool_opts = inputs, opts
+        if pool.gpudirect is not None and networks is not None:
+            own = {**inputs, "additional_node_networks": networks.node_networks_by_pool[pool.name]}
+            pool_opts = after
+        out.update(planned_pools(spec, GkeGpuNodePool, gke_node_pool_plan, own, pool_opts, _named(pool.name)))
+    return out
+
+
+def _named(name: str) -> Callable[[GpuPool], bool]:
+    return lambda pool: pool.name == name
+
+
+def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> dict[str, Any]:
+    """What a training pod on each GPUDirect pool must carry (stack output ``gpudirectPods``), so a job copies
+    it from the plan instead of from a guide."""
+    plan = _gpudirect_plan(spec)
+    return {"gpudirectPods": pods_by_pool(plan)} if plan.pools else {}
 
 
 def _fixed(pool: GpuPool) -> bool:
