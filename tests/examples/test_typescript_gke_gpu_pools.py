@@ -156,12 +156,12 @@ class Checker:
         kind = prop.get("type")
         if kind not in KINDS or not isinstance(value, KINDS[kind]) or (kind != "boolean" and value is True):
             self.problems.append(f"{path}: {value!r} is not of type {kind}")
-        elif kind == "array":
+        elif isinstance(value, list):
             for i, item in enumerate(value):
                 self.check(item, prop["items"], f"{path}[{i}]")
-        elif kind == "object" and "additionalProperties" in prop:
-            for key, item in value.items():
-                self.check(item, prop["additionalProperties"], f"{path}.{key}")
+        elif isinstance(value, dict) and "additionalProperties" in prop:
+            for key, entry in value.items():
+                self.check(entry, prop["additionalProperties"], f"{path}.{key}")
 
     def check_object(self, value: Any, properties: dict[str, Any], required: list[str], path: str) -> None:
         if not isinstance(value, dict):
