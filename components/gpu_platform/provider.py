@@ -28,9 +28,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pulumi_kubernetes as k8s
 from pulumi import ComponentResource
 from pulumi.provider.experimental import analyzer as _analyzer
 from pulumi.provider.experimental import component as _component
+from pulumi_kubernetes.core.v1 import TaintArgsDict, TolerationArgsDict
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
+
+from gpu_platform.descriptions import markdown
 
 PACKAGE = "gpu-platform"
 """The package name: type tokens are ``gpu-platform:index:<Component>``."""
@@ -62,12 +67,71 @@ def _clean(text: str | None) -> str | None:
     return inspect.cleandoc(text) if text else text
 
 
+KUBERNETES_TYPES: dict[Any, str] = {
+    TolerationArgsDict: "kubernetes:core/v1:Toleration",
+    TaintArgsDict: "kubernetes:core/v1:Taint",
+    ReleaseStatus: "kubernetes:helm.sh/v3:ReleaseStatus",
+}
+"""Python types of arguments and outputs that are Kubernetes objects, and the kubernetes package's type for
+each. The schema references that package's type (``/kubernetes/v<pinned>/schema.json#/types/<token>``), so
+the SDKs of other languages type them as its classes (``core.v1.Toleration`` in TypeScript), with its
+documentation, instead of as maps of strings. Pulumi's analyzer references other packages' resources and
+enums, not their object types."""
+
+
+def kubernetes_dependency() -> Any:
+    """The kubernetes package the schema depends on: the installed SDK's plugin name and version."""
+    return _analyzer.get_dependency_for_type(k8s.Provider)
+
+
+def kubernetes_type_ref(token: str) -> str:
+    """The schema ``$ref`` of the kubernetes package's type ``token`` (``/`` escaped, as in every package ref)."""
+    dependency = kubernetes_dependency()
+    return f"/{dependency.name}/v{dependency.version}/schema.json#/types/{token.replace('/', '%2F')}"
+
+
+def _kubernetes_token(arg: Any) -> str | None:
+    try:
+        return KUBERNETES_TYPES.get(arg)
+    except TypeError:  # an unhashable annotation is no Kubernetes type
+        return None
+
+
 class DocumentedAnalyzer(_analyzer.Analyzer):
     """Pulumi's analyzer, reading each attribute's docstring from the class that declares it, with the
-    docstrings' indentation removed (indented lines would render as code blocks in the SDKs' docs)."""
+    docstrings' indentation removed (indented lines would render as code blocks in the SDKs' docs), and
+    Kubernetes objects (:data:`KUBERNETES_TYPES`) typed as the kubernetes package's types."""
 
     def get_docstring(self, typ: type, name: str) -> str | None:
         return _clean(super().get_docstring(declaring_class(typ, name), name))
+
+    def analyze_property(
+        self,
+        arg: type,
+        typ: type,
+        name: str,
+        *,
+        can_be_plain: bool,
+        is_component_output: bool,
+        optional: bool | None = None,
+    ) -> Any:
+        token = _kubernetes_token(arg)
+        if token is None:
+            return super().analyze_property(
+                arg,
+                typ,
+                name,
+                can_be_plain=can_be_plain,
+                is_component_output=is_component_output,
+                optional=optional,
+            )
+        self.dependencies.add(kubernetes_dependency())
+        return _analyzer.PropertyDefinition(
+            ref=kubernetes_type_ref(token),
+            optional=bool(optional),
+            plain=True if can_be_plain else None,
+            description=self.get_docstring(typ, name),
+        )
 
     def analyze(self, components: list[type[ComponentResource]]) -> Any:
         result = super().analyze(components)
@@ -138,7 +202,17 @@ class GpuPlatformProvider(_component.ComponentProvider):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.schema is not None:
-            self.schema = json.dumps({**json.loads(self.schema), **metadata()})
+            doc = _with_markdown(json.loads(self.schema), self.python_names())
+            self.schema = json.dumps({**doc, **metadata()})
+
+    def python_names(self) -> set[str]:
+        """The Python name of every argument, output and nested field (what docstrings mention)."""
+        names: set[str] = set()
+        for component in self._component_defs.values():
+            names.update(component.inputs_mapping.values(), component.outputs_mapping.values())
+        for definition in self._type_defs.values():
+            names.update(definition.properties_mapping.values())
+        return names
 
     def map_input_properties(
         self,
@@ -156,6 +230,18 @@ class GpuPlatformProvider(_component.ComponentProvider):
             if py_name in mapped:
                 mapped[py_name] = _whole(mapped[py_name], prop)
         return mapped
+
+
+def _with_markdown(node: Any, names: set[str]) -> Any:
+    """``node`` (the schema) with every description a Markdown text for other languages' readers."""
+    if isinstance(node, dict):
+        return {
+            k: markdown(v, names) if k == "description" and isinstance(v, str) else _with_markdown(v, names)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_with_markdown(v, names) for v in node]
+    return node
 
 
 @contextmanager

@@ -17,7 +17,7 @@ class GpuNodePoolArgs(TypedDict):
     """What every cloud's GPU node pool takes."""
 
     pool: GpuPoolArgs
-    """The pool, exactly as a ``gpuPools`` entry of the stack file (snake_case keys)."""
+    """The pool, exactly as a ``gpuPools`` entry of the stack file (its keys snake_case in Python)."""
     driver: NotRequired[DriverArgs]
     """Who installs the driver; must be what the GPU Operator is given, so nothing is installed twice."""
     operator_version: NotRequired[str]
@@ -87,7 +87,7 @@ class OpenShiftGpuMachineSetArgs(TypedDict):
     taint, labels and sharing config, and a MachineAutoscaler each when the pool autoscales."""
 
     pool: GpuPoolArgs
-    """The pool, exactly as a ``gpuPools`` entry of an ``openshift`` stack file (snake_case keys)."""
+    """The pool, exactly as a ``gpuPools`` entry of an ``openshift`` stack file (its keys snake_case in Python)."""
     infrastructure_id: str
     """The cluster's infrastructure name: ``oc get infrastructure cluster -o jsonpath='{.status.infrastructureName}'``."""
     platform: str

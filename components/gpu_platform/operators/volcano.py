@@ -13,6 +13,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform.addons import VOLCANO
 from gpu_platform.args.workloads import VolcanoArgs
@@ -31,7 +32,7 @@ class Volcano(PlannedComponent[VolcanoPlan]):
     """The team Queues (what a Volcano Job's ``spec.queue`` names)."""
     placements: pulumi.Output[dict[str, Any]]
     """Pool -> ``{"nodeSelector", "tolerations"}`` a job's pod template needs to run on that pool."""
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """The Helm release status."""
 
     def __init__(self, name: str, args: VolcanoArgs, opts: pulumi.ResourceOptions | None = None) -> None:
