@@ -7,19 +7,23 @@ component (``gpu_platform._COMPONENTS``) with Pulumi's Python component provider
 the components' ``args`` TypedDicts and output annotations, and generates SDKs for TypeScript, Go,
 C#, Java and YAML from it.
 
-Two adjustments to Pulumi's classes (pulumi 3.272), installed only while the provider is built:
+Two adjustments to Pulumi's classes, installed only while the provider is built, for SDK releases
+:data:`TESTED_PULUMI` (``pyproject.toml`` allows only those; :func:`sdk_problems` checks, when the provider
+starts, that the SDK is still built the way they assume):
 
 - The analyzer reads an attribute's docstring only from the class being analyzed, so fields a
   TypedDict inherits (``GkeGpuNodePoolArgs`` from ``GpuNodePoolArgs``) and outputs a component
-  inherits (``GkeGpuNodePool.labels``) would lose their descriptions. :class:`DocumentedAnalyzer`
-  looks the docstring up on the class that declares the attribute.
-- Numbers cross the wire as floats. ``ComponentProvider.map_input_properties`` converts integer
-  properties with ``int()`` and then overwrites the result with the original float, so
-  ``maxNodes: 3`` from YAML would reach the component as ``3.0``, which the strict argument
-  validation refuses. :class:`GpuPlatformProvider` makes whole floats of integer properties ``int``.
+  inherits (``GkeGpuNodePool.labels``) would lose their descriptions (attribute docstrings came with
+  https://github.com/pulumi/pulumi/issues/18438 and are parsed from each class's own body).
+  :class:`DocumentedAnalyzer` looks the docstring up on the class that declares the attribute.
+- Numbers cross the wire as floats (pulumi/pulumi#13830, https://github.com/pulumi/pulumi/issues/13830).
+  ``ComponentProvider.map_input_properties`` converts integer properties with ``int()`` and then
+  overwrites the result with the original float, so ``maxNodes: 3`` from YAML would reach the component
+  as ``3.0``, which the strict argument validation refuses. :class:`GpuPlatformProvider` makes whole
+  floats of integer properties ``int``.
 
-``tests/test_provider_schema.py`` checks both, and that the SDK still builds the provider the way
-these adjustments assume.
+``tests/test_provider.py`` checks both; ``tests/test_provider_sdk.py`` that the installed SDK is a tested
+one and that an untested or rebuilt one is refused with the reason.
 """
 
 import inspect
@@ -244,12 +248,69 @@ def _with_markdown(node: Any, names: set[str]) -> Any:
     return node
 
 
+TESTED_PULUMI = ("3.237.0", "3.273")
+"""pulumi SDK releases the adjustments are tested on: from the floor CI installs (``ci/constraints-floor.txt``)
+up to, not including, the second. ``pyproject.toml`` requires exactly this range; a newer SDK is allowed only
+after ``tests/test_provider.py`` and ``tests/test_provider_sdk.py`` pass on it."""
+UPSTREAM_ISSUES = (
+    "https://github.com/pulumi/pulumi/issues/13830",
+    "https://github.com/pulumi/pulumi/issues/18438",
+)
+"""What the adjustments work around: numbers as floats on the wire; attribute docstrings read per class."""
+
+
+class UntestedPulumiSdkError(RuntimeError):
+    """The installed pulumi SDK is not built the way the provider's adjustments assume."""
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".")[:3] if part.isdigit())
+
+
+def sdk_problems(installed: str | None = None) -> list[str]:
+    """Why the provider's adjustments may not hold on the installed pulumi SDK (empty: they hold). The
+    version must be in :data:`TESTED_PULUMI`, and the SDK must build the provider as they assume:
+    ``component_provider_host`` makes a ``ComponentProvider`` and that an ``Analyzer`` by their
+    module-global names (which :func:`_documented_host` swaps), and ``map_inputs`` goes through
+    ``map_input_properties`` (which :class:`GpuPlatformProvider` overrides)."""
+    from importlib.metadata import version as dist_version
+
+    from pulumi.provider.experimental import host
+
+    installed = installed or dist_version("pulumi")
+    low, high = TESTED_PULUMI
+    found = []
+    if not _release(low) <= _release(installed) < _release(high):
+        found.append(f"pulumi {installed} is not a tested SDK (>={low},<{high})")
+    if getattr(host, "ComponentProvider", None) is not _component.ComponentProvider:
+        found.append("pulumi.provider.experimental.host no longer uses component.ComponentProvider")
+    if "ComponentProvider" not in host.component_provider_host.__code__.co_names:
+        found.append("component_provider_host no longer builds ComponentProvider by its global name")
+    if "Analyzer" not in _component.ComponentProvider.__init__.__code__.co_names:
+        found.append("ComponentProvider no longer builds Analyzer by its global name")
+    if "map_input_properties" not in _component.ComponentProvider.map_inputs.__code__.co_names:
+        found.append("ComponentProvider.map_inputs no longer calls map_input_properties")
+    return found
+
+
+def check_sdk() -> None:
+    """Refuse to serve the package on an SDK the adjustments may not hold on, rather than serve a schema
+    without inherited descriptions or components that refuse integer inputs."""
+    found = sdk_problems()
+    if found:
+        raise UntestedPulumiSdkError(
+            "gpu-platform's component provider adjusts pulumi's component provider internals "
+            f"({', '.join(UPSTREAM_ISSUES)}): " + "; ".join(found)
+        )
+
+
 @contextmanager
 def _documented_host() -> Iterator[None]:
     """While the provider is built: ``ComponentProvider`` analyzes with :class:`DocumentedAnalyzer`, and
     ``component_provider_host`` serves a :class:`GpuPlatformProvider`."""
     from pulumi.provider.experimental import host
 
+    check_sdk()
     swaps = [(_component, "Analyzer", DocumentedAnalyzer), (host, "ComponentProvider", GpuPlatformProvider)]
     saved = [(module, name, getattr(module, name)) for module, name, _ in swaps]
     for module, name, value in swaps:
