@@ -74,8 +74,9 @@ class GkeClusterArgs(TypedDict):
     network_cidr: NotRequired[str]
     """A /16 or larger; default ``DEFAULT_VPC_CIDR``: nodes get the first /20, services the second, pods
     the upper half."""
-    master_authorized_cidrs: NotRequired[Sequence[str]]
-    """CIDRs allowed to reach the public control-plane endpoint; default: any (authenticated) client."""
+    master_authorized_cidrs: NotRequired[Input[Sequence[Input[str]]]]
+    """CIDRs allowed to reach the public control-plane endpoint; default: any (authenticated) client. May be
+    an Output (a NAT gateway's address): it only fills the cluster's authorized networks."""
     system_pool: NotRequired[SystemPoolArgs]
     """The untainted pool for operators."""
     protect: NotRequired[bool]
@@ -97,8 +98,9 @@ class EksClusterArgs(TypedDict):
     per zone for NAT and load balancers."""
     availability_zones: NotRequired[Sequence[str]]
     """Two to seven zones; default: the region's first available zones (up to three)."""
-    public_access_cidrs: NotRequired[Sequence[str]]
-    """CIDRs allowed to reach the public API endpoint; default: any (authenticated) client."""
+    public_access_cidrs: NotRequired[Input[Sequence[Input[str]]]]
+    """CIDRs allowed to reach the public API endpoint; default: any (authenticated) client. May be an Output
+    (a NAT gateway's address): it only fills the control plane's ``public_access_cidrs``."""
     karpenter_discovery: NotRequired[bool]
     """Tag the private subnets and the cluster security group ``karpenter.sh/discovery=<name>`` for
     ``EksKarpenter`` (then give it ``tag_discovery: false``); default false."""
@@ -123,11 +125,13 @@ class AksClusterArgs(TypedDict):
     os_sku: NotRequired[str]
     """System pool OS, ``Ubuntu`` (default), ``Ubuntu2204`` or ``AzureLinux``. Keep it the GPU pools' OS:
     the GPU Operator does not support mixed OS versions in one AKS cluster."""
-    admin_group_object_ids: NotRequired[Sequence[str]]
+    admin_group_object_ids: NotRequired[Input[Sequence[Input[str]]]]
     """Entra ID groups that get cluster-admin. Local accounts are disabled, so the deployer must be in one
-    of them (or hold an Azure RBAC cluster role) for the Kubernetes provider to work."""
-    authorized_ip_ranges: NotRequired[Sequence[str]]
-    """CIDRs allowed to reach the API server; default: any (authenticated) client."""
+    of them (or hold an Azure RBAC cluster role) for the Kubernetes provider to work. May be Outputs (an
+    ``azuread.Group``'s ``object_id``): they only fill the cluster's AAD profile."""
+    authorized_ip_ranges: NotRequired[Input[Sequence[Input[str]]]]
+    """CIDRs allowed to reach the API server; default: any (authenticated) client. May be an Output: it only
+    fills the API server access profile."""
     system_pool: NotRequired[SystemPoolArgs]
     """The untainted pool for operators."""
     protect: NotRequired[bool]
