@@ -198,3 +198,12 @@ def test_markdown_rewrites_only_what_it_knows() -> None:
     waited = with_values("``DEFAULT_WAIT_TIMEOUT``")
     assert "DEFAULT_WAIT_TIMEOUT" not in waited
     assert markdown("default ``DEFAULT_WAIT_TIMEOUT``", names) == f"default {waited.replace('``', '`')}"
+
+
+def test_volcano_placements_are_pod_spec_fragments_with_kubernetes_tolerations() -> None:
+    placements = served()["resources"][TOKEN + "Volcano"]["properties"]["placements"]
+    assert placements["additionalProperties"]["$ref"] == f"#/types/{TOKEN}PodPlacement"
+    placement = served()["types"][TOKEN + "PodPlacement"]
+    assert sorted(placement["required"]) == ["nodeSelector", "tolerations"]
+    assert placement["properties"]["nodeSelector"]["additionalProperties"]["type"] == "string"
+    assert placement["properties"]["tolerations"]["items"]["$ref"] == ref_of("kubernetes:core/v1:Toleration")
