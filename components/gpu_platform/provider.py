@@ -5,7 +5,12 @@ source-based component package; its ``__main__.py`` calls :func:`main`, which ho
 component (``gpu_platform._COMPONENTS``) with Pulumi's Python component provider
 (``pulumi.provider.experimental.component_provider_host``). Pulumi infers the package schema from
 the components' ``args`` TypedDicts and output annotations, and generates SDKs for TypeScript, Go,
-C#, Java and YAML from it.
+C#, Java and YAML from it. ``providers/<gke|eks|aks|kubernetes>/`` host the same components with one
+cloud's SDK installed (or none); the schema is the same from each.
+
+The schema is written for readers of other languages: Kubernetes objects (:data:`KUBERNETES_TYPES`) are
+the kubernetes package's types, descriptions are Markdown with camelCase names and values
+(:mod:`gpu_platform.descriptions`), and it carries the package's metadata (:func:`metadata`).
 
 Two adjustments to Pulumi's classes, installed only while the provider is built, for SDK releases
 :data:`TESTED_PULUMI` (``pyproject.toml`` allows only those; :func:`sdk_problems` checks, when the provider
