@@ -21,6 +21,7 @@ import inspect
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "reference.md"
@@ -55,6 +56,8 @@ def kind(prop: Any) -> str:
         if prop.ref.startswith("#/types/"):
             name = prop.ref.rsplit(":", 1)[-1]
             return f"[{name}](#{anchor(name)})"
+        if prop.ref.startswith("/"):  # another package's type or resource: its token
+            return f"`{unquote(prop.ref.split('#/', 1)[1].split('/', 1)[1])}`"
         return "any"
     if prop.items is not None:
         return f"list[{kind(prop.items)}]"

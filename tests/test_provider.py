@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 import gpu_platform
+from gpu_platform.descriptions import markdown
 from gpu_platform.offline import run_program
 from gpu_platform.provider import (
     PACKAGE,
@@ -74,7 +75,9 @@ def test_schema_has_every_public_component_and_nothing_else() -> None:
     for name in gpu_platform._COMPONENTS:
         component = getattr(gpu_platform, name)
         assert component._type_token == TOKEN + name
-        assert doc["resources"][TOKEN + name]["description"] == inspect.cleandoc(component.__doc__)
+        assert doc["resources"][TOKEN + name]["description"] == markdown(
+            inspect.cleandoc(component.__doc__), component_provider().python_names()
+        )
 
 
 @pytest.mark.parametrize("name", list(gpu_platform._COMPONENTS))
@@ -162,7 +165,7 @@ def test_inherited_arguments_and_outputs_keep_the_docstring_of_the_class_declari
     for cloud in ("Gke", "Eks", "Aks"):
         pool = res[f"{TOKEN}{cloud}GpuNodePool"]
         assert pool["inputProperties"]["pool"]["description"] == (
-            "The pool, exactly as a ``gpuPools`` entry of the stack file (snake_case keys)."
+            "The pool, exactly as a `gpuPools` entry of the stack file (its keys snake_case in Python)."
         )
         assert (
             pool["properties"]["labels"]["description"]

@@ -5,21 +5,30 @@ source-based component package; its ``__main__.py`` calls :func:`main`, which ho
 component (``gpu_platform._COMPONENTS``) with Pulumi's Python component provider
 (``pulumi.provider.experimental.component_provider_host``). Pulumi infers the package schema from
 the components' ``args`` TypedDicts and output annotations, and generates SDKs for TypeScript, Go,
-C#, Java and YAML from it.
+C#, Java and YAML from it. ``providers/<gke|eks|aks|kubernetes>/`` host the same components with one
+cloud's SDK installed (or none); the schema is the same from each.
 
-Two adjustments to Pulumi's classes (pulumi 3.272), installed only while the provider is built:
+The schema is written for readers of other languages: Kubernetes objects (:data:`KUBERNETES_TYPES`) are
+the kubernetes package's types, descriptions are Markdown with camelCase names and values
+(:mod:`gpu_platform.descriptions`), and it carries the package's metadata (:func:`metadata`).
+
+Two adjustments to Pulumi's classes, installed only while the provider is built, for SDK releases
+:data:`TESTED_PULUMI` (``pyproject.toml`` allows only those; :func:`sdk_problems` checks, when the provider
+starts, that the SDK is still built the way they assume):
 
 - The analyzer reads an attribute's docstring only from the class being analyzed, so fields a
   TypedDict inherits (``GkeGpuNodePoolArgs`` from ``GpuNodePoolArgs``) and outputs a component
-  inherits (``GkeGpuNodePool.labels``) would lose their descriptions. :class:`DocumentedAnalyzer`
-  looks the docstring up on the class that declares the attribute.
-- Numbers cross the wire as floats. ``ComponentProvider.map_input_properties`` converts integer
-  properties with ``int()`` and then overwrites the result with the original float, so
-  ``maxNodes: 3`` from YAML would reach the component as ``3.0``, which the strict argument
-  validation refuses. :class:`GpuPlatformProvider` makes whole floats of integer properties ``int``.
+  inherits (``GkeGpuNodePool.labels``) would lose their descriptions (attribute docstrings came with
+  https://github.com/pulumi/pulumi/issues/18438 and are parsed from each class's own body).
+  :class:`DocumentedAnalyzer` looks the docstring up on the class that declares the attribute.
+- Numbers cross the wire as floats (pulumi/pulumi#13830, https://github.com/pulumi/pulumi/issues/13830).
+  ``ComponentProvider.map_input_properties`` converts integer properties with ``int()`` and then
+  overwrites the result with the original float, so ``maxNodes: 3`` from YAML would reach the component
+  as ``3.0``, which the strict argument validation refuses. :class:`GpuPlatformProvider` makes whole
+  floats of integer properties ``int``.
 
-``tests/test_provider_schema.py`` checks both, and that the SDK still builds the provider the way
-these adjustments assume.
+``tests/test_provider.py`` checks both; ``tests/test_provider_sdk.py`` that the installed SDK is a tested
+one and that an untested or rebuilt one is refused with the reason.
 """
 
 import inspect
@@ -28,9 +37,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pulumi_kubernetes as k8s
 from pulumi import ComponentResource
 from pulumi.provider.experimental import analyzer as _analyzer
 from pulumi.provider.experimental import component as _component
+from pulumi_kubernetes.core.v1 import TaintArgsDict, TolerationArgsDict
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
+
+from gpu_platform.descriptions import markdown
 
 PACKAGE = "gpu-platform"
 """The package name: type tokens are ``gpu-platform:index:<Component>``."""
@@ -62,12 +76,71 @@ def _clean(text: str | None) -> str | None:
     return inspect.cleandoc(text) if text else text
 
 
+KUBERNETES_TYPES: dict[Any, str] = {
+    TolerationArgsDict: "kubernetes:core/v1:Toleration",
+    TaintArgsDict: "kubernetes:core/v1:Taint",
+    ReleaseStatus: "kubernetes:helm.sh/v3:ReleaseStatus",
+}
+"""Python types of arguments and outputs that are Kubernetes objects, and the kubernetes package's type for
+each. The schema references that package's type (``/kubernetes/v<pinned>/schema.json#/types/<token>``), so
+the SDKs of other languages type them as its classes (``core.v1.Toleration`` in TypeScript), with its
+documentation, instead of as maps of strings. Pulumi's analyzer references other packages' resources and
+enums, not their object types."""
+
+
+def kubernetes_dependency() -> Any:
+    """The kubernetes package the schema depends on: the installed SDK's plugin name and version."""
+    return _analyzer.get_dependency_for_type(k8s.Provider)
+
+
+def kubernetes_type_ref(token: str) -> str:
+    """The schema ``$ref`` of the kubernetes package's type ``token`` (``/`` escaped, as in every package ref)."""
+    dependency = kubernetes_dependency()
+    return f"/{dependency.name}/v{dependency.version}/schema.json#/types/{token.replace('/', '%2F')}"
+
+
+def _kubernetes_token(arg: Any) -> str | None:
+    try:
+        return KUBERNETES_TYPES.get(arg)
+    except TypeError:  # an unhashable annotation is no Kubernetes type
+        return None
+
+
 class DocumentedAnalyzer(_analyzer.Analyzer):
     """Pulumi's analyzer, reading each attribute's docstring from the class that declares it, with the
-    docstrings' indentation removed (indented lines would render as code blocks in the SDKs' docs)."""
+    docstrings' indentation removed (indented lines would render as code blocks in the SDKs' docs), and
+    Kubernetes objects (:data:`KUBERNETES_TYPES`) typed as the kubernetes package's types."""
 
     def get_docstring(self, typ: type, name: str) -> str | None:
         return _clean(super().get_docstring(declaring_class(typ, name), name))
+
+    def analyze_property(
+        self,
+        arg: type,
+        typ: type,
+        name: str,
+        *,
+        can_be_plain: bool,
+        is_component_output: bool,
+        optional: bool | None = None,
+    ) -> Any:
+        token = _kubernetes_token(arg)
+        if token is None:
+            return super().analyze_property(
+                arg,
+                typ,
+                name,
+                can_be_plain=can_be_plain,
+                is_component_output=is_component_output,
+                optional=optional,
+            )
+        self.dependencies.add(kubernetes_dependency())
+        return _analyzer.PropertyDefinition(
+            ref=kubernetes_type_ref(token),
+            optional=bool(optional),
+            plain=True if can_be_plain else None,
+            description=self.get_docstring(typ, name),
+        )
 
     def analyze(self, components: list[type[ComponentResource]]) -> Any:
         result = super().analyze(components)
@@ -138,7 +211,17 @@ class GpuPlatformProvider(_component.ComponentProvider):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.schema is not None:
-            self.schema = json.dumps({**json.loads(self.schema), **metadata()})
+            doc = _with_markdown(json.loads(self.schema), self.python_names())
+            self.schema = json.dumps({**doc, **metadata()})
+
+    def python_names(self) -> set[str]:
+        """The Python name of every argument, output and nested field (what docstrings mention)."""
+        names: set[str] = set()
+        for component in self._component_defs.values():
+            names.update(component.inputs_mapping.values(), component.outputs_mapping.values())
+        for definition in self._type_defs.values():
+            names.update(definition.properties_mapping.values())
+        return names
 
     def map_input_properties(
         self,
@@ -158,12 +241,81 @@ class GpuPlatformProvider(_component.ComponentProvider):
         return mapped
 
 
+def _with_markdown(node: Any, names: set[str]) -> Any:
+    """``node`` (the schema) with every description a Markdown text for other languages' readers."""
+    if isinstance(node, dict):
+        return {
+            k: markdown(v, names) if k == "description" and isinstance(v, str) else _with_markdown(v, names)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_with_markdown(v, names) for v in node]
+    return node
+
+
+TESTED_PULUMI = ("3.237.0", "3.273")
+"""pulumi SDK releases the adjustments are tested on: from the floor CI installs (``ci/constraints-floor.txt``)
+up to, not including, the second. ``pyproject.toml`` requires exactly this range; a newer SDK is allowed only
+after ``tests/test_provider.py`` and ``tests/test_provider_sdk.py`` pass on it."""
+UPSTREAM_ISSUES = (
+    "https://github.com/pulumi/pulumi/issues/13830",
+    "https://github.com/pulumi/pulumi/issues/18438",
+)
+"""What the adjustments work around: numbers as floats on the wire; attribute docstrings read per class."""
+
+
+class UntestedPulumiSdkError(RuntimeError):
+    """The installed pulumi SDK is not built the way the provider's adjustments assume."""
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".")[:3] if part.isdigit())
+
+
+def sdk_problems(installed: str | None = None) -> list[str]:
+    """Why the provider's adjustments may not hold on the installed pulumi SDK (empty: they hold). The
+    version must be in :data:`TESTED_PULUMI`, and the SDK must build the provider as they assume:
+    ``component_provider_host`` makes a ``ComponentProvider`` and that an ``Analyzer`` by their
+    module-global names (which :func:`_documented_host` swaps), and ``map_inputs`` goes through
+    ``map_input_properties`` (which :class:`GpuPlatformProvider` overrides)."""
+    from importlib.metadata import version as dist_version
+
+    from pulumi.provider.experimental import host
+
+    installed = installed or dist_version("pulumi")
+    low, high = TESTED_PULUMI
+    found = []
+    if not _release(low) <= _release(installed) < _release(high):
+        found.append(f"pulumi {installed} is not a tested SDK (>={low},<{high})")
+    if getattr(host, "ComponentProvider", None) is not _component.ComponentProvider:
+        found.append("pulumi.provider.experimental.host no longer uses component.ComponentProvider")
+    if "ComponentProvider" not in host.component_provider_host.__code__.co_names:
+        found.append("component_provider_host no longer builds ComponentProvider by its global name")
+    if "Analyzer" not in _component.ComponentProvider.__init__.__code__.co_names:
+        found.append("ComponentProvider no longer builds Analyzer by its global name")
+    if "map_input_properties" not in _component.ComponentProvider.map_inputs.__code__.co_names:
+        found.append("ComponentProvider.map_inputs no longer calls map_input_properties")
+    return found
+
+
+def check_sdk() -> None:
+    """Refuse to serve the package on an SDK the adjustments may not hold on, rather than serve a schema
+    without inherited descriptions or components that refuse integer inputs."""
+    found = sdk_problems()
+    if found:
+        raise UntestedPulumiSdkError(
+            "gpu-platform's component provider adjusts pulumi's component provider internals "
+            f"({', '.join(UPSTREAM_ISSUES)}): " + "; ".join(found)
+        )
+
+
 @contextmanager
 def _documented_host() -> Iterator[None]:
     """While the provider is built: ``ComponentProvider`` analyzes with :class:`DocumentedAnalyzer`, and
     ``component_provider_host`` serves a :class:`GpuPlatformProvider`."""
     from pulumi.provider.experimental import host
 
+    check_sdk()
     swaps = [(_component, "Analyzer", DocumentedAnalyzer), (host, "ComponentProvider", GpuPlatformProvider)]
     saved = [(module, name, getattr(module, name)) for module, name, _ in swaps]
     for module, name, value in swaps:

@@ -15,8 +15,10 @@ STACKS = sorted(p.name.split(".")[1] for p in (REPO / "stacks").glob("Pulumi.*.y
 EXAMPLES = sorted(
     p.parent
     for p in (REPO / "examples").glob("*/Pulumi.yaml")
-    # Python programs; a YAML program (examples/yaml-gpu-pools) is checked by tests/examples/test_yaml_gpu_pools.py.
-    if (yaml.safe_load(p.read_text())["runtime"] or {}) != "yaml"
+    # Python programs; the YAML and TypeScript ones (examples/yaml-gpu-pools, examples/typescript-gke-gpu-pools)
+    # are checked against the package schema by tests/examples/test_yaml_gpu_pools.py and
+    # tests/examples/test_typescript_gke_gpu_pools.py.
+    if (p.parent / "__main__.py").is_file()
 )
 GPU_POOL_TYPES = {
     "gcp:container/nodePool:NodePool": lambda i: [

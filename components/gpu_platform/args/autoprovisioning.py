@@ -84,7 +84,7 @@ class AutoProvisionedPoolArgs(TypedDict):
     """What every cloud's auto-provisioned GPU pool takes."""
 
     pool: GpuPoolArgs
-    """The pool, exactly as a ``gpuPools`` entry of the stack file (snake_case keys)."""
+    """The pool, exactly as a ``gpuPools`` entry of the stack file (its keys snake_case in Python)."""
     driver: NotRequired[DriverArgs]
     """Who installs the driver; must be what the GPU Operator is given."""
     operator_version: NotRequired[str]

@@ -18,7 +18,7 @@ class GpuNodePoolArgs(TypedDict):
     """What every cloud's GPU node pool takes."""
 
     pool: GpuPoolArgs
-    """The pool, exactly as a ``gpuPools`` entry of the stack file (snake_case keys)."""
+    """The pool, exactly as a ``gpuPools`` entry of the stack file (its keys snake_case in Python)."""
     driver: NotRequired[DriverArgs]
     """Who installs the driver; must be what the GPU Operator is given, so nothing is installed twice."""
     operator_version: NotRequired[str]

@@ -8,6 +8,7 @@ is ever removed). KServe's quick-install scripts install it the same way, first.
 from typing import Any
 
 import pulumi
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform.addons import CERT_MANAGER
 from gpu_platform.args.operators import CertManagerArgs
@@ -25,7 +26,7 @@ class CertManager(PlannedComponent[CertManagerPlan]):
 
     _type_token = "gpu-platform:index:CertManager"
 
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """Status of the Helm release (``deployed`` once the webhook is ready)."""
 
     def __init__(

@@ -11,6 +11,7 @@ from typing import Any, Self, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform.addons import DRA_DRIVER
 from gpu_platform.args.dra import DraDriverArgs
@@ -25,7 +26,7 @@ class DraDriver(PlannedComponent[d.DraPlan]):
 
     _type_token = "gpu-platform:index:DraDriver"
 
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """The Helm release status."""
     device_classes: pulumi.Output[list[str]]
     """The library's DeviceClasses pods claim from (Kueue charges them): ``whole-gpu.gpu.nvidia.com`` and the per-profile ones."""

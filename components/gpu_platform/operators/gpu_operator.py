@@ -11,6 +11,7 @@ from typing import Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform.addons import GPU_OPERATOR
 from gpu_platform.args.operators import GpuOperatorArgs
@@ -31,7 +32,7 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
 
     _type_token = "gpu-platform:index:GpuOperator"
 
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """The Helm release status."""
     namespace: pulumi.Output[str]
     """Namespace the operator and its operands run in."""

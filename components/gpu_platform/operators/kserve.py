@@ -10,6 +10,7 @@ cert-manager, so the resources release waits for whatever the component was told
 from typing import Any
 
 import pulumi
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform.addons import KSERVE_CRD, KSERVE_RESOURCES, KSERVE_RUNTIME_CONFIGS
 from gpu_platform.args.operators import KServeArgs
@@ -27,7 +28,7 @@ class KServe(PlannedComponent[KServePlan]):
 
     _type_token = "gpu-platform:index:KServe"
 
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """Status of the ``kserve-resources`` release."""
     deployment_mode: pulumi.Output[str]
     """``Standard`` or ``Knative``."""

@@ -15,6 +15,7 @@ from typing import Any, Self
 import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform.addons import KUEUE
 from gpu_platform.args.kueue import KueueArgs
@@ -58,7 +59,7 @@ class Kueue(PlannedComponent[KueuePlan]):
     """Names of the ClusterQueues created."""
     local_queues: pulumi.Output[list[str]]
     """``<namespace>/<name>`` of every team LocalQueue (what jobs name in ``kueue.x-k8s.io/queue-name``)."""
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """The Helm release status."""
 
     _given_namespaces: Mapping[str, Any] = MappingProxyType({})

@@ -10,6 +10,7 @@ would delete every Slurm cluster with them. Namespaces are kept too.
 from typing import Any
 
 import pulumi
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform.addons import CERT_MANAGER, SLURM, SLURM_OPERATOR, SLURM_OPERATOR_CRDS
 from gpu_platform.args.slurm import SlurmClusterArgs
@@ -28,7 +29,7 @@ class SlurmCluster(PlannedComponent[SlurmPlan]):
     """Pool -> ``{"nodeSet", "partition", "gres", "gpus"}``: what ``srun --partition``/``--gres`` name."""
     namespace: pulumi.Output[str]
     """The Slurm cluster's namespace (``kubectl -n <it> exec`` into the login pod)."""
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """The ``slurm`` release's status."""
 
     def __init__(self, name: str, args: SlurmClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:

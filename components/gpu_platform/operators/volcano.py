@@ -8,11 +8,14 @@ and PodGroup, so the release is ``retain_on_delete`` too: removing the component
 it installed, and ``helm uninstall -n volcano-system volcano`` is a deliberate act (docs/workloads.md).
 """
 
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
+from pulumi_kubernetes.core.v1 import TolerationArgsDict
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
+from typing_extensions import TypedDict
 
 from gpu_platform.addons import VOLCANO
 from gpu_platform.args.workloads import VolcanoArgs
@@ -22,6 +25,16 @@ from gpu_platform.plans.volcano import VolcanoPlan, volcano_plan
 from gpu_platform.resolve.volcano import resolve_volcano_args
 
 
+class PodPlacement(TypedDict):
+    """What a pod template needs to run on one GPU pool, keyed as in a Kubernetes pod spec so that it goes
+    into one as it is."""
+
+    nodeSelector: dict[str, str]
+    """Labels that select the pool's nodes."""
+    tolerations: list[TolerationArgsDict]
+    """Tolerations of the pool's taints."""
+
+
 class Volcano(PlannedComponent[VolcanoPlan]):
     """Volcano with a Queue per team: ``deserved`` = the team's pools, ``capability`` = what it may borrow."""
 
@@ -29,9 +42,9 @@ class Volcano(PlannedComponent[VolcanoPlan]):
 
     queue_names: pulumi.Output[list[str]]
     """The team Queues (what a Volcano Job's ``spec.queue`` names)."""
-    placements: pulumi.Output[dict[str, Any]]
+    placements: pulumi.Output[dict[str, PodPlacement]]
     """Pool -> ``{"nodeSelector", "tolerations"}`` a job's pod template needs to run on that pool."""
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """The Helm release status."""
 
     def __init__(self, name: str, args: VolcanoArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -69,6 +82,6 @@ class Volcano(PlannedComponent[VolcanoPlan]):
                 opts=self.child_opts(depends_on=[release]),
             )
         self.queue_names = pulumi.Output.from_input([q["metadata"]["name"] for q in plan.queues])
-        self.placements = pulumi.Output.from_input(plan.placements)
+        self.placements = pulumi.Output.from_input(cast(dict[str, PodPlacement], plan.placements))
         self.status = release.status
         return {"queue_names": self.queue_names, "placements": self.placements, "status": self.status}

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform import addons
 from gpu_platform.addons import Addon
@@ -51,7 +52,7 @@ def controller_release(
 class _Controller(PlannedComponent[ControllerPlan]):
     _addon: ClassVar[Addon]
     """The registry entry of the controller it installs."""
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """The Helm release status."""
 
     def _create(self, name: str, plan: ControllerPlan) -> dict[str, Any]:
@@ -122,7 +123,7 @@ class KubeRay(_Controller):
 
 class KubeflowTrainer(_Controller):
     """Kubeflow Trainer v2 (``trainer.kubeflow.org/v1alpha1`` TrainJob) with its torch and DeepSpeed
-    ClusterTrainingRuntimes. Needs JobSet: give it ``depends_on=[jobset]``."""
+    ClusterTrainingRuntimes. Needs JobSet: make it depend on the ``JobSet`` component (the ``depends_on`` resource option)."""
 
     _type_token = "gpu-platform:index:KubeflowTrainer"
     _addon = addons.TRAINER
@@ -135,7 +136,7 @@ class KubeflowTrainer(_Controller):
     ) -> None:
         """Check ``args`` (every problem at once; nothing is created on one), then create it. Kubeflow Trainer v2
         (``trainer.kubeflow.org/v1alpha1`` TrainJob) with its torch and DeepSpeed ClusterTrainingRuntimes.
-        Needs JobSet: give it ``depends_on=[jobset]``."""
+        Needs JobSet: make it depend on the ``JobSet`` component (the ``depends_on`` resource option)."""
         self._start(
             name, settings_plan(resolve_controller_args(self._addon.key, KubeflowTrainerArgs, args)), opts
         )

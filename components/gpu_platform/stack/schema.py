@@ -47,16 +47,16 @@ def _constants() -> dict[str, Any]:
     return found
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """A constant as a reader of the stack file writes it (YAML-ish: ``false``, ``10m``, ``gke: ...``)."""
     if isinstance(value, enum.Enum):
         value = value.value
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, dict):
-        return ", ".join(f"{k}: {_shown(v)}" for k, v in value.items())
+        return ", ".join(f"{k}: {shown(v)}" for k, v in value.items())
     if isinstance(value, (tuple, frozenset)):
-        return ", ".join(_shown(v) for v in (sorted(value) if isinstance(value, frozenset) else value))
+        return ", ".join(shown(v) for v in (sorted(value) if isinstance(value, frozenset) else value))
     return str(value)
 
 
@@ -66,7 +66,7 @@ def with_values(text: str) -> str:
 
     def value_of(match: re.Match[str]) -> str:
         name = match[1]
-        return f"``{_shown(constants[name])}``" if name in constants else match[0]
+        return f"``{shown(constants[name])}``" if name in constants else match[0]
 
     return _CONSTANT.sub(value_of, text)
 

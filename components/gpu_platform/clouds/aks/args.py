@@ -29,11 +29,13 @@ class AksClusterArgs(TypedDict):
     os_sku: NotRequired[str]
     """System pool OS, ``Ubuntu`` (default), ``Ubuntu2204`` or ``AzureLinux``. Keep it the GPU pools' OS:
     the GPU Operator does not support mixed OS versions in one AKS cluster."""
-    admin_group_object_ids: NotRequired[Sequence[str]]
+    admin_group_object_ids: NotRequired[Input[Sequence[Input[str]]]]
     """Entra ID groups that get cluster-admin. Local accounts are disabled, so the deployer must be in one
-    of them (or hold an Azure RBAC cluster role) for the Kubernetes provider to work."""
-    authorized_ip_ranges: NotRequired[Sequence[str]]
-    """CIDRs allowed to reach the API server; default: any (authenticated) client."""
+    of them (or hold an Azure RBAC cluster role) for the Kubernetes provider to work. May be Outputs (an
+    ``azuread.Group``'s ``object_id``): they only fill the cluster's AAD profile."""
+    authorized_ip_ranges: NotRequired[Input[Sequence[Input[str]]]]
+    """CIDRs allowed to reach the API server; default: any (authenticated) client. May be an Output: it only
+    fills the API server access profile."""
     system_pool: NotRequired[SystemPoolArgs]
     """The untainted pool for operators."""
     protect: NotRequired[bool]

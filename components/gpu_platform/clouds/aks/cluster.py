@@ -11,6 +11,7 @@ from gpu_platform.clouds.aks.args import AksClusterArgs
 from gpu_platform.clouds.aks.checks import cluster_args
 from gpu_platform.clouds.aks.cluster_plan import AksClusterPlan, aks_cluster_plan
 from gpu_platform.clouds.aks.profile import PROFILE
+from gpu_platform.clusters.inputs import sequence as _sequence
 from gpu_platform.component import PlannedComponent
 
 POD_CIDR = "192.168.0.0/16"
@@ -75,7 +76,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
         authorized = None
         if inputs.get("authorized_ip_ranges"):
             authorized = aks.ManagedClusterAPIServerAccessProfileArgs(
-                authorized_ip_ranges=list(inputs["authorized_ip_ranges"])
+                authorized_ip_ranges=_sequence(inputs["authorized_ip_ranges"])
             )
         return aks.ManagedCluster(
             f"{name}-cluster",
@@ -90,7 +91,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             aad_profile=aks.ManagedClusterAADProfileArgs(
                 managed=True,
                 enable_azure_rbac=True,
-                admin_group_object_ids=list(inputs.get("admin_group_object_ids", [])) or None,
+                admin_group_object_ids=_sequence(inputs.get("admin_group_object_ids")),
             ),
             oidc_issuer_profile=aks.ManagedClusterOIDCIssuerProfileArgs(enabled=True),
             security_profile=aks.ManagedClusterSecurityProfileArgs(

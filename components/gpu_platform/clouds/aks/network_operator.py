@@ -10,6 +10,7 @@ from typing import Any
 
 import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform.addons import NETWORK_OPERATOR
 from gpu_platform.clouds.aks.args import NetworkOperatorArgs
@@ -32,7 +33,7 @@ class NetworkOperator(PlannedComponent[NetworkOperatorPlan]):
 
     _type_token = "gpu-platform:index:NetworkOperator"
 
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """Status of the Helm release."""
 
     def __init__(

@@ -28,8 +28,9 @@ class EksClusterArgs(TypedDict):
     per zone for NAT and load balancers."""
     availability_zones: NotRequired[Sequence[str]]
     """Two to seven zones; default: the region's first available zones (up to three)."""
-    public_access_cidrs: NotRequired[Sequence[str]]
-    """CIDRs allowed to reach the public API endpoint; default: any (authenticated) client."""
+    public_access_cidrs: NotRequired[Input[Sequence[Input[str]]]]
+    """CIDRs allowed to reach the public API endpoint; default: any (authenticated) client. May be an Output
+    (a NAT gateway's address): it only fills the control plane's ``public_access_cidrs``."""
     karpenter_discovery: NotRequired[bool]
     """Tag the private subnets and the cluster security group ``karpenter.sh/discovery=<name>`` for
     ``EksKarpenter`` (then give it ``tag_discovery: false``); default false."""

@@ -11,6 +11,7 @@ from gpu_platform.clouds.eks.args import DISCOVERY_TAG, EksClusterArgs
 from gpu_platform.clouds.eks.checks import cluster_args
 from gpu_platform.clouds.eks.cluster_plan import EksClusterPlan, eks_cluster_plan, zone_cidrs
 from gpu_platform.clouds.eks.profile import DEFAULT_ZONES, PROFILE
+from gpu_platform.clusters.inputs import sequence as _sequence
 from gpu_platform.clusters.kubeconfig import exec_kubeconfig
 from gpu_platform.component import PlannedComponent
 
@@ -154,7 +155,7 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
                 subnet_ids=[s.id for s in private],
                 endpoint_private_access=True,
                 endpoint_public_access=True,
-                public_access_cidrs=list(cidrs) if cidrs else None,
+                public_access_cidrs=_sequence(cidrs),
             ),
             access_config=eks.ClusterAccessConfigArgs(
                 authentication_mode="API", bootstrap_cluster_creator_admin_permissions=True

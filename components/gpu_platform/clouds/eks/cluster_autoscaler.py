@@ -10,6 +10,7 @@ the cluster's minor, on the system pool.
 from typing import Any
 
 import pulumi
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform import versions
 from gpu_platform.addons import CLUSTER_AUTOSCALER
@@ -34,7 +35,7 @@ class ClusterAutoscaler(PlannedComponent[ClusterAutoscalerPlan]):
 
     role_arn: pulumi.Output[str]
     """IAM role the autoscaler acts as."""
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """Status of the Helm release."""
 
     def __init__(

@@ -8,6 +8,7 @@ The EKS accelerated AMIs carry the host side of EFA; pods only see the devices o
 from typing import Any
 
 import pulumi
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform.addons import AWS_EFA_DEVICE_PLUGIN
 from gpu_platform.clouds.eks.args import EfaDevicePluginArgs
@@ -26,7 +27,7 @@ class EfaDevicePlugin(PlannedComponent[EfaDevicePluginPlan]):
 
     _type_token = "gpu-platform:index:EfaDevicePlugin"
 
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """Status of the Helm release."""
 
     def __init__(

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import pulumi
+from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform import versions
 from gpu_platform.addons import KARPENTER, KARPENTER_CRD
@@ -50,7 +51,7 @@ class EksKarpenter(PlannedComponent[kp.EksKarpenterPlan]):
     """Name of the SQS interruption queue."""
     discovery: pulumi.Output[str]
     """Value of the ``karpenter.sh/discovery`` tag (the cluster name)."""
-    status: pulumi.Output[Any]
+    status: pulumi.Output[ReleaseStatus]
     """The controller release status."""
 
     def __init__(self, name: str, args: EksKarpenterArgs, opts: pulumi.ResourceOptions | None = None) -> None:

@@ -32,8 +32,9 @@ class GkeClusterArgs(TypedDict):
     network_cidr: NotRequired[str]
     """A /16 or larger; default ``DEFAULT_VPC_CIDR``: nodes get the first /20, services the second, pods
     the upper half."""
-    master_authorized_cidrs: NotRequired[Sequence[str]]
-    """CIDRs allowed to reach the public control-plane endpoint; default: any (authenticated) client."""
+    master_authorized_cidrs: NotRequired[Input[Sequence[Input[str]]]]
+    """CIDRs allowed to reach the public control-plane endpoint; default: any (authenticated) client. May be
+    an Output (a NAT gateway's address): it only fills the cluster's authorized networks."""
     system_pool: NotRequired[SystemPoolArgs]
     """The untainted pool for operators."""
     protect: NotRequired[bool]

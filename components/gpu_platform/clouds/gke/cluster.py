@@ -10,6 +10,7 @@ from gpu_platform.clouds.gke.args import GkeClusterArgs
 from gpu_platform.clouds.gke.checks import cluster_args
 from gpu_platform.clouds.gke.cluster_plan import GkeClusterPlan, gke_cluster_plan
 from gpu_platform.clouds.gke.profile import PROFILE
+from gpu_platform.clusters.inputs import each
 from gpu_platform.clusters.kubeconfig import exec_kubeconfig
 from gpu_platform.component import PlannedComponent
 
@@ -122,12 +123,15 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
         import pulumi_gcp.container as container
 
         authorized = None
-        if plan.inputs.get("master_authorized_cidrs"):
-            blocks = [
-                container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=c, display_name=c)
-                for c in plan.inputs["master_authorized_cidrs"]
-            ]
-            authorized = container.ClusterMasterAuthorizedNetworksConfigArgs(cidr_blocks=blocks)
+        cidrs = plan.inputs.get("master_authorized_cidrs")
+        if cidrs:
+            cidr_blocks = each(
+                cidrs,
+                lambda c: container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(
+                    cidr_block=c, display_name=c
+                ),
+            )
+            authorized = container.ClusterMasterAuthorizedNetworksConfigArgs(cidr_blocks=cidr_blocks)
         return container.Cluster(
             f"{name}-cluster",
             name=plan.name,

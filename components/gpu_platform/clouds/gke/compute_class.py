@@ -9,6 +9,7 @@ from typing import Any, cast
 
 import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
+from pulumi_kubernetes.core.v1 import TolerationArgsDict
 
 from gpu_platform.clouds.gke import compute_class_plan as cc
 from gpu_platform.clouds.gke.args import GkeGpuComputeClassArgs
@@ -25,7 +26,7 @@ class GkeGpuComputeClass(PlannedComponent[cc.ComputeClassPlan]):
     """Name of the ComputeClass (pods select it with ``cloud.google.com/compute-class``)."""
     labels: pulumi.Output[dict[str, str]]
     """Labels every auto-created node carries."""
-    tolerations: pulumi.Output[list[dict[str, str]]]
+    tolerations: pulumi.Output[list[TolerationArgsDict]]
     """Tolerations a workload needs to run on these nodes."""
     node_selector: pulumi.Output[dict[str, str]]
     """What a workload puts in ``nodeSelector`` to get these nodes."""
@@ -49,7 +50,7 @@ class GkeGpuComputeClass(PlannedComponent[cc.ComputeClassPlan]):
         )
         self.compute_class = pulumi.Output.from_input(plan.name)
         self.labels = pulumi.Output.from_input(plan.labels)
-        self.tolerations = pulumi.Output.from_input(plan.tolerations)
+        self.tolerations = pulumi.Output.from_input(cast(list[TolerationArgsDict], plan.tolerations))
         self.node_selector = pulumi.Output.from_input(plan.workload_node_selector)
         return {
             "compute_class": self.compute_class,

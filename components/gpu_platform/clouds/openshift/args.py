@@ -17,7 +17,7 @@ class OpenShiftGpuMachineSetArgs(TypedDict):
     taint, labels and sharing config, and a MachineAutoscaler each when the pool autoscales."""
 
     pool: GpuPoolArgs
-    """The pool, exactly as a ``gpuPools`` entry of an ``openshift`` stack file (snake_case keys)."""
+    """The pool, exactly as a ``gpuPools`` entry of an ``openshift`` stack file (its keys snake_case in Python)."""
     infrastructure_id: str
     """The cluster's infrastructure name: ``oc get infrastructure cluster -o jsonpath='{.status.infrastructureName}'``."""
     platform: str

@@ -1,9 +1,10 @@
 """``OpenShiftGpuMachineSet``: GPU MachineSets (one per zone) with the library's taint, labels and sharing
 config, each with a MachineAutoscaler when the pool autoscales (``machine_set_plan``)."""
 
-from typing import Any
+from typing import Any, cast
 
 import pulumi
+from pulumi_kubernetes.core.v1 import TolerationArgsDict
 
 from gpu_platform.clouds.openshift.args import OpenShiftGpuMachineSetArgs
 from gpu_platform.clouds.openshift.checks import machine_set_args
@@ -26,7 +27,7 @@ class OpenShiftGpuMachineSet(PlannedComponent[MachineSetPlan]):
     """The MachineSets, one per zone, in ``openshift-machine-api``."""
     node_selector: pulumi.Output[dict[str, str]]
     """Labels that select the pool's nodes."""
-    tolerations: pulumi.Output[list[dict[str, str]]]
+    tolerations: pulumi.Output[list[TolerationArgsDict]]
     """Tolerations a workload needs on these nodes."""
     cluster_autoscaler_gpu_limit: pulumi.Output[dict[str, Any]]
     """The ``resourceLimits.gpus`` entry the cluster's ``ClusterAutoscaler`` needs for these nodes."""
@@ -58,7 +59,9 @@ class OpenShiftGpuMachineSet(PlannedComponent[MachineSetPlan]):
             names.append(zone.machine_set["metadata"]["name"])
         self.machine_set_names = pulumi.Output.from_input(names)
         self.node_selector = pulumi.Output.from_input(selector_labels(plan.pool))
-        self.tolerations = pulumi.Output.from_input(pool_tolerations(plan.pool))
+        self.tolerations = pulumi.Output.from_input(
+            cast(list[TolerationArgsDict], pool_tolerations(plan.pool))
+        )
         self.cluster_autoscaler_gpu_limit = pulumi.Output.from_input(plan.gpu_limit)
         return {
             "machineSetNames": self.machine_set_names,
