@@ -247,3 +247,31 @@ def test_the_provider_builds_a_component_from_engine_shaped_inputs() -> None:
     assert config["machineType"] == "g2-standard-8" and config["spot"] is True
     assert node_pool.inputs["autoscaling"]["totalMaxNodeCount"] == 3
     assert set(state) == {"nodePoolName", "labels", "taints", "tolerations"}
+
+
+def test_refused_arguments_reach_another_language_as_invalid_properties_in_schema_names() -> None:
+    """A TypeScript or YAML program gets each problem at its camelCase input, with no traceback: Pulumi's
+    provider would wrap the component's error as a failure inside its constructor and print the stack."""
+    inputs = {
+        "cluster": "gpu-cluster",
+        "location": "us-central1",
+        "pool": {"name": "l4", "machineType": "g2-standard-8", "maxNodes": 3.0, "minNodes": 5.0},
+        "driver": {"owner": "auto"},
+    }
+    caught: list[BaseException] = []
+
+    def program() -> None:
+        try:
+            component_provider().construct("l4", TOKEN + "GkeGpuNodePool", inputs, pulumi.ResourceOptions())
+        except BaseException as exc:  # noqa: BLE001 the test inspects what the engine would get
+            caught.append(exc)
+
+    assert run_program(program).resources == []
+    [error] = caught
+    assert type(error) is pulumi.InputPropertiesError
+    paths = [e["property_path"] for e in error.errors]
+    assert paths and all("_" not in path for path in paths), paths
+    assert any(path.startswith("pool.") and "Nodes" in path for path in paths), paths
+    assert error.message.startswith("invalid arguments for GkeGpuNodePool 'l4':")
+    assert "5 is more than maxNodes 3" in error.message  # the reason names fields as the schema does too
+    assert "Traceback" not in error.message and 'File "' not in error.message

@@ -22,6 +22,13 @@ NAMESPACE = "gpu-platform"
 """The stack config namespace: every setting is ``gpu-platform:<key>``."""
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
+_SNAKE_WORD = re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![A-Za-z0-9_])")
+"""A snake_case name inside a printed path or reason (``pools[0].gpus_per_node``)."""
+
+
+def _schema_names(text: str) -> str:
+    """Every snake_case name in ``text`` as the package schema spells it (``max_nodes`` -> ``maxNodes``)."""
+    return _SNAKE_WORD.sub(lambda m: _camel(m.group(0)), text)
 
 
 class Key(str):
@@ -100,6 +107,18 @@ class ArgumentsError(_Problems, ValueError):
     def __str__(self) -> str:
         prefix = f"{self.component}: " if self.component else ""
         return "\n".join(f"{prefix}{path}: {reason}" for path, reason in self.problems)
+
+    def in_schema_names(self) -> pulumi.InputPropertiesError:
+        """The same problems for a program in another language, whose inputs are the package schema's camelCase
+        names (``pools[0].gpusPerNode``): what the multi-language provider reports, one line per problem."""
+        problems = [(_schema_names(path), _schema_names(reason)) for path, reason in self.problems]
+        title = (
+            f"invalid arguments for {self.component}:" if self.component else "invalid component arguments:"
+        )
+        return pulumi.InputPropertiesError(
+            "\n".join([title, *(f"{path}: {reason}" for path, reason in problems)]),
+            [{"property_path": path, "reason": reason} for path, reason in problems],
+        )
 
 
 class Problems:

@@ -41,10 +41,13 @@ import pulumi_kubernetes as k8s
 from pulumi import ComponentResource
 from pulumi.provider.experimental import analyzer as _analyzer
 from pulumi.provider.experimental import component as _component
+from pulumi.provider.provider import ConstructResult
+from pulumi.provider.server import ComponentInitError
 from pulumi_kubernetes.core.v1 import TaintArgsDict, TolerationArgsDict
 from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform.descriptions import markdown
+from gpu_platform.errors import ArgumentsError
 
 PACKAGE = "gpu-platform"
 """The package name: type tokens are ``gpu-platform:index:<Component>``."""
@@ -222,6 +225,18 @@ class GpuPlatformProvider(_component.ComponentProvider):
         for definition in self._type_defs.values():
             names.update(definition.properties_mapping.values())
         return names
+
+    def construct(
+        self, name: str, resource_type: str, inputs: Any, options: Any = None
+    ) -> ConstructResult:
+        """A component's refused arguments reach the engine as invalid properties under their schema names, one
+        line each; Pulumi's provider would report them as a failure inside the component, with a traceback."""
+        try:
+            return super().construct(name, resource_type, inputs, options)
+        except ComponentInitError as exc:
+            if isinstance(exc.inner, ArgumentsError):
+                raise exc.inner.in_schema_names() from None
+            raise
 
     def map_input_properties(
         self,
