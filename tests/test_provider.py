@@ -263,7 +263,7 @@ def test_refused_arguments_reach_another_language_as_invalid_properties_in_schem
     def program() -> None:
         try:
             component_provider().construct("l4", TOKEN + "GkeGpuNodePool", inputs, pulumi.ResourceOptions())
-        except BaseException as exc:  # noqa: BLE001 the test inspects what the engine would get
+        except BaseException as exc:  # the test inspects what the engine would get
             caught.append(exc)
 
     assert run_program(program).resources == []
