@@ -226,9 +226,7 @@ class GpuPlatformProvider(_component.ComponentProvider):
             names.update(definition.properties_mapping.values())
         return names
 
-    def construct(
-        self, name: str, resource_type: str, inputs: Any, options: Any = None
-    ) -> ConstructResult:
+    def construct(self, name: str, resource_type: str, inputs: Any, options: Any = None) -> ConstructResult:
         """A component's refused arguments reach the engine as invalid properties under their schema names, one
         line each; Pulumi's provider would report them as a failure inside the component, with a traceback."""
         try:
