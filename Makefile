@@ -28,7 +28,10 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	for main in examples/*/__main__.py; do $(BIN)/mypy --config-file pyproject.toml "$$main" || exit 1; done
+	$(BIN)/python scripts/extract_snippets.py build/doc-snippets
+	$(BIN)/mypy --config-file pyproject.toml build/doc-snippets
 	$(BIN)/pyright
+	$(BIN)/pyright build/doc-snippets
 
 schema: $(STAMP)
 	$(BIN)/gpu-platform schema
