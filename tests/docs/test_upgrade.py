@@ -223,4 +223,6 @@ def test_changelog_has_the_current_version_and_an_unreleased_section_that_points
     else:
         assert version in headings
     assert "docs/UPGRADE.md" in unreleased
-    assert re.search(r"^## 0\.1\.0 → Unreleased$", UPGRADE, re.M)
+    # Between releases the newest section is "<last release> → Unreleased"; a release names its version.
+    target = "Unreleased" if ".dev" in version else re.escape(version)
+    assert re.search(rf"^## \d+\.\d+\.\d+ → {target}$", UPGRADE, re.M)
