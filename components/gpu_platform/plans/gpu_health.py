@@ -29,6 +29,7 @@ from typing import Any
 from gpu_platform import versions
 from gpu_platform.plans.gpu_rules import CRITICAL_XIDS
 from gpu_platform.plans.node_daemonsets import GPU_HEALTH_DETECTOR_REQUESTS, GPU_HEALTH_REMEDY_REQUESTS
+from gpu_platform.plans.node_scripts import node_script_container
 from gpu_platform.pools import GPU_TAINT, GPU_UNHEALTHY_TAINT, STARTUP_TAINT, GpuPool
 from gpu_platform.scheduling import GPU_LABEL, node_agent_tolerations, toleration
 
@@ -139,35 +140,20 @@ def gpu_node_affinity() -> dict[str, Any]:
 
 def remedy_container() -> dict[str, Any]:
     """kubectl, jq and the script (the Kubernetes project's kubectl image carries all three)."""
-    env = [
-        {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
-        {"name": "CONDITION", "value": CONDITION},
-        {"name": "TAINT_KEY", "value": GPU_UNHEALTHY_TAINT.key},
-        {"name": "TAINT_EFFECT", "value": GPU_UNHEALTHY_TAINT.effect},
-        {"name": "POLL_SECONDS", "value": str(POLL_SECONDS)},
-        {"name": "HOME", "value": "/tmp"},  # kubectl's cache, on the emptyDir (read-only root)
-    ]
-    return {
-        "name": REMEDY_CONTAINER,
-        "image": versions.KUBECTL_IMAGE,
-        "command": ["/bin/bash", f"/custom-config/{REMEDY_SCRIPT_KEY}"],
-        "env": env,
-        "resources": {
-            "requests": GPU_HEALTH_REMEDY_REQUESTS.quantities(),
-            "limits": {"memory": f"{2 * GPU_HEALTH_REMEDY_REQUESTS.memory_mib}Mi"},
-        },
-        "securityContext": {
-            "allowPrivilegeEscalation": False,
-            "readOnlyRootFilesystem": True,
-            "runAsNonRoot": True,
-            "runAsUser": 65534,
-            "capabilities": {"drop": ["ALL"]},
-        },
-        "volumeMounts": [
-            {"name": "custom-config", "mountPath": "/custom-config", "readOnly": True},
-            {"name": "remedy-tmp", "mountPath": "/tmp"},
-        ],
+    env = {
+        "CONDITION": CONDITION,
+        "TAINT_KEY": GPU_UNHEALTHY_TAINT.key,
+        "TAINT_EFFECT": GPU_UNHEALTHY_TAINT.effect,
+        "POLL_SECONDS": str(POLL_SECONDS),
     }
+    return node_script_container(
+        REMEDY_CONTAINER,
+        f"/custom-config/{REMEDY_SCRIPT_KEY}",
+        env,
+        GPU_HEALTH_REMEDY_REQUESTS,
+        ("custom-config", "/custom-config"),
+        "remedy-tmp",
+    )
 
 
 def health_values(plan: GpuHealthPlan) -> dict[str, Any]:

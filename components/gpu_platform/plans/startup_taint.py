@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpu_platform import versions
 from gpu_platform.plans.node_daemonsets import STARTUP_TAINT_REMOVER_REQUESTS
+from gpu_platform.plans.node_scripts import node_script_container
 from gpu_platform.pools import STARTUP_TAINT, GpuPool
 from gpu_platform.scheduling import POOL_LABEL, late_resources, startup_taints
 
@@ -83,36 +83,21 @@ def _meta(plan: StartupTaintRemoverPlan, namespaced: bool = True) -> dict[str, A
 
 def _container() -> dict[str, Any]:
     """The remover's container: kubectl and the script, its environment, and a locked-down security context."""
-    env = [
-        {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
-        {"name": "TAINT_KEY", "value": STARTUP_TAINT.key},
-        {"name": "TAINT_EFFECT", "value": STARTUP_TAINT.effect},
-        {"name": "POOL_LABEL", "value": POOL_LABEL},
-        {"name": "POLL_SECONDS", "value": str(POLL_SECONDS)},
-        {"name": "WANT_FILE", "value": f"{CONFIG_DIR}/{RESOURCES_KEY}"},
-        {"name": "HOME", "value": "/tmp"},  # kubectl's cache, on the emptyDir (read-only root)
-    ]
-    return {
-        "name": "remover",
-        "image": versions.KUBECTL_IMAGE,
-        "command": ["/bin/bash", f"{CONFIG_DIR}/{SCRIPT_KEY}"],
-        "env": env,
-        "resources": {
-            "requests": STARTUP_TAINT_REMOVER_REQUESTS.quantities(),
-            "limits": {"memory": f"{2 * STARTUP_TAINT_REMOVER_REQUESTS.memory_mib}Mi"},
-        },
-        "securityContext": {
-            "allowPrivilegeEscalation": False,
-            "readOnlyRootFilesystem": True,
-            "runAsNonRoot": True,
-            "runAsUser": 65534,
-            "capabilities": {"drop": ["ALL"]},
-        },
-        "volumeMounts": [
-            {"name": "config", "mountPath": CONFIG_DIR, "readOnly": True},
-            {"name": "tmp", "mountPath": "/tmp"},
-        ],
+    env = {
+        "TAINT_KEY": STARTUP_TAINT.key,
+        "TAINT_EFFECT": STARTUP_TAINT.effect,
+        "POOL_LABEL": POOL_LABEL,
+        "POLL_SECONDS": str(POLL_SECONDS),
+        "WANT_FILE": f"{CONFIG_DIR}/{RESOURCES_KEY}",
     }
+    return node_script_container(
+        "remover",
+        f"{CONFIG_DIR}/{SCRIPT_KEY}",
+        env,
+        STARTUP_TAINT_REMOVER_REQUESTS,
+        ("config", CONFIG_DIR),
+        "tmp",
+    )
 
 
 def _pool_affinity(plan: StartupTaintRemoverPlan) -> dict[str, Any]:
