@@ -7,6 +7,7 @@ what still depends on SDK internals lives in :mod:`gpu_platform.offline.sdk_inte
 """
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 
 from gpu_platform.clouds import PROFILES
+from gpu_platform.offline.batch_runtime import batch_runtime
 from gpu_platform.offline.sdk_internals import ThreadLoops, check_urn, deserialize, is_secret, require_sdk
 
 SECRET_PLACEHOLDER = "[secret]"
@@ -163,7 +165,8 @@ class MockRuntime:
     """A fresh mocked engine for one plan: its own event loop, settings, root stack and config.
 
     Use as a context manager; :meth:`run` runs a program and waits until every registration and
-    output has settled; leaving closes every event loop the run used (see ``sdk_internals``).
+    output has settled; leaving closes every event loop the run used (see ``sdk_internals``) and restores
+    the interpreter settings a plan runs with (``batch_runtime``).
     """
 
     def __init__(self, project: str, stack: str, config: dict[str, str], secret_keys: list[str]):
@@ -172,9 +175,11 @@ class MockRuntime:
         self.monitor = RecordingMonitor(PlanMocks(), project, stack)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.loop_errors: list[dict[str, Any]] = []
+        self._settings = contextlib.ExitStack()
 
     def __enter__(self) -> "MockRuntime":
         require_sdk()
+        self._settings.enter_context(batch_runtime())
         self.loop = asyncio.new_event_loop()
         # Errors of tasks nobody awaited (after the program failed) are reported by the plan itself,
         # not printed by asyncio when the task is collected.
@@ -197,6 +202,7 @@ class MockRuntime:
     def __exit__(self, *exc: object) -> None:
         loop = self.loop
         if loop is None:
+            self._settings.close()
             return
         try:
             pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
@@ -210,6 +216,7 @@ class MockRuntime:
             loop.close()
             self.monitor.thread_loops.close()
             asyncio.set_event_loop(None)
+            self._settings.close()
 
 
 # The step-by-step API older tests use; each start closes the runtime before it.
