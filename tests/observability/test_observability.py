@@ -326,7 +326,7 @@ def test_observability_can_be_switched_off_leaving_the_operator_as_it_was() -> N
         (
             {"backend": "prometheus-operator", "values": {}},
             "observability.values",
-            "kube-prometheus-stack) only",
+            "amazon-managed-prometheus) only",
         ),
     ],
 )

@@ -63,29 +63,8 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
         if plan.spec.installs_stack:
             ns = helm_namespace(self, f"{name}-namespace", plan.namespace, depends_on=deps)
             after = [ns, *deps]
-            crds = helm_release(
-                self,
-                f"{name}-crds",
-                PROMETHEUS_OPERATOR_CRDS.pin,
-                PROMETHEUS_OPERATOR_CRDS.release_name,
-                plan.namespace,
-                values=dict(plan.crds_values),
-                depends_on=after,
-                retain_on_delete=PROMETHEUS_OPERATOR_CRDS.release_holds_crds,
-            )
-            helm_release(
-                self,
-                f"{name}-stack",
-                KUBE_PROMETHEUS_STACK.pin,
-                KUBE_PROMETHEUS_STACK.release_name,
-                plan.namespace,
-                values=deep_merge(plan.stack_values, sink["values"]),
-                secret=plan.secret_values,
-                skip_crds=True,
-                depends_on=[crds, *after, *sink["depends_on"]],
-            )
-            after = [crds, *after]
-            self._crds = crds
+            self._crds = self._stack(name, plan, sink, after)
+            after = [self._crds, *after]
         for obj in plan.objects:
             meta = obj["metadata"]
             CustomResource(
@@ -117,6 +96,32 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
         self.rule_names = pulumi.Output.from_input([r.name for g in plan.groups for r in g.rules])
         self.workspace = pulumi.Output.from_input(sink["workspace"])
         return {"backend": self.backend, "rule_names": self.rule_names, "workspace": self.workspace}
+
+    def _stack(self, name: str, plan: ObservabilityPlan, sink: dict[str, Any], after: list[Any]) -> Any:
+        """The Prometheus Operator CRDs' release (returned: what ServiceMonitors and rules wait for), then
+        kube-prometheus-stack with the managed backend's values (remote write) after its credentials."""
+        crds = helm_release(
+            self,
+            f"{name}-crds",
+            PROMETHEUS_OPERATOR_CRDS.pin,
+            PROMETHEUS_OPERATOR_CRDS.release_name,
+            plan.namespace,
+            values=dict(plan.crds_values),
+            depends_on=after,
+            retain_on_delete=PROMETHEUS_OPERATOR_CRDS.release_holds_crds,
+        )
+        helm_release(
+            self,
+            f"{name}-stack",
+            KUBE_PROMETHEUS_STACK.pin,
+            KUBE_PROMETHEUS_STACK.release_name,
+            plan.namespace,
+            values=deep_merge(plan.stack_values, sink["values"]),
+            secret=plan.secret_values,
+            skip_crds=True,
+            depends_on=[crds, *after, *sink["depends_on"]],
+        )
+        return crds
 
     def _managed(self, name: str, plan: ObservabilityPlan) -> dict[str, Any]:
         """The cloud side of the cloud's managed backend (its profile's installer), or nothing."""

@@ -8,6 +8,7 @@ from typing import Any
 
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
+MONITOR_WORKSPACE = "azure-native:monitor:AzureMonitorWorkspace"
 
 FORCE_NEW: dict[str, tuple[str, ...]] = {
     # azure-native: the path parameters that form the resource ID and the location are marked
@@ -45,9 +46,10 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
         "addressPrefix",
         "addressPrefixes",
     ),
+    # azure-native: the ID-forming path parameters and the location (as for the cluster above).
+    MONITOR_WORKSPACE: ("azureMonitorWorkspaceName", "resourceGroupName", "location"),
 }
 IN_PLACE_IF: dict[tuple[str, str], Callable[[Any, Any], bool]] = {}
-MONITOR_WORKSPACE = "azure-native:monitor:AzureMonitorWorkspace"
 STATEFUL = frozenset(
     {
         CLUSTER,
