@@ -186,9 +186,10 @@ class CloudProfile:
     autoscaler_choice: ClassVar[bool] = False
     """The stack chooses the cluster's autoscaler (``cluster.autoscaler``)."""
     managed_prometheus: ClassVar[str | None] = None
-    """The cloud's managed Prometheus collection the stack can configure in-cluster (its ``observability.backend``
-    value), or ``None``: GKE's managed collection is driven by in-cluster CRs; Amazon's and Azure's are
-    configured outside the cluster (docs/observability.md)."""
+    """The cloud's managed Prometheus (its ``observability.backend`` value), or ``None`` where there is none."""
+    managed_prometheus_installer: ClassVar[str | None] = None
+    """Module whose ``install(component, name, plan)`` creates the managed Prometheus's cloud side (workspace,
+    credentials, rule groups) as children of ``GpuObservability``; ``None``: it has none (GKE's is in-cluster)."""
     gpu_operator_installer: ClassVar[str | None] = None
     """Module whose ``install(name, plan, opts)`` installs the GPU Operator from its plan instead of the Helm
     release (OpenShift: OLM); ``None``: the Helm release."""

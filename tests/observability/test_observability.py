@@ -323,7 +323,11 @@ def test_observability_can_be_switched_off_leaving_the_operator_as_it_was() -> N
     [
         ({"backend": "gke-managed-prometheus"}, "observability.backend", "GKE's managed collection"),
         ({"backend": "prometheus"}, "observability.backend", "kube-prometheus-stack"),
-        ({"backend": "prometheus-operator", "values": {}}, "observability.values", "backend only"),
+        (
+            {"backend": "prometheus-operator", "values": {}},
+            "observability.values",
+            "amazon-managed-prometheus) only",
+        ),
     ],
 )
 def test_bad_sections_name_the_key(section: dict[str, Any], key: str, fragment: str) -> None:

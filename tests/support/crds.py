@@ -153,6 +153,14 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
         "crds",
         "crd-prometheusrules.yaml",
     ),
+    ("monitoring.coreos.com/v1", "Prometheus"): (
+        "charts",
+        "kube-prometheus-stack-88.5.3",
+        "charts",
+        "crds",
+        "crds",
+        "crd-prometheuses.yaml",
+    ),
     ("monitoring.coreos.com/v1", "ServiceMonitor"): (
         "charts",
         "kube-prometheus-stack-88.5.3",
@@ -166,6 +174,12 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
         "gke-managed-prometheus",
         "crds",
         "monitoring.googleapis.com_clusterpodmonitorings.yaml",
+    ),
+    # Azure/prometheus-collector: the AKS metrics add-on's own ServiceMonitor group
+    ("azmonitoring.coreos.com/v1", "ServiceMonitor"): (
+        "azure-prometheus-collector",
+        "crds",
+        "azmonitoring.coreos.com_servicemonitors.yaml",
     ),
     ("monitoring.googleapis.com/v1", "ClusterRules"): (
         "gke-managed-prometheus",

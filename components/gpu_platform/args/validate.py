@@ -279,6 +279,10 @@ def check_arguments(tp: Any, args: Any, problems: Problems) -> dict[str, Any] | 
         here = problems.at(key)
         if is_input_type(declared) and _contains_unknown(value):
             out[key] = value
+        elif _is_typeddict(declared) and any(_mentions_input(t) for t in hints(declared).values()):
+            nested = check_arguments(declared, value, here)  # its own Input fields pass Outputs through
+            if nested is not None:
+                out[key] = nested
         elif is_input_type(declared) or not _mentions_input(declared):
             checked = _check_plain(plain_part(declared), value, here)
             if checked is not None or value is None:

@@ -5,10 +5,14 @@ own (``prometheus-operator-crds``, kept when the component goes so no ServiceMon
 it), then kube-prometheus-stack with its CRD subchart off. The ``PrometheusRule`` and the dashboard ConfigMaps
 follow the CRDs' release. With ``prometheus-operator`` only the rule and the dashboards are created, in a namespace that exists; with
 ``gke-managed-prometheus`` a ``ClusterPodMonitoring`` and ``ClusterRules`` (GKE installs their CRDs).
+With ``amazon-managed-prometheus`` the stack as above remote-writing to the workspace, and with
+``azure-managed-prometheus`` an ``azmonitoring.coreos.com`` ServiceMonitor; the cloud side of both (workspace,
+credentials or data collection, rule groups) comes from the cloud's ``managed_prometheus`` module, first.
 With any backend, unless ``health_checks`` is off, node-problem-detector in ``kube-system`` on the GPU nodes
 with the GPU Xid monitor and the remedy that taints a failing node (``plans.gpu_health``).
 """
 
+from importlib import import_module
 from typing import Any
 
 import pulumi
@@ -17,8 +21,10 @@ from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.addons import KUBE_PROMETHEUS_STACK, NODE_PROBLEM_DETECTOR, PROMETHEUS_OPERATOR_CRDS
 from gpu_platform.args.observability import GpuObservabilityArgs
+from gpu_platform.clouds import profile_of
 from gpu_platform.component import PlannedComponent
 from gpu_platform.operators.helm import helm_namespace, helm_release
+from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.observability import ObservabilityPlan, observability_plan
 from gpu_platform.resolve.observability import resolve_observability_args
 
@@ -32,6 +38,9 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
     """The metrics backend (``kube-prometheus-stack``, ``prometheus-operator``, ``gke-managed-prometheus``)."""
     rule_names: pulumi.Output[list[str]]
     """Every alert and recorded series the rules define."""
+    workspace: pulumi.Output[str]
+    """The managed backends of EKS and AKS: the workspace metrics go to (AMP workspace ARN, Azure Monitor
+    workspace resource ID); empty on the other backends."""
 
     def __init__(
         self, name: str, args: GpuObservabilityArgs, opts: pulumi.ResourceOptions | None = None
@@ -50,32 +59,12 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
         after = list(deps)
         ns = None
         self._crds: Any = None
+        sink = self._managed(name, plan)
         if plan.spec.installs_stack:
             ns = helm_namespace(self, f"{name}-namespace", plan.namespace, depends_on=deps)
             after = [ns, *deps]
-            crds = helm_release(
-                self,
-                f"{name}-crds",
-                PROMETHEUS_OPERATOR_CRDS.pin,
-                PROMETHEUS_OPERATOR_CRDS.release_name,
-                plan.namespace,
-                values=dict(plan.crds_values),
-                depends_on=after,
-                retain_on_delete=PROMETHEUS_OPERATOR_CRDS.release_holds_crds,
-            )
-            helm_release(
-                self,
-                f"{name}-stack",
-                KUBE_PROMETHEUS_STACK.pin,
-                KUBE_PROMETHEUS_STACK.release_name,
-                plan.namespace,
-                values=dict(plan.stack_values),
-                secret=plan.secret_values,
-                skip_crds=True,
-                depends_on=[crds, *after],
-            )
-            after = [crds, *after]
-            self._crds = crds
+            self._crds = self._stack(name, plan, sink, after)
+            after = [self._crds, *after]
         for obj in plan.objects:
             meta = obj["metadata"]
             CustomResource(
@@ -105,4 +94,39 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
             )
         self.backend = pulumi.Output.from_input(plan.spec.backend)
         self.rule_names = pulumi.Output.from_input([r.name for g in plan.groups for r in g.rules])
-        return {"backend": self.backend, "rule_names": self.rule_names}
+        self.workspace = pulumi.Output.from_input(sink["workspace"])
+        return {"backend": self.backend, "rule_names": self.rule_names, "workspace": self.workspace}
+
+    def _stack(self, name: str, plan: ObservabilityPlan, sink: dict[str, Any], after: list[Any]) -> Any:
+        """The Prometheus Operator CRDs' release (returned: what ServiceMonitors and rules wait for), then
+        kube-prometheus-stack with the managed backend's values (remote write) after its credentials."""
+        crds = helm_release(
+            self,
+            f"{name}-crds",
+            PROMETHEUS_OPERATOR_CRDS.pin,
+            PROMETHEUS_OPERATOR_CRDS.release_name,
+            plan.namespace,
+            values=dict(plan.crds_values),
+            depends_on=after,
+            retain_on_delete=PROMETHEUS_OPERATOR_CRDS.release_holds_crds,
+        )
+        helm_release(
+            self,
+            f"{name}-stack",
+            KUBE_PROMETHEUS_STACK.pin,
+            KUBE_PROMETHEUS_STACK.release_name,
+            plan.namespace,
+            values=deep_merge(plan.stack_values, sink["values"]),
+            secret=plan.secret_values,
+            skip_crds=True,
+            depends_on=[crds, *after, *sink["depends_on"]],
+        )
+        return crds
+
+    def _managed(self, name: str, plan: ObservabilityPlan) -> dict[str, Any]:
+        """The cloud side of the cloud's managed backend (its profile's installer), or nothing."""
+        installer = profile_of(plan.spec.cloud).managed_prometheus_installer
+        if installer is None or plan.spec.backend != profile_of(plan.spec.cloud).managed_prometheus:
+            return {"values": {}, "depends_on": [], "workspace": ""}
+        result: dict[str, Any] = import_module(installer).install(self, name, plan)
+        return result

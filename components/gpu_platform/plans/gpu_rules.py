@@ -1,5 +1,6 @@
 """The GPU alerting and recording rules, and the DCGM exporter metrics they need: one definition, rendered
-as a ``PrometheusRule`` (Prometheus Operator) or as GMP ``ClusterRules`` (GKE managed Prometheus).
+as a ``PrometheusRule`` (Prometheus Operator), as GMP ``ClusterRules`` (GKE managed Prometheus), as a Prometheus
+rule file (Amazon Managed Service for Prometheus) or as Azure Prometheus rule groups (Azure Monitor).
 
 Metric names are the DCGM exporter's (its default counters plus ``DCGM_EXTRA_FIELDS``, switched on in the
 CSV the GPU Operator is given), kube-state-metrics 2.20's and Kueue 0.19's; tests parse every expression
@@ -13,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
+
+import yaml
 
 from gpu_platform import scheduling, versions
 from gpu_platform.pools import GPU_UNHEALTHY_TAINT
@@ -318,6 +321,12 @@ def rule_groups(gpu_operator_namespace: str) -> tuple[RuleGroup, ...]:
         gpu_queue_group(),
         gpu_accounting_group(),
     )
+
+
+def rule_file(groups: Sequence[RuleGroup]) -> str:
+    """The groups as a Prometheus rule file (``groups:`` YAML), what Amazon Managed Service for Prometheus takes
+    as a rule group namespace's data."""
+    return yaml.safe_dump({"groups": [g.as_object() for g in groups]}, sort_keys=False, width=1000)
 
 
 def dcgm_default_counters() -> str:

@@ -7,6 +7,14 @@
 - ``prometheus-operator``: the same objects for a Prometheus Operator already in the cluster.
 - ``gke-managed-prometheus``: a ``ClusterPodMonitoring`` for the DCGM exporter and ``ClusterRules`` for the
   hardware alerts (GMP evaluates rules over what it collects; it runs no kube-state-metrics of its own).
+- ``amazon-managed-prometheus``: kube-prometheus-stack as above, remote-writing to the workspace (the URL and
+  region are the cloud side's outputs: ``remote_write``) as a fixed service account EKS Pod Identity gives a role;
+  no Alertmanager, Grafana or ``PrometheusRule``: the workspace evaluates the rules (``gpu_rules.rule_file``).
+- ``azure-managed-prometheus``: an ``azmonitoring.coreos.com`` ServiceMonitor for the DCGM exporter, the group the
+  AKS metrics add-on reads; the rules become Azure Prometheus rule groups on the cloud side.
+
+The cloud side of the managed backends (workspace, IAM or data collection, rule groups) is the cloud's
+``managed_prometheus`` module, named by its profile (``managed_prometheus_installer``).
 
 The GPU Operator's and Kueue's side of the path (``dcgm_exporter_values``, ``kueue_values``) is merged into
 their plans by the stack layer, so each chart keeps one set of values.
@@ -19,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform.addons import NODE_PROBLEM_DETECTOR
+from gpu_platform.args.observability import MetricsBackend
 from gpu_platform.plans.dashboards import dashboard_config_maps
 from gpu_platform.plans.gpu_health import GpuHealthPlan, gpu_health_plan
 from gpu_platform.plans.gpu_rules import (
@@ -38,6 +47,14 @@ DCGM_EXPORTER_APP = "nvidia-dcgm-exporter"
 """The ``app`` label of the GPU Operator's DCGM exporter pods (v26.7.0 ``assets/state-dcgm-exporter``)."""
 DCGM_EXPORTER_PORT = "metrics"
 """Its container port name (9400)."""
+DCGM_SERVICE_PORT = "gpu-metrics"
+"""The port name of its Service ``nvidia-dcgm-exporter`` (v26.7.0 ``assets/state-dcgm-exporter/0400_service.yaml``)."""
+AZURE_MONITOR_NAMESPACE = "kube-system"
+"""Where the ``azmonitoring.coreos.com`` ServiceMonitor goes: the metrics add-on's namespace, which always exists
+(the GPU Operator's is made by its release, after this)."""
+PROMETHEUS_SERVICE_ACCOUNT = "gpu-platform-prometheus"
+"""kube-prometheus-stack's Prometheus service account on the Amazon path: fixed, since the Pod Identity
+association names it (the chart's default is derived from the release name)."""
 SELECT_ALL = (
     "ruleSelectorNilUsesHelmValues",
     "serviceMonitorSelectorNilUsesHelmValues",
@@ -76,7 +93,18 @@ def stack_values(spec: ObservabilitySpec) -> dict[str, Any]:
         "kube-state-metrics": {"metricLabelsAllowlist": ksm_allowlist()},
         "grafana": {"enabled": spec.grafana},
     }
+    if spec.backend == MetricsBackend.AMAZON_MANAGED_PROMETHEUS:
+        # The workspace evaluates the rules and alerts; Grafana reads the workspace (Amazon Managed Grafana).
+        typed["prometheus"]["serviceAccount"] = {"create": True, "name": PROMETHEUS_SERVICE_ACCOUNT}
+        typed["alertmanager"] = {"enabled": False}
+        typed["grafana"] = {"enabled": False}
     return deep_merge(dict(spec.values), typed)
+
+
+def remote_write(url: Any, region: Any) -> dict[str, Any]:
+    """kube-prometheus-stack values sending every sample to ``url`` signed with SigV4 for ``region`` (Outputs
+    of the cloud side); the credentials come from the environment EKS Pod Identity sets on the pod."""
+    return {"prometheus": {"prometheusSpec": {"remoteWrite": [{"url": url, "sigv4": {"region": region}}]}}}
 
 
 def dcgm_servicemonitor_relabelings() -> list[dict[str, Any]]:
@@ -126,6 +154,30 @@ def prometheus_rule(spec: ObservabilitySpec, groups: tuple[RuleGroup, ...]) -> d
     }
 
 
+def azure_monitor_objects(spec: ObservabilitySpec) -> list[dict[str, Any]]:
+    """The AKS metrics add-on reads ServiceMonitors of its own group (``azmonitoring.coreos.com``, not the
+    Prometheus Operator's): the DCGM exporter's Service, its labels kept as on the operator's own monitor."""
+    return [
+        {
+            "apiVersion": "azmonitoring.coreos.com/v1",
+            "kind": "ServiceMonitor",
+            "metadata": {"name": DCGM_EXPORTER_APP, "namespace": AZURE_MONITOR_NAMESPACE},
+            "spec": {
+                "selector": {"matchLabels": {"app": DCGM_EXPORTER_APP}},
+                "namespaceSelector": {"matchNames": [spec.gpu_operator_namespace]},
+                "endpoints": [
+                    {
+                        "port": DCGM_SERVICE_PORT,
+                        "interval": "30s",
+                        "honorLabels": True,
+                        "relabelings": dcgm_servicemonitor_relabelings(),
+                    }
+                ],
+            },
+        }
+    ]
+
+
 def gmp_objects(spec: ObservabilitySpec, groups: tuple[RuleGroup, ...]) -> list[dict[str, Any]]:
     """GKE managed collection: scrape the exporter pods cluster-wide, keep only ``node`` of the target
     labels (the exporter's own namespace/pod/container are the workload's), evaluate the DCGM-only rules."""
@@ -160,11 +212,15 @@ def observability_plan(
     """``pools``: the stack's GPU pools, whose taints the health checks tolerate (without them: the library's
     own GPU-node taints)."""
     groups = rule_groups(spec.gpu_operator_namespace)
-    if spec.prometheus_operator:
-        objects: tuple[dict[str, Any], ...] = (prometheus_rule(spec, groups),)
+    objects: tuple[dict[str, Any], ...] = ()
+    maps: tuple[dict[str, Any], ...] = ()
+    if spec.rules_in_cluster:
+        objects = (prometheus_rule(spec, groups),)
         maps = tuple(dashboard_config_maps(spec.namespace))
-    else:
-        objects, maps = tuple(gmp_objects(spec, groups)), ()
+    elif spec.backend == MetricsBackend.GKE_MANAGED_PROMETHEUS:
+        objects = tuple(gmp_objects(spec, groups))
+    elif spec.backend == MetricsBackend.AZURE_MANAGED_PROMETHEUS:
+        objects = tuple(azure_monitor_objects(spec))
     return ObservabilityPlan(
         spec=spec,
         namespace=spec.namespace,

@@ -17,8 +17,10 @@ from gpu_platform.plans.kserve import cert_manager_plan, kserve_plan
 from gpu_platform.plans.kueue import kueue_plan
 from gpu_platform.plans.observability import dcgm_exporter_values, kueue_values, observability_plan
 from gpu_platform.resolve.gpu_operator import ResolvedGpuOperator
+from gpu_platform.stack.infrastructure import metrics_cluster
 
 if TYPE_CHECKING:
+    from gpu_platform.stack.infrastructure import Infrastructure
     from gpu_platform.stack.spec import PlatformSpec
 
 
@@ -56,14 +58,27 @@ def kueue(spec: PlatformSpec, opts: pulumi.ResourceOptions, namespaces: dict[str
     return Kueue.in_namespaces(addons.KUEUE.component_name, plan, namespaces, opts)
 
 
-def observability(spec: PlatformSpec, opts: pulumi.ResourceOptions) -> Any:
+def managed_metrics(spec: PlatformSpec) -> bool:
+    """The metrics go to the cloud's managed Prometheus, whose cloud side the stack creates (EKS, AKS)."""
+    profile = profile_of(spec.cloud)
+    return (
+        spec.observability is not None
+        and profile.managed_prometheus_installer is not None
+        and spec.observability.backend == profile.managed_prometheus
+    )
+
+
+def observability(spec: PlatformSpec, opts: pulumi.ResourceOptions, infra: Infrastructure) -> Any:
     """The metrics path, dashboards and rules; created before the GPU Operator and Kueue, whose
-    ServiceMonitors need the Prometheus Operator CRDs."""
+    ServiceMonitors need the Prometheus Operator CRDs. A managed backend collects from ``infra``'s cluster."""
     from gpu_platform.operators.observability import GpuObservability
 
     assert spec.observability is not None
     secret = "observability" in spec.secret_sections
-    plan = observability_plan(spec.observability, secret=secret, pools=spec.pools)
+    target = spec.observability
+    if managed_metrics(spec):
+        target = replace(target, cluster=metrics_cluster(spec, infra))
+    plan = observability_plan(target, secret=secret, pools=spec.pools)
     return GpuObservability.from_plan(addons.KUBE_PROMETHEUS_STACK.component_name, plan, opts)
 
 

@@ -76,6 +76,14 @@ def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.Resourc
     return dict(extra(spec, infra, opts)) if extra is not None else {}
 
 
+def metrics_cluster(spec: PlatformSpec, infra: Infrastructure) -> dict[str, Any]:
+    """The cluster a managed Prometheus backend collects from (``ManagedPrometheusCluster``), by the cloud's
+    stack module (``metrics_cluster``); empty for a cloud without one."""
+    module = import_module(profile_of(spec.cloud).stack_module)
+    found = getattr(module, "metrics_cluster", None)
+    return dict(found(spec, infra)) if found is not None else {}
+
+
 def deploy_infrastructure(spec: PlatformSpec, opts: pulumi.ResourceOptions | None = None) -> Infrastructure:
     """The cluster and pools of the spec's cloud, by that cloud's own wiring (imported only when used)."""
     deploy: Callable[[PlatformSpec, pulumi.ResourceOptions | None], Infrastructure]

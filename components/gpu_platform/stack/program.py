@@ -43,8 +43,10 @@ def deploy_platform(
     operator = kueue = None
     kueue_opts = k8s_opts
     if spec.observability is not None:
-        observability = addons.observability(spec, k8s_opts)
+        observability = addons.observability(spec, k8s_opts, infra)
         outputs["observabilityBackend"] = observability.backend
+        if addons.managed_metrics(spec):  # where the metrics went
+            outputs["observabilityWorkspace"] = observability.workspace
         if crds := observability.monitor_crds:  # Kueue's chart renders a ServiceMonitor
             kueue_opts = pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=crds))
     if spec.gpu_operator is not None:

@@ -45,6 +45,11 @@ class AksClusterArgs(TypedDict):
     """Turn on Node Auto Provisioning (``nodeProvisioningProfile.mode: Auto``) without AKS's default Karpenter
     NodePools, so only ``AksNapGpuNodePool``s create nodes (default false). The stack sets it when a pool has
     a fallback chain."""
+    azure_monitor_metrics: NotRequired[bool]
+    """Turn on the Azure Monitor managed Prometheus metrics add-on (``azureMonitorProfile.metrics``), its
+    kube-state-metrics exporting the node and pod labels the GPU rules join on (default false). The stack sets
+    it with ``observability.backend: azure-managed-prometheus``; ``GpuObservability`` then makes the workspace
+    and data collection the add-on sends to."""
 
 
 class AksGpuNodePoolArgs(GpuNodePoolArgs):

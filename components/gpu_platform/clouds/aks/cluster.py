@@ -9,7 +9,7 @@ from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
 from gpu_platform.clouds.aks.args import AksClusterArgs
 from gpu_platform.clouds.aks.checks import cluster_args
-from gpu_platform.clouds.aks.cluster_plan import AksClusterPlan, aks_cluster_plan
+from gpu_platform.clouds.aks.cluster_plan import AksClusterPlan, aks_cluster_plan, ksm_labels_allowlist
 from gpu_platform.clouds.aks.profile import PROFILE
 from gpu_platform.clusters.inputs import sequence as _sequence
 from gpu_platform.component import PlannedComponent
@@ -110,6 +110,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             ),
             api_server_access_profile=authorized,
             node_provisioning_profile=_node_provisioning(inputs),
+            azure_monitor_profile=_azure_monitor(inputs),
             agent_pool_profiles=[
                 aks.ManagedClusterAgentPoolProfileArgs(
                     name="system",
@@ -175,3 +176,17 @@ def _node_provisioning(inputs: Any) -> Any:
     if not inputs.get("node_auto_provisioning"):
         return None
     return aks.ManagedClusterNodeProvisioningProfileArgs(mode="Auto", default_node_pools="None")
+
+
+def _azure_monitor(inputs: Any) -> Any:
+    """The managed Prometheus metrics add-on with kube-state-metrics' label allowlist, or ``None``."""
+    import pulumi_azure_native.containerservice as aks
+
+    if not inputs.get("azure_monitor_metrics"):
+        return None
+    ksm = aks.ManagedClusterAzureMonitorProfileKubeStateMetricsArgs(
+        metric_labels_allowlist=ksm_labels_allowlist()
+    )
+    return aks.ManagedClusterAzureMonitorProfileArgs(
+        metrics=aks.ManagedClusterAzureMonitorProfileMetricsArgs(enabled=True, kube_state_metrics=ksm)
+    )

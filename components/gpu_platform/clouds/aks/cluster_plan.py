@@ -9,6 +9,7 @@ from typing import Any
 
 from gpu_platform.args.cluster import DEFAULT_AKS_OS_SKU, DEFAULT_VPC_CIDR
 from gpu_platform.plans.clusters import ClusterPlan
+from gpu_platform.plans.observability import ksm_allowlist
 from gpu_platform.resolve.cluster import SystemPool
 
 
@@ -30,3 +31,9 @@ def aks_cluster_plan(name: str, system: SystemPool, settings: Mapping[str, Any])
         nodes_cidr=str(next(ipaddress.ip_network(cidr).subnets(new_prefix=20))),
         os_sku=settings.get("os_sku", DEFAULT_AKS_OS_SKU),
     )
+
+
+def ksm_labels_allowlist() -> str:
+    """The metrics add-on's kube-state-metrics ``metricLabelsAllowlist``: the same allowlist as the stack's
+    kube-state-metrics, in the one comma-separated string AKS takes (``nodes=[...],pods=[...]``)."""
+    return ",".join(ksm_allowlist())

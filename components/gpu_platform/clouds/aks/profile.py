@@ -100,6 +100,8 @@ class AksProfile(CloudProfile):
     )
     stack_module = "gpu_platform.clouds.aks.stack"
     policy_module = "gpu_platform.clouds.aks.policy"
+    managed_prometheus = "azure-managed-prometheus"
+    managed_prometheus_installer = "gpu_platform.clouds.aks.managed_prometheus"
     machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
     images: ClassVar[Mapping[str, NodeImage]] = {
         "Ubuntu": NodeImage("Ubuntu", "ubuntu"),

@@ -8,6 +8,7 @@ from typing import Any
 
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
+MONITOR_WORKSPACE = "azure-native:monitor:AzureMonitorWorkspace"
 
 FORCE_NEW: dict[str, tuple[str, ...]] = {
     # azure-native: the path parameters that form the resource ID and the location are marked
@@ -45,11 +46,20 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
         "addressPrefix",
         "addressPrefixes",
     ),
+    # azure-native: the ID-forming path parameters and the location (as for the cluster above).
+    MONITOR_WORKSPACE: ("azureMonitorWorkspaceName", "resourceGroupName", "location"),
 }
 IN_PLACE_IF: dict[tuple[str, str], Callable[[Any, Any], bool]] = {}
 STATEFUL = frozenset(
-    {CLUSTER, "azure-native:network:VirtualNetwork", "azure-native:network:Subnet", AGENT_POOL}
+    {
+        CLUSTER,
+        "azure-native:network:VirtualNetwork",
+        "azure-native:network:Subnet",
+        AGENT_POOL,
+        MONITOR_WORKSPACE,
+    }
 )
+"""An Azure Monitor workspace holds the metrics sent to it."""
 NODE_POOLS = frozenset({AGENT_POOL})
 
 
@@ -63,4 +73,13 @@ def mock_state(type_: str, name: str, inputs: Mapping[str, Any]) -> dict[str, An
 def mock_call(token: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
     if token.startswith("azure-native:containerservice:listManagedClusterUserCredentials"):
         return {"kubeconfigs": [{"name": "clusterUser", "value": "a3ViZWNvbmZpZw=="}]}
+    if token.startswith("azure-native:containerservice:getManagedCluster"):
+        group, name = args.get("resourceGroupName", "rg"), args.get("resourceName", "cluster")
+        resource_id = f"/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/{group}/providers/Microsoft.ContainerService/managedClusters/{name}"
+        return {
+            "id": resource_id,
+            "name": name,
+            "location": "mockregion",
+            "type": "Microsoft.ContainerService/managedClusters",
+        }
     return None

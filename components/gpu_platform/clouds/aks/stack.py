@@ -41,6 +41,8 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
             settings[key] = value
     if any(pool.chain for pool in spec.pools):
         settings["node_auto_provisioning"] = True
+    if _azure_monitor(spec):
+        settings["azure_monitor_metrics"] = True
     cluster = AksCluster.from_plan(c.name, aks_cluster_plan(c.name, c.system_pool, settings), opts)
     inputs: dict[str, Any] = {
         "resource_group_name": cluster.resource_group_name,
@@ -51,6 +53,31 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
     pools = planned_pools(spec, AksGpuNodePool, aks_node_pool_plan, inputs, opts, lambda pool: not pool.chain)
     pools.update(_nap_pools(spec, cluster, opts))
     return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+
+
+def _azure_monitor(spec: PlatformSpec) -> bool:
+    """Metrics go to Azure Monitor managed Prometheus: the cluster runs its metrics add-on."""
+    return spec.observability is not None and spec.observability.backend == PROFILE.managed_prometheus
+
+
+def metrics_cluster(spec: PlatformSpec, infra: Infrastructure) -> dict[str, Any]:
+    """The cluster the data collection rule is associated with and the rule groups are scoped to
+    (``ManagedPrometheusCluster``): the one the stack created, or the attached one, looked up."""
+    import pulumi_azure_native.containerservice as aks
+
+    c = spec.cluster
+    if infra.cluster is not None:
+        managed: Any = infra.cluster.cluster  # type: ignore[attr-defined]
+        group: Any = infra.cluster.resource_group_name  # type: ignore[attr-defined]
+    else:
+        managed = aks.get_managed_cluster_output(resource_group_name=c.resource_group, resource_name=c.name)
+        group = c.resource_group
+    return {
+        "name": infra.cluster_name,
+        "region": managed.location,
+        "resource_id": managed.id,
+        "resource_group_name": group,
+    }
 
 
 def _nap_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | None) -> dict[str, Any]:

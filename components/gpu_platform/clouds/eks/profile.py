@@ -103,6 +103,8 @@ class EksProfile(CloudProfile):
     )
     stack_module = "gpu_platform.clouds.eks.stack"
     policy_module = "gpu_platform.clouds.eks.policy"
+    managed_prometheus = "amazon-managed-prometheus"
+    managed_prometheus_installer = "gpu_platform.clouds.eks.managed_prometheus"
     machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
     images: ClassVar[Mapping[str, NodeImage]] = {i.name: i for i in (AL2023, BOTTLEROCKET)}
     default_image = AL2023.name

@@ -8,6 +8,7 @@ from typing import Any
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 CLUSTER = "aws:eks/cluster:Cluster"
+AMP_WORKSPACE = "aws:amp/workspace:Workspace"
 
 FORCE_NEW: dict[str, tuple[str, ...]] = {
     # terraform-provider-aws internal/service/ec2/vpc_subnet.go: cidr_block, availability_zone(_id),
@@ -29,9 +30,13 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
         "nodeRoleArn",
         "diskSize",
     ),
+    # terraform-provider-aws internal/service/amp/workspace.go: kms_key_arn is ForceNew (and removing the
+    # alias forces a new workspace, CustomizeDiff; the library always sets one).
+    AMP_WORKSPACE: ("kmsKeyArn",),
 }
 IN_PLACE_IF: dict[tuple[str, str], Callable[[Any, Any], bool]] = {}
-STATEFUL = frozenset({CLUSTER, "aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet", NODE_GROUP})
+STATEFUL = frozenset({CLUSTER, "aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet", NODE_GROUP, AMP_WORKSPACE})
+"""An AMP workspace holds the metrics written to it."""
 NODE_POOLS = frozenset({NODE_GROUP})
 
 
@@ -57,6 +62,10 @@ def mock_state(type_: str, name: str, inputs: Mapping[str, Any]) -> dict[str, An
             "arn": f"arn:aws:sqs:mock-region-1:000000000000:{name}",
             "url": f"https://sqs.mock-region-1.amazonaws.com/000000000000/{name}",
         }
+    if type_.startswith(AMP_WORKSPACE):
+        arn = f"arn:aws:aps:mock-region-1:000000000000:workspace/ws-{name}"
+        endpoint = f"https://aps-workspaces.mock-region-1.amazonaws.com/workspaces/ws-{name}/"
+        return {"arn": arn, "prometheusEndpoint": endpoint}
     if type_.startswith("aws:iam/policy:Policy"):
         return {"arn": f"arn:aws:iam::000000000000:policy/{name}"}
     return {}

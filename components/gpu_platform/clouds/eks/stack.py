@@ -35,9 +35,16 @@ PREVIOUS_OWNERS = (
 keep the add-on they have (no replacement)."""
 
 
+def _amp(spec: PlatformSpec) -> bool:
+    """Metrics go to Amazon Managed Service for Prometheus: Prometheus writes with a Pod Identity role."""
+    return spec.observability is not None and spec.observability.backend == PROFILE.managed_prometheus
+
+
 def _pod_identity_agent(spec: PlatformSpec, cluster_name: Any, parent: pulumi.Resource | None) -> list[Any]:
-    """The add-on at the top of the stack (``[]`` when ``cluster.podIdentityAgent`` is false or nothing uses it)."""
-    if not spec.cluster.pod_identity_agent or spec.cluster.autoscaler == EksAutoscaler.NONE.value:
+    """The add-on at the top of the stack (``[]`` when ``cluster.podIdentityAgent`` is false or nothing uses it:
+    neither an autoscaler nor Prometheus writing to Amazon Managed Service for Prometheus)."""
+    autoscaler = spec.cluster.autoscaler != EksAutoscaler.NONE.value
+    if not spec.cluster.pod_identity_agent or not (autoscaler or _amp(spec)):
         return []
     import pulumi_aws as aws
 
@@ -238,11 +245,18 @@ def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.Resourc
             addons.CLUSTER_AUTOSCALER.component_name, plan, pulumi.ResourceOptions.merge(opts, after)
         )
         outputs["clusterAutoscalerStatus"] = autoscaler.status
+    elif c.autoscaler == EksAutoscaler.NONE.value and _amp(spec):  # Prometheus's credentials need the agent
+        _pod_identity_agent(spec, infra.cluster_name, opts.parent)
     efa = efa_device_plugin_plan(spec.pools)
     if efa.pools:
         plugin = EfaDevicePlugin.from_plan(addons.AWS_EFA_DEVICE_PLUGIN.component_name, efa, opts)
         outputs["efaDevicePluginStatus"] = plugin.status
     return outputs
+
+
+def metrics_cluster(spec: PlatformSpec, infra: Infrastructure) -> dict[str, Any]:
+    """The cluster Prometheus's Pod Identity association is made on (``ManagedPrometheusCluster``)."""
+    return {"name": infra.cluster_name}
 
 
 def _provider_region() -> Any:
