@@ -19,6 +19,7 @@ so a workload written for Google's guides runs unchanged.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from typing import Literal
 
@@ -78,3 +79,55 @@ GKE_RDMA_DOC = "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth
 TCPX = GpuDirect("tcpx", "GPUDirect-TCPX", 4, 0, 8244, GKE_TCPX_DOC)
 TCPXO = GpuDirect("tcpxo", "GPUDirect-TCPXO", 8, 0, 8244, GKE_TCPX_DOC)
 RDMA = GpuDirect("rdma", "GPUDirect RDMA", 1, 8, 8896, GKE_RDMA_DOC)
+
+
+# --- the addresses of the extra VPCs ---------------------------------------------------------------------
+
+DEFAULT_GPU_NETWORK_CIDR = "192.168.0.0/16"
+"""The range every GPUDirect subnet of a cluster comes from unless the stack names another (Google's guides and
+Cluster Toolkit ``examples/gke-a4``, ``examples/gke-a4x`` use it)."""
+GCE_RESERVED_ADDRESSES = 4
+"""Compute Engine keeps four addresses of every subnet's primary range: the network, the gateway, the
+second-to-last and the broadcast address (VPC "Subnets", https://cloud.google.com/vpc/docs/subnets)."""
+GCE_SMALLEST_SUBNET = 29
+"""The longest prefix of a Compute Engine subnet's primary IPv4 range (same page)."""
+
+
+@dataclass(frozen=True)
+class GpuNetworkLayout:
+    """How one range is split without overlap, so every path's subnets keep their addresses when another path
+    joins: the gVNIC subnets (TCPX/TCPXO, one VPC each) a sixteenth each in the lower half, ``gvnic-1`` (the
+    RDMA machines' second gVNIC) the third quarter, the RDMA subnets a thirty-second each in the last quarter
+    (Cluster Toolkit ``examples/gke-a4`` takes the same quarters of 192.168.0.0/16)."""
+
+    network: ipaddress.IPv4Network
+
+    @classmethod
+    def of(cls, cidr: str) -> GpuNetworkLayout:
+        return cls(ipaddress.IPv4Network(cidr))
+
+    def _split(self, within: ipaddress.IPv4Network, extra_bits: int) -> list[ipaddress.IPv4Network]:
+        return list(within.subnets(new_prefix=self.network.prefixlen + extra_bits))
+
+    @property
+    def gvnic_subnets(self) -> list[ipaddress.IPv4Network]:
+        """Eight of them for the widest TCP path (TCPXO); sixteen slots."""
+        return self._split(self._split(self.network, 1)[0], 4)
+
+    @property
+    def second_gvnic(self) -> ipaddress.IPv4Network:
+        return self._split(self.network, 2)[2]
+
+    @property
+    def rdma_subnets(self) -> list[ipaddress.IPv4Network]:
+        """One per RDMA NIC (eight on A3 Ultra/A4, four on A4X); eight slots."""
+        return self._split(self._split(self.network, 2)[3], 5)
+
+    @staticmethod
+    def usable(subnet: ipaddress.IPv4Network) -> int:
+        """Addresses a subnet gives nodes: each node takes one in every subnet its NICs attach."""
+        return subnet.num_addresses - GCE_RESERVED_ADDRESSES
+
+
+LONGEST_GPU_NETWORK_PREFIX = GCE_SMALLEST_SUBNET - 5
+"""A range's RDMA subnets are 5 bits longer than it: /24 is the longest range whose subnets Compute Engine takes."""

@@ -75,6 +75,8 @@ class ClusterSpec:
     """EKS attach mode: the security groups of EFA interfaces."""
     """EKS: ``cluster-autoscaler`` or ``none``; ``None`` elsewhere (GKE and AKS scale pools themselves)."""
     pod_identity_agent: bool = True
+    gpu_network_cidr: str | None = None
+    """GKE: the GPUDirect subnets' range as the stack file gives it; ``None``: the default."""
 
     @property
     def attached(self) -> bool:
@@ -300,7 +302,7 @@ def resolve_cluster(
     if profile.creates_nodes:
         system = system_pool_problems(cloud, c.get("system_pool", {}), p.at("system_pool"))
     _meaningless_keys(cloud, c, create, p)
-    profile.cluster_settings_problems(c, create, pools, at, p)
+    profile.cluster_settings_problems(c, cidr if create else None, pools, at, p)
     if not create:
         _attach_problems(cloud, c, pools, at, p)
     _zone_problems(cloud, region, pools, at)
@@ -329,6 +331,7 @@ def resolve_cluster(
         disposable=c.get("disposable", False),
         autoscaler=autoscaler,
         pod_identity_agent=c.get("pod_identity_agent", True),
+        gpu_network_cidr=c.get("gpu_network_cidr"),
     )
 
 

@@ -20,9 +20,10 @@ import yaml
 
 from gpu_platform import versions
 from gpu_platform.args.pool import GpuPoolArgs
+from gpu_platform.catalog.gpudirect import DEFAULT_GPU_NETWORK_CIDR as GPU_NETWORK_RANGE
 from gpu_platform.catalog.gpudirect import RDMA, TCPX, TCPXO
 from gpu_platform.clouds import profile_of
-from gpu_platform.clouds.gke.gpudirect_plan import GPU_NETWORK_RANGE, pod_requirements
+from gpu_platform.clouds.gke.gpudirect_plan import pod_requirements
 from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_plan, run_program
@@ -397,7 +398,7 @@ def test_tcpx_and_tcpxo_pools_share_the_gpu_vpcs_and_each_gets_its_installer() -
     plan = gpudirect_plan("c", "us-central1", pools)
     assert [p.name for p in plan.pools] == ["a3h", "a3m"]
     assert [v.name for v in plan.vpcs] == [f"c-gpu-{i}" for i in range(1, 9)]
-    assert plan.node_networks("tcpx") == plan.node_networks("tcpxo")[:4]
+    assert plan.node_networks(TCPX) == plan.node_networks(TCPXO)[:4]
     by_name = {d["metadata"]["name"]: d for d in daemonsets(plan)}
     assert sorted(by_name) == ["device-injector", "nccl-tcpx-installer", "nccl-tcpxo-installer"]
     assert _affinity(by_name["device-injector"])[0]["values"] == ["tcpx", "tcpxo"]
