@@ -9,7 +9,10 @@ Toolkit ``examples/gke-a3-megagpu`` and ``examples/gke-a4`` at v1.95.0):
 - **TCPX** (A3 High ``a3-highgpu-8g``): 4 extra gVNICs, each in its own VPC (MTU 8244);
 - **TCPXO** (A3 Mega ``a3-megagpu-8g``): 8 extra gVNICs, each in its own VPC (MTU 8244);
 - **RDMA** (A3 Ultra ``a3-ultragpu-8g``, A4 ``a4-highgpu-8g``): a second gVNIC in its own VPC and 8 CX-7 RDMA
-  NICs in one VPC with the zone's RoCE network profile, one subnet per NIC (MTU 8896).
+  NICs in one VPC with the zone's RoCE network profile, one subnet per NIC (MTU 8896); A4X ``a4x-highgpu-4g``
+  the same with 4 CX-7 NICs ("two Titanium NICs", the primary and the second gVNIC; Cluster Toolkit
+  ``examples/gke-a4x`` at v1.91.0: ``net-1`` and a RoCE VPC of ``count: 4`` subnets; container-engine-accelerators
+  ``gpudirect-rdma/nccl-test-imex-a4x.yaml``: pods attach ``rdma-0``..``rdma-3`` as ``eth2``..``eth5``).
 
 The Kubernetes ``Network`` names are the ones Google's manifests and pod annotations use (Cluster Toolkit
 ``examples/gke-a3-megagpu``: ``vpc1``..``vpc8``; ``examples/gke-a4``: ``gvnic-1`` and ``rdma-0``..``rdma-7``;
@@ -79,6 +82,7 @@ GKE_RDMA_DOC = "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth
 TCPX = GpuDirect("tcpx", "GPUDirect-TCPX", 4, 0, 8244, GKE_TCPX_DOC)
 TCPXO = GpuDirect("tcpxo", "GPUDirect-TCPXO", 8, 0, 8244, GKE_TCPX_DOC)
 RDMA = GpuDirect("rdma", "GPUDirect RDMA", 1, 8, 8896, GKE_RDMA_DOC)
+RDMA_A4X = GpuDirect("rdma", "GPUDirect RDMA", 1, 4, 8896, GKE_RDMA_DOC)
 
 
 # --- the addresses of the extra VPCs ---------------------------------------------------------------------

@@ -220,11 +220,16 @@ def _tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]:
 
 
 def _daemonset(
-    name: str, kinds: Sequence[str], pools: Sequence[GpuPool], pod: dict[str, Any]
+    name: str, kinds: Sequence[str], pools: Sequence[GpuPool], pod: dict[str, Any], arch: str | None = None
 ) -> dict[str, Any]:
-    served = [p for p in pools if p.gpudirect is not None and p.gpudirect.kind in kinds]
+    """On the nodes of the pools of ``kinds`` (of ``arch`` only, when given: its image is built for one)."""
+    served = [
+        p for p in pools if p.gpudirect is not None and p.gpudirect.kind in kinds and arch in (None, _arch(p))
+    ]
     labels = {"k8s-app": name}
-    affinity = {"key": GPUDIRECT_LABEL, "operator": "In", "values": sorted(kinds)}
+    affinity = [{"key": GPUDIRECT_LABEL, "operator": "In", "values": sorted(kinds)}]
+    if arch is not None:
+        affinity.append({"key": ARCH_LABEL, "operator": "In", "values": [arch]})
     return {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
@@ -239,7 +244,7 @@ def _daemonset(
                     "affinity": {
                         "nodeAffinity": {
                             "requiredDuringSchedulingIgnoredDuringExecution": {
-                                "nodeSelectorTerms": [{"matchExpressions": [affinity]}]
+                                "nodeSelectorTerms": [{"matchExpressions": affinity}]
                             }
                         }
                     },
@@ -322,7 +327,23 @@ def _tcp_installer(kind: str, image: str, pools: Sequence[GpuPool]) -> dict[str,
     return _daemonset(f"nccl-{kind}-installer", [kind], pools, pod)
 
 
-def _rdma_installer(pools: Sequence[GpuPool]) -> dict[str, Any]:
+ARCH_LABEL = "kubernetes.io/arch"
+GIB_IMAGES = {"amd64": versions.NCCL_GIB_INSTALLER_IMAGE, "arm64": versions.NCCL_GIB_ARM64_INSTALLER_IMAGE}
+"""Google's gIB installer per node architecture (one DaemonSet each; the same command)."""
+
+
+def _arch(pool: GpuPool) -> str:
+    return pool.machine.cpu_arch if pool.machine is not None else "amd64"
+
+
+def _rdma_installers(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
+    """One gIB installer per architecture of the RDMA pools: ``nccl-rdma-installer`` (amd64; selecting its
+    architecture only when Arm pools are there too) and ``nccl-rdma-installer-arm64``."""
+    arches = sorted({_arch(p) for p in pools if p.gpudirect is not None and p.gpudirect.kind == "rdma"})
+    return [_rdma_installer(pools, arch, mixed=len(arches) > 1) for arch in arches]
+
+
+def _rdma_installer(pools: Sequence[GpuPool], arch: str, mixed: bool) -> dict[str, Any]:
     pod = {
         "volumes": [
             {"name": "library-dir-host", "hostPath": {"path": NVIDIA_LIB_HOST, "type": "DirectoryOrCreate"}},
@@ -331,7 +352,7 @@ def _rdma_installer(pools: Sequence[GpuPool]) -> dict[str, Any]:
         "initContainers": [
             {
                 "name": "nccl-rdma-installer",
-                "image": versions.NCCL_GIB_INSTALLER_IMAGE,
+                "image": GIB_IMAGES[arch],
                 "resources": _cpu("ncclInstaller"),
                 "securityContext": {"privileged": True},
                 "volumeMounts": [
@@ -350,7 +371,9 @@ def _rdma_installer(pools: Sequence[GpuPool]) -> dict[str, Any]:
         ],
         "containers": [_PAUSE],
     }
-    return _daemonset("nccl-rdma-installer", ["rdma"], pools, pod)
+    if arch == "amd64":
+        return _daemonset("nccl-rdma-installer", ["rdma"], pools, pod, arch if mixed else None)
+    return _daemonset(f"nccl-rdma-installer-{arch}", ["rdma"], pools, pod, arch)
 
 
 def _nri_injector(kinds: Sequence[str], pools: Sequence[GpuPool]) -> dict[str, Any]:
@@ -384,7 +407,7 @@ def daemonsets(plan: GkeGpuDirectPlan) -> list[dict[str, Any]]:
     if "tcpxo" in kinds:
         out.append(_tcp_installer("tcpxo", versions.NCCL_TCPXO_INSTALLER_IMAGE, plan.pools))
     if "rdma" in kinds:
-        out.append(_rdma_installer(plan.pools))
+        out += _rdma_installers(plan.pools)
     if tcp := [k for k in kinds if k != "rdma"]:
         out.append(_nri_injector(tcp, plan.pools))
     return out

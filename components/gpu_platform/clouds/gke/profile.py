@@ -30,7 +30,7 @@ from gpu_platform.clouds.gke.allocatable import (
 )
 from gpu_platform.driver import DriverPlan, DriverPlanError
 from gpu_platform.errors import Problems
-from gpu_platform.pools import GpuPool
+from gpu_platform.pools import GpuPool, Taint
 from gpu_platform.sdk import Extra
 
 DRIVER_DIR = "/home/kubernetes/bin/nvidia"
@@ -45,6 +45,19 @@ HOST_DRIVER_FLOOR = "535.230.02"
 """GKE automatic install "DEFAULT" installs the R535 branch on current GKE versions [U]: the CUDA check's
 floor for cloud-owned drivers (override with ``gpuOperator.driver.hostVersion``)."""
 
+
+ARM_TAINT = Taint("kubernetes.io/arch", "arm64", "NoSchedule")
+"""GKE puts it on every Arm node (node pool ``taint_config.architecture_taint_behavior`` unset means ``ARM``), so
+only pods that tolerate it land there ("Prepare an Arm workload for deployment",
+https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment). The library's
+node pools leave it to GKE (Pulumi manages no taint GKE adds) and every pod it places on such a pool, and every
+Kueue flavor, tolerates it."""
+A4X_DRIVER = (
+    "{machine} runs Arm (Grace) and needs the driver Google's A4X installer puts there (container-engine-"
+    "accelerators nvidia-driver-installer/cos/daemonset-preloaded-latest-a4x.yaml: cos-gpu-installer "
+    "--version=latest, no partition container); the library deploys only the default COS installer, whose "
+    "default driver branch is not shown to support GB200: not supported yet, use another machine type"
+)
 
 GPUDIRECT_AUTO_POOL = (
     "the extra NICs are attached to node pools the library creates; an auto-created pool (a capacity chain, "
@@ -299,6 +312,8 @@ class GkeProfile(CloudProfile):
     def pool_problems(cls, pool: GpuPool, p: Problems) -> None:
         if pool.machine is None or not pool.machine.accelerator_type:
             p.add(("machine_type",), "GKE needs a machine type with a guest accelerator")
+        elif pool.machine.cpu_arch == "arm64":
+            p.add(("machine_type",), A4X_DRIVER.format(machine=pool.machine.name))
         if pool.compact_placement and pool.reservation:
             p.add(
                 ("compact_placement",),
@@ -346,6 +361,10 @@ class GkeProfile(CloudProfile):
         cls, c: Mapping[str, Any], vpc: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
     ) -> None:
         gpu_network_problems(c.get("gpu_network_cidr", DEFAULT_GPU_NETWORK_CIDR), vpc, pools, p)
+
+    @classmethod
+    def added_taints(cls, pool: GpuPool) -> list[Taint]:
+        return [ARM_TAINT] if pool.machine is not None and pool.machine.cpu_arch == "arm64" else []
 
     @classmethod
     def auto_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
