@@ -386,7 +386,7 @@ class CloudProfile:
         cls, c: Mapping[str, Any], vpc: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
     ) -> None:
         """Cloud-only cluster settings checked (``p`` is the cluster section); ``vpc`` is a new cluster's
-        network (``vpc_cidr`` with its default), ``None`` when the cluster was made elsewhere."""
+        network (``vpc_cidr`` with its default), ``None`` when the cluster was made elsewhere or it is refused."""
 
     @classmethod
     def dra_values(cls, values: dict[str, Any]) -> None:
