@@ -42,7 +42,12 @@ SOURCES: dict[str, list[str]] = {
         "at v1.95.0, vendored in `tests/upstream/cluster-toolkit/`; `tests/docs/test_machine_types.py` checks "
         "that every GPU machine type there whose GPU the catalog models is here with that GPU count.",
         "vCPUs and memory: Compute Engine's accelerator-optimized machine family page (A2, A3 High, G2) and "
-        "the GKE GPU documentation (N1 with attached T4: 1, 2 or 4 GPUs).",
+        "the GKE GPU documentation (N1 with attached T4: 1, 2 or 4 GPUs); A4X from Compute Engine's \"Arm VMs on "
+        'Compute" page (140 vCPUs, 884 GB, 186 GB per GB200).',
+        "`a4x-highgpu-4g` runs Arm (Grace) hosts: GKE taints its nodes `kubernetes.io/arch=arm64:NoSchedule` and "
+        "every pod the library places there tolerates it. A GKE pool of it is refused for now: Google runs its "
+        "own driver installer on A4X (`daemonset-preloaded-latest-a4x.yaml`), which the library does not deploy "
+        "yet; its zones are in no vendored source, so none is refused for it.",
         'GPUDirect path and extra NICs (`gpudirect: true`): Compute Engine "Networking and GPU machines" and GKE '
         '"Maximize GPU network bandwidth in Standard mode clusters" (`catalog/gpudirect.py`, docs/networking.md).',
     ],
@@ -68,7 +73,6 @@ SOURCES: dict[str, list[str]] = {
 NOT_YET: dict[str, list[str]] = {
     "gke": [
         "`g4-standard-*` (NVIDIA RTX PRO 6000): the GPU catalog has no RTX PRO 6000 model (memory, MIG table).",
-        "`a4x-highgpu-4g` (NVIDIA GB200, Arm hosts): no GB200 model, and Arm GPU nodes are not planned.",
     ],
     "yandex": [
         "`gpu-standard-v1`/`v2` (Tesla V100) and `standard-v3-t4i` (T4i 24GB): GPUs the catalog does not model.",

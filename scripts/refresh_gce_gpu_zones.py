@@ -11,7 +11,8 @@ Per GPU, the zones are those of its accelerator rows (empty ``InstanceType``, ``
 edges and a zone missing from the table would refuse a valid pool. Each region's zones come from the rows of
 machine types that run in every zone (E2, and N4 where E2 is not offered). The header of the data file (its
 ``sources``, with their URLs and dates) and the other sources' lists are kept; update the ``compute-api`` URL
-and ``retrieved`` date by hand to the catalog commit read. Needs only the standard library and PyYAML.
+and ``retrieved`` date by hand to the catalog commit read. An accelerator whose zones no source lists (``zones: {}``,
+not known, never refused) gets a ``compute-api`` list only once the catalog has rows for it. Needs only the standard library and PyYAML.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def rebuilt(text: str, rows: Iterable[Mapping[str, str]]) -> str:
     families = {acc: entry["machine_families"] for acc, entry in raw["accelerators"].items()}
     regions, offered = zones_from_rows(rows, families)
     for acc, entry in raw["accelerators"].items():
-        entry["zones"][SOURCE] = offered[acc]
+        if offered[acc] or SOURCE in entry["zones"]:  # an accelerator the catalog never had stays "not known"
+            entry["zones"][SOURCE] = offered[acc]
     header = text[: text.index("\nregions:\n") + 1]
     body = {"regions": regions, "accelerators": raw["accelerators"]}
     return header + yaml.safe_dump(body, sort_keys=False, default_flow_style=None, width=116)

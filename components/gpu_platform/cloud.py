@@ -384,9 +384,10 @@ class CloudProfile:
 
     @classmethod
     def cluster_settings_problems(
-        cls, c: Mapping[str, Any], create: bool, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+        cls, c: Mapping[str, Any], vpc: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
     ) -> None:
-        """Cloud-only cluster settings checked (``p`` is the cluster section)."""
+        """Cloud-only cluster settings checked (``p`` is the cluster section); ``vpc`` is a new cluster's
+        network (``vpc_cidr`` with its default), ``None`` when the cluster was made elsewhere or it is refused."""
 
     @classmethod
     def dra_values(cls, values: dict[str, Any]) -> None:

@@ -79,6 +79,7 @@ def test_mig_capability_matches_the_mig_tables() -> None:
         "h100-94gb",
         "h200-141gb",
         "b200-180gb",
+        "gb200-186gb",
     }
     for key in capable:
         assert GPUS[key].mig_table in MIG_TABLES

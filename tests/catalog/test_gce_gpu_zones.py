@@ -38,7 +38,7 @@ def test_regions_list_their_own_zones_once_in_order() -> None:
 def test_every_gpu_zone_is_a_known_zone_and_every_list_names_its_source() -> None:
     for accelerator, entry in RAW["accelerators"].items():
         assert set(entry) == {"gpu", "machine_families", "zones"}, accelerator
-        assert entry["zones"] and set(entry["zones"]) <= set(RAW["sources"]), accelerator
+        assert set(entry["zones"]) <= set(RAW["sources"]), accelerator
         for source, listed in entry["zones"].items():
             assert listed == sorted(set(listed)), (accelerator, source)
             for zone in listed:
@@ -107,7 +107,7 @@ def _rows_of_the_vendored_file() -> list[dict[str, str]]:
     names = {acc: name for name, acc in refresh.ACCELERATOR_NAMES.items()}
     rows = [_row(z, "e2-standard-4") for listed in RAW["regions"].values() for z in listed]
     for acc, entry in RAW["accelerators"].items():
-        rows += [_row(z, accelerator=names[acc]) for z in entry["zones"]["compute-api"]]
+        rows += [_row(z, accelerator=names[acc]) for z in entry["zones"].get("compute-api", ())]
     return rows
 
 
@@ -140,3 +140,13 @@ def test_the_refresh_script_merges_accelerator_and_machine_rows_and_keeps_the_ot
     assert l4["compute-api"] == ["us-east4-c"]
     assert l4["gpu-regions-zones-page"] == RAW["accelerators"]["nvidia-l4"]["zones"]["gpu-regions-zones-page"]
     assert new["accelerators"]["nvidia-tesla-t4"]["zones"]["compute-api"] == []
+    assert new["accelerators"]["nvidia-gb200"]["zones"] == {}  # no rows for it: still not known
+
+
+def test_an_accelerator_no_source_lists_is_not_known_so_never_refused() -> None:
+    """A4X's zones are in no vendored source: the table knows the GPU but not where it is, so no zone is
+    refused for it (an empty list would refuse every zone of every known region)."""
+    assert RAW["accelerators"]["nvidia-gb200"]["zones"] == {}
+    assert "nvidia-gb200" not in zones.table().offered
+    assert zones.zones_with("nvidia-gb200", "us-central1") is None
+    assert zones.regions_with("nvidia-gb200") == ()

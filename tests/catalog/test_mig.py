@@ -66,6 +66,15 @@ EXPECTED = {
         "4g.90gb": (4, 4, 1),
         "7g.180gb": (7, 8, 1),
     },
+    "gb200-186gb": {
+        "1g.23gb": (1, 1, 7),
+        "1g.23gb+me": (1, 1, 1),
+        "1g.47gb": (1, 2, 4),
+        "2g.47gb": (2, 2, 3),
+        "3g.93gb": (3, 4, 2),
+        "4g.93gb": (4, 4, 1),
+        "7g.186gb": (7, 8, 1),
+    },
     "a30-24gb": {
         "1g.6gb": (1, 1, 4),
         "1g.6gb+me": (1, 1, 1),
@@ -116,6 +125,8 @@ VALID = [
     ("a100-40gb", ["1g.10gb", "1g.10gb", "1g.10gb", "1g.10gb"]),
     ("h200-141gb", ["4g.71gb", "3g.71gb"]),
     ("b200-180gb", ["3g.90gb", "2g.45gb", "1g.23gb", "1g.23gb"]),
+    ("gb200-186gb", ["3g.93gb", "2g.47gb", "1g.23gb", "1g.23gb"]),
+    ("gb200-186gb", ["4g.93gb", "3g.93gb"]),
     ("a30-24gb", ["2g.12gb", "1g.6gb", "1g.6gb"]),
     ("a30-24gb", ["2g.12gb", "2g.12gb"]),
 ]
@@ -199,10 +210,23 @@ def test_all_profile_layouts_match_the_operator_default_counts() -> None:
         upstream("gpu-operator", "assets", "state-mig-manager", "0400_configmap.yaml").read_text()
     )
     configs = yaml.safe_load(doc["data"]["config.yaml"])["mig-configs"]
-    for gpu in ("h100-80gb", "h200-141gb", "b200-180gb", "a30-24gb"):
+    for gpu in ("h100-80gb", "h200-141gb", "b200-180gb", "gb200-186gb", "a30-24gb"):
         for name, profiles in named_layouts(MIG_TABLES[gpu]).items():
             if name == "all-balanced" or name not in configs:
                 continue
             entries = configs[name]
             counts = [e["mig-devices"] for e in entries]
             assert dict(Counter(profiles)) in counts, (gpu, name, counts)
+
+
+def test_gb200_balanced_layout_is_the_operator_s_gb200_entry() -> None:
+    """GB200 has no PCI device ID in the catalog (the operator's 0x294110DE is "GB200 HGX"); its ``all-balanced``
+    still equals the operator's entry for that GB200, and every named layout exists in the operator's config."""
+    doc = yaml.safe_load(
+        upstream("gpu-operator", "assets", "state-mig-manager", "0400_configmap.yaml").read_text()
+    )
+    configs = yaml.safe_load(doc["data"]["config.yaml"])["mig-configs"]
+    (entry,) = [e for e in configs["all-balanced"] if e.get("device-filter") == ["0x294110DE"]]
+    layouts = named_layouts(MIG_TABLES["gb200-186gb"])
+    assert Counter(layouts["all-balanced"]) == Counter(entry["mig-devices"])
+    assert set(layouts) <= set(configs)

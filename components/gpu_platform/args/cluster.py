@@ -89,6 +89,10 @@ class ClusterConfigArgs(TypedDict):
     """``major.minor`` (``"1.33"``, quoted) or a full version; default: the cloud's default."""
     vpc_cidr: NotRequired[str]
     """Network of a new cluster; default ``DEFAULT_VPC_CIDR``. GKE and EKS need a /16 or larger, AKS a /20."""
+    gpu_network_cidr: NotRequired[str]
+    """GKE: the range the GPUDirect pools' extra VPCs take their subnets from; default
+    ``catalog.gpudirect.DEFAULT_GPU_NETWORK_CIDR`` (192.168.0.0/16). A private /24 or larger, apart from
+    ``vpc_cidr`` (the cluster's nodes, Pods and Services). Changing it replaces the GPU subnets."""
     zones: NotRequired[Sequence[str]]
     """EKS: the VPC's zones, two to six; each gets a private and a public subnet keyed by its name and a
     CIDR slot by its position, so only append. Required when pools name zones (they must be among them);

@@ -1,7 +1,10 @@
 """GPU models: memory, MIG capability and the names Kubernetes components use for them.
 
 Sources: ../shared/reference/GPU_PLATFORM_FACTS.md sections 1 and 3; PCI device IDs from the GPU
-Operator's default mig-parted config (assets/state-mig-manager/0400_configmap.yaml, v26.7.0).
+Operator's default mig-parted config (assets/state-mig-manager/0400_configmap.yaml, v26.7.0). GB200: 186 GB per
+GPU as Compute Engine's "Arm VMs on Compute" page gives it for A4X
+(https://cloud.google.com/compute/docs/instances/arm-on-compute); no PCI device ID, as the operator's config
+names 0x294110DE "GB200 HGX" only, which is not shown to be A4X's GB200 NVL72 Superchip.
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ _GPU_LIST = (
         pci_device_ids=("0x290110DE",),
         architecture="blackwell",
     ),
+    GpuModel("gb200-186gb", "GB200 186GB", 186, "gb200-186gb", architecture="blackwell"),
 )
 
 GPUS: dict[str, GpuModel] = {g.key: g for g in _GPU_LIST}

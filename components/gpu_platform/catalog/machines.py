@@ -38,6 +38,9 @@ class MachineType:
     topology: NetworkTopology | None = None
     """The network position the cloud labels this machine's nodes with (Kueue TAS); ``None``: none
     documented, so a pool of it cannot ask for topology-aware scheduling."""
+    cpu_arch: str = "amd64"
+    """The nodes' ``kubernetes.io/arch``: ``arm64`` on Grace (GB200) machines, whose images must have an arm64
+    build and whose clouds may taint them for it."""
     notes: tuple[str, ...] = field(default=())
 
     @property

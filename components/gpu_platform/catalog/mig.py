@@ -1,6 +1,6 @@
 """MIG profile tables, the real slice geometry, and layouts.
 
-A MIG-capable GPU has memory slices (8 on A100/H100/H200/B200, 4 on A30) and compute slices
+A MIG-capable GPU has memory slices (8 on A100/H100/H200/B200/GB200, 4 on A30) and compute slices
 (7, or 4 on A30). A profile occupies a contiguous run of memory slices that may start only at
 fixed offsets (``nvidia-smi mig -lgipp``). Whether a set of profiles fits on one GPU is therefore
 a placement search, not a sum: 3g+2g+2g fits, 4g+2g+2g does not.
@@ -120,6 +120,12 @@ MIG_TABLES: dict[str, MigTable] = {
     ),
     "b200-180gb": _hopper_like(
         "b200-180gb", "B200 180GB", ("1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb")
+    ),
+    # GB200: names and counts of the GPU Operator's config (all-1g.23gb x7, all-1g.23gb.me, all-1g.47gb x4,
+    # all-2g.47gb x3, all-3g.93gb x2, all-4g.93gb, all-7g.186gb; all-balanced 1g.23gb x2 + 2g.47gb + 3g.93gb),
+    # which is B200's geometry.
+    "gb200-186gb": _hopper_like(
+        "gb200-186gb", "GB200 186GB", ("1g.23gb", "1g.47gb", "2g.47gb", "3g.93gb", "4g.93gb", "7g.186gb")
     ),
     "a30-24gb": _table(
         "a30-24gb",

@@ -75,6 +75,8 @@ class ClusterSpec:
     """EKS attach mode: the security groups of EFA interfaces."""
     """EKS: ``cluster-autoscaler`` or ``none``; ``None`` elsewhere (GKE and AKS scale pools themselves)."""
     pod_identity_agent: bool = True
+    gpu_network_cidr: str | None = None
+    """GKE: the GPUDirect subnets' range as the stack file gives it; ``None``: the default."""
 
     @property
     def attached(self) -> bool:
@@ -294,13 +296,15 @@ def resolve_cluster(
     if profile.region_required and not region:
         p.add(("region",), f"required on {profile.display} (the cluster's region or zone)")
     cidr = c.get("vpc_cidr", DEFAULT_VPC_CIDR)
-    if profile.creates_nodes and create and (reason := network_problem(cidr, cloud)):
+    vpc = cidr if profile.creates_nodes and create else None  # what the cloud's own checks compare with
+    if vpc is not None and (reason := network_problem(cidr, cloud)):
         p.add(("vpc_cidr",), reason)
+        vpc = None
     system = None
     if profile.creates_nodes:
         system = system_pool_problems(cloud, c.get("system_pool", {}), p.at("system_pool"))
     _meaningless_keys(cloud, c, create, p)
-    profile.cluster_settings_problems(c, create, pools, at, p)
+    profile.cluster_settings_problems(c, vpc, pools, at, p)
     if not create:
         _attach_problems(cloud, c, pools, at, p)
     _zone_problems(cloud, region, pools, at)
@@ -329,6 +333,7 @@ def resolve_cluster(
         disposable=c.get("disposable", False),
         autoscaler=autoscaler,
         pod_identity_agent=c.get("pod_identity_agent", True),
+        gpu_network_cidr=c.get("gpu_network_cidr"),
     )
 
 

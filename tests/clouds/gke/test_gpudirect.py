@@ -20,9 +20,10 @@ import yaml
 
 from gpu_platform import versions
 from gpu_platform.args.pool import GpuPoolArgs
-from gpu_platform.catalog.gpudirect import RDMA, TCPX, TCPXO
+from gpu_platform.catalog.gpudirect import DEFAULT_GPU_NETWORK_CIDR as GPU_NETWORK_RANGE
+from gpu_platform.catalog.gpudirect import RDMA, RDMA_A4X, TCPX, TCPXO
 from gpu_platform.clouds import profile_of
-from gpu_platform.clouds.gke.gpudirect_plan import GPU_NETWORK_RANGE, pod_requirements
+from gpu_platform.clouds.gke.gpudirect_plan import pod_requirements
 from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_plan, run_program
@@ -75,11 +76,13 @@ def test_the_catalog_names_each_machine_s_gpudirect_path() -> None:
         "a3-megagpu-8g": TCPXO,
         "a3-ultragpu-8g": RDMA,
         "a4-highgpu-8g": RDMA,
+        "a4x-highgpu-4g": RDMA_A4X,
     }
     assert [n.network for n in TCPXO.nics] == [f"vpc{i}" for i in range(1, 9)]
     assert [n.network for n in TCPX.nics] == [f"vpc{i}" for i in range(1, 5)]
     assert [n.network for n in RDMA.nics] == ["gvnic-1", *(f"rdma-{i}" for i in range(8))]
-    assert (TCPXO.mtu, TCPX.mtu, RDMA.mtu) == (8244, 8244, 8896)
+    assert [n.network for n in RDMA_A4X.nics] == ["gvnic-1", *(f"rdma-{i}" for i in range(4))]
+    assert (TCPXO.mtu, TCPX.mtu, RDMA.mtu, RDMA_A4X.mtu) == (8244, 8244, 8896, 8896)
 
 
 @pytest.mark.parametrize(
@@ -88,6 +91,7 @@ def test_the_catalog_names_each_machine_s_gpudirect_path() -> None:
         (TCPXO, "tcpxo-nccl-test-latest.yaml"),
         (TCPX, "tcpx-nccl-test-latest.yaml"),
         (RDMA, "rdma-nccl-test-a4.yaml"),
+        (RDMA_A4X, "rdma-nccl-test-imex-a4x.yaml"),
     ],
 )
 def test_pod_interfaces_are_the_ones_google_s_pods_attach(path: Any, pod_file: str) -> None:
@@ -397,7 +401,7 @@ def test_tcpx_and_tcpxo_pools_share_the_gpu_vpcs_and_each_gets_its_installer() -
     plan = gpudirect_plan("c", "us-central1", pools)
     assert [p.name for p in plan.pools] == ["a3h", "a3m"]
     assert [v.name for v in plan.vpcs] == [f"c-gpu-{i}" for i in range(1, 9)]
-    assert plan.node_networks("tcpx") == plan.node_networks("tcpxo")[:4]
+    assert plan.node_networks(TCPX) == plan.node_networks(TCPXO)[:4]
     by_name = {d["metadata"]["name"]: d for d in daemonsets(plan)}
     assert sorted(by_name) == ["device-injector", "nccl-tcpx-installer", "nccl-tcpxo-installer"]
     assert _affinity(by_name["device-injector"])[0]["values"] == ["tcpx", "tcpxo"]

@@ -285,7 +285,7 @@ class EksProfile(CloudProfile):
 
     @classmethod
     def cluster_settings_problems(
-        cls, c: Mapping[str, Any], create: bool, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+        cls, c: Mapping[str, Any], vpc: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
     ) -> None:
         arn = c.get("existing_node_role_arn")
         if arn is not None and not ROLE_ARN.match(arn):

@@ -104,8 +104,8 @@ class GkeGpuComputeClassArgs(AutoProvisionedPoolArgs):
 
 
 class GkeGpuDirectArgs(TypedDict):
-    """GKE GPUDirect networking (``GkeGpuDirect``) for A3 Mega (TCPXO), A3 High (TCPX), A3 Ultra and A4 (RDMA)
-    pools: the extra VPCs and subnets, the ``Network`` / ``GKENetworkParamSet`` objects and Google's NCCL plugin
+    """GKE GPUDirect networking (``GkeGpuDirect``) for A3 Mega (TCPXO), A3 High (TCPX), A3 Ultra, A4 and A4X
+    (RDMA) pools: the extra VPCs and subnets, the ``Network`` / ``GKENetworkParamSet`` objects and Google's NCCL plugin
     installer on the pools' nodes. Pass its ``node_networks`` to each pool's ``additional_node_networks``; the
     cluster needs multi-networking (``GkeCluster`` ``enable_multi_networking``) and GKE Dataplane V2."""
 
@@ -119,3 +119,9 @@ class GkeGpuDirectArgs(TypedDict):
     """Google Cloud project of the VPCs; default: the provider's project."""
     protect: NotRequired[bool]
     """Protect the VPCs and subnets from deletion (default true)."""
+    gpu_network_cidr: NotRequired[str]
+    """The range the subnets come from; default ``catalog.gpudirect.DEFAULT_GPU_NETWORK_CIDR`` (192.168.0.0/16).
+    A private /24 or larger; changing it replaces the subnets."""
+    cluster_network_cidr: NotRequired[str]
+    """The cluster's network (``GkeCluster`` ``network_cidr``, which holds its node, Pod and Service ranges):
+    given, a ``gpu_network_cidr`` that overlaps it is refused."""

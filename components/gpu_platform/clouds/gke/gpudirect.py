@@ -15,7 +15,6 @@ from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.clouds.gke.args import GkeGpuDirectArgs
 from gpu_platform.clouds.gke.gpudirect_plan import (
-    GPU_NETWORK_RANGE,
     GkeGpuDirectPlan,
     GpuVpc,
     daemonsets,
@@ -85,7 +84,7 @@ class GkeGpuDirect(PlannedComponent[GkeGpuDirectPlan]):
                     compute.FirewallAllowArgs(protocol="udp", ports=["0-65535"]),
                     compute.FirewallAllowArgs(protocol="icmp"),
                 ],
-                source_ranges=[GPU_NETWORK_RANGE],
+                source_ranges=[plan.network],
                 opts=self.child_opts(),
             )
         return {key: (network, subnet) for key, subnet in subnets.items()}

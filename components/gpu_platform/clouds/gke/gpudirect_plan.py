@@ -8,9 +8,9 @@ Google's documented setup (catalog.gpudirect has the sources), as data:
   ``<cluster>-gvnic-1`` and their 8 RDMA NICs in ``<cluster>-rdma``, a VPC with the zone's RoCE network profile
   (``<zone>-vpc-roce``) and one subnet per NIC (MTU 8896). Pools of one path share the VPCs: a node NIC needs
   its own VPC, not its own pool's. TCPX uses the first 4 of TCPXO's 8 VPCs.
-- **Addresses**: one ``GPU_NETWORK_RANGE`` (192.168.0.0/16, as Google's guides use) split without overlap:
-  the 8 gVNIC subnets ``/20`` each in its lower half, ``gvnic-1`` the next ``/18``, the RDMA subnets ``/21``
-  each in the last ``/18`` (Cluster Toolkit ``examples/gke-a4`` uses the same quarters).
+- **Addresses**: one range (``gpu_network_cidr``, default 192.168.0.0/16 as Google's guides use) split
+  without overlap (``catalog.gpudirect.GpuNetworkLayout``): with the default, the gVNIC subnets ``/20`` each
+  in its lower half, ``gvnic-1`` the next ``/18``, the RDMA subnets ``/21`` each in the last ``/18``.
 - **Kubernetes**: per NIC one ``GKENetworkParamSet`` (VPC, subnet, ``deviceMode`` ``NetDevice`` or ``RDMA``)
   and one ``Network`` of type ``Device`` naming it (``networking.gke.io/v1``, GKE installs the CRDs with
   multi-networking); the names are Google's (``vpc1``.., ``gvnic-1``, ``rdma-0``..).
@@ -24,7 +24,6 @@ Google's documented setup (catalog.gpudirect has the sources), as data:
 from __future__ import annotations
 
 import copy
-import ipaddress
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,16 +31,21 @@ from typing import Any
 
 from gpu_platform import versions
 from gpu_platform.args.validate import check_arguments
-from gpu_platform.catalog.gpudirect import RDMA, TCPX, TCPXO, GpuDirect, GpuDirectKind, GpuNic
+from gpu_platform.catalog.gpudirect import (
+    DEFAULT_GPU_NETWORK_CIDR,
+    GpuDirect,
+    GpuDirectKind,
+    GpuNetworkLayout,
+    GpuNic,
+)
 from gpu_platform.clouds.gke.args import GkeGpuDirectArgs
+from gpu_platform.clouds.gke.profile import gpu_network_problems
 from gpu_platform.errors import Problems
 from gpu_platform.plans.node_daemonsets import GPUDIRECT_DAEMONSET_REQUESTS
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.scheduling import GPUDIRECT_LABEL, pool_tolerations
 
-GPU_NETWORK_RANGE = "192.168.0.0/16"
-"""Every GPUDirect subnet of a cluster comes from here (Google's guides and Cluster Toolkit use it)."""
 NETWORKING_API = "networking.gke.io/v1"
 NAMESPACE = "kube-system"
 """Google's manifests run there: GKE admits ``system-node-critical`` pods there without a quota."""
@@ -88,6 +92,8 @@ class GkeGpuDirectPlan:
     inputs: Mapping[str, Any] = field(default_factory=dict)
     """``project`` (optional)."""
     protect: bool = True
+    network: str = DEFAULT_GPU_NETWORK_CIDR
+    """The range every subnet comes from (the gVNIC VPCs' firewall rules admit it)."""
 
     @property
     def kinds(self) -> tuple[GpuDirectKind, ...]:
@@ -98,39 +104,37 @@ class GkeGpuDirectPlan:
         """By Kubernetes network name (``vpc1``, ``rdma-0``)."""
         return {s.nic.network: (vpc, s) for vpc in self.vpcs for s in vpc.subnets}
 
-    def node_networks(self, kind: GpuDirectKind) -> list[tuple[str, str]]:
-        """``(network, subnetwork)`` names a node pool of ``kind`` attaches, in NIC order."""
+    def node_networks(self, g: GpuDirect) -> list[tuple[str, str]]:
+        """``(network, subnetwork)`` names a node pool of path ``g`` attaches, in NIC order."""
         by_name = self.subnets
-        return [(by_name[n.network][0].name, by_name[n.network][1].name) for n in _path(kind).nics]
+        return [(by_name[n.network][0].name, by_name[n.network][1].name) for n in g.nics]
 
 
-def _path(kind: GpuDirectKind) -> GpuDirect:
-    return {"tcpx": TCPX, "tcpxo": TCPXO, "rdma": RDMA}[kind]
+def _widest(paths: Sequence[GpuDirect], kinds: Sequence[str]) -> GpuDirect | None:
+    """The path of ``kinds`` with the most NICs: the others attach a prefix of its subnets (TCPX the first 4 of
+    TCPXO's 8 VPCs, A4X the first 4 of A4's 8 RDMA subnets)."""
+    return max((g for g in paths if g.kind in kinds), key=lambda g: (g.gvnics, g.rdma_nics), default=None)
 
 
-def _vpcs(cluster: str, pools: Sequence[GpuPool]) -> tuple[GpuVpc, ...]:
-    paths = {p.gpudirect.kind: p.gpudirect for p in pools if p.gpudirect is not None}
-    quarters = list(ipaddress.IPv4Network(GPU_NETWORK_RANGE).subnets(new_prefix=18))
+def _vpcs(cluster: str, pools: Sequence[GpuPool], network: str) -> tuple[GpuVpc, ...]:
+    paths = [p.gpudirect for p in pools if p.gpudirect is not None]
+    layout = GpuNetworkLayout.of(network)
     out: list[GpuVpc] = []
-    tcp = [g for k, g in paths.items() if k in ("tcpx", "tcpxo")]
-    if tcp:
-        half = next(ipaddress.IPv4Network(GPU_NETWORK_RANGE).subnets(new_prefix=17))
-        cidrs = list(half.subnets(new_prefix=20))
-        widest = max(tcp, key=lambda g: g.gvnics)
-        for i, nic in enumerate(widest.nics, start=1):
+    if (tcp := _widest(paths, ("tcpx", "tcpxo"))) is not None:
+        for i, (nic, cidr) in enumerate(zip(tcp.nics, layout.gvnic_subnets, strict=False), start=1):
             name = f"{cluster}-gpu-{i}"
-            subnet = GpuSubnet(f"{name}-sub", str(cidrs[i - 1]), nic)
-            out.append(GpuVpc(f"gpu-{i}", name, widest.mtu, (subnet,)))
-    if (rdma := paths.get("rdma")) is not None:
+            out.append(GpuVpc(f"gpu-{i}", name, tcp.mtu, (GpuSubnet(f"{name}-sub", str(cidr), nic),)))
+    if (rdma := _widest(paths, ("rdma",))) is not None:
         zone = next(
             p.zones[0] for p in pools if p.gpudirect is not None and p.gpudirect.kind == "rdma" and p.zones
         )
         gvnic, *nics = rdma.nics
         name = f"{cluster}-gvnic-1"
-        out.append(GpuVpc("gvnic-1", name, rdma.mtu, (GpuSubnet(f"{name}-sub", str(quarters[2]), gvnic),)))
-        cidrs = list(quarters[3].subnets(new_prefix=21))
+        second = GpuSubnet(f"{name}-sub", str(layout.second_gvnic), gvnic)
+        out.append(GpuVpc("gvnic-1", name, rdma.mtu, (second,)))
         subnets = tuple(
-            GpuSubnet(f"{cluster}-rdma-sub-{i}", str(cidrs[i]), nic) for i, nic in enumerate(nics)
+            GpuSubnet(f"{cluster}-rdma-sub-{i}", str(cidr), nic)
+            for i, (nic, cidr) in enumerate(zip(nics, layout.rdma_subnets, strict=False))
         )
         out.append(GpuVpc("rdma", f"{cluster}-rdma", rdma.mtu, subnets, roce_zone=zone))
     return tuple(out)
@@ -142,9 +146,13 @@ def gpudirect_plan(
     pools: Sequence[GpuPool],
     inputs: Mapping[str, Any] | None = None,
     protect: bool = True,
+    network: str | None = None,
 ) -> GkeGpuDirectPlan:
+    """The plan of checked pools; ``network``: the subnets' range (checked by ``profile.gpu_network_problems``)."""
     served = tuple(p for p in pools if p.gpudirect is not None)
-    return GkeGpuDirectPlan(cluster, region, served, _vpcs(cluster, served), dict(inputs or {}), protect)
+    network = network or DEFAULT_GPU_NETWORK_CIDR
+    vpcs = _vpcs(cluster, served, network)
+    return GkeGpuDirectPlan(cluster, region, served, vpcs, dict(inputs or {}), protect, network)
 
 
 def plan_gpudirect(args: GkeGpuDirectArgs) -> GkeGpuDirectPlan:
@@ -156,11 +164,18 @@ def plan_gpudirect(args: GkeGpuDirectArgs) -> GkeGpuDirectPlan:
         pools = resolve_cluster_pools("gke", checked["pools"], None, lambda i: p.at("pools", i)).pools
         if not p.count() and not any(pool.gpudirect for pool in pools):
             p.add(("pools",), "no pool sets gpudirect: true; there is nothing to set up")
+        network = checked.get("gpu_network_cidr", DEFAULT_GPU_NETWORK_CIDR)
+        gpu_network_problems(network, checked.get("cluster_network_cidr"), pools, p)
     p.raise_for_arguments()
     assert checked is not None
     inputs = {"project": checked["project"]} if "project" in checked else {}
     return gpudirect_plan(
-        checked["cluster_name"], checked["region"], pools, inputs, checked.get("protect", True)
+        checked["cluster_name"],
+        checked["region"],
+        pools,
+        inputs,
+        checked.get("protect", True),
+        checked.get("gpu_network_cidr"),
     )
 
 
@@ -205,11 +220,16 @@ def _tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]:
 
 
 def _daemonset(
-    name: str, kinds: Sequence[str], pools: Sequence[GpuPool], pod: dict[str, Any]
+    name: str, kinds: Sequence[str], pools: Sequence[GpuPool], pod: dict[str, Any], arch: str | None = None
 ) -> dict[str, Any]:
-    served = [p for p in pools if p.gpudirect is not None and p.gpudirect.kind in kinds]
+    """On the nodes of the pools of ``kinds`` (of ``arch`` only, when given: its image is built for one)."""
+    served = [
+        p for p in pools if p.gpudirect is not None and p.gpudirect.kind in kinds and arch in (None, _arch(p))
+    ]
     labels = {"k8s-app": name}
-    affinity = {"key": GPUDIRECT_LABEL, "operator": "In", "values": sorted(kinds)}
+    affinity = [{"key": GPUDIRECT_LABEL, "operator": "In", "values": sorted(kinds)}]
+    if arch is not None:
+        affinity.append({"key": ARCH_LABEL, "operator": "In", "values": [arch]})
     return {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
@@ -224,7 +244,7 @@ def _daemonset(
                     "affinity": {
                         "nodeAffinity": {
                             "requiredDuringSchedulingIgnoredDuringExecution": {
-                                "nodeSelectorTerms": [{"matchExpressions": [affinity]}]
+                                "nodeSelectorTerms": [{"matchExpressions": affinity}]
                             }
                         }
                     },
@@ -307,7 +327,23 @@ def _tcp_installer(kind: str, image: str, pools: Sequence[GpuPool]) -> dict[str,
     return _daemonset(f"nccl-{kind}-installer", [kind], pools, pod)
 
 
-def _rdma_installer(pools: Sequence[GpuPool]) -> dict[str, Any]:
+ARCH_LABEL = "kubernetes.io/arch"
+GIB_IMAGES = {"amd64": versions.NCCL_GIB_INSTALLER_IMAGE, "arm64": versions.NCCL_GIB_ARM64_INSTALLER_IMAGE}
+"""Google's gIB installer per node architecture (one DaemonSet each; the same command)."""
+
+
+def _arch(pool: GpuPool) -> str:
+    return pool.machine.cpu_arch if pool.machine is not None else "amd64"
+
+
+def _rdma_installers(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
+    """One gIB installer per architecture of the RDMA pools: ``nccl-rdma-installer`` (amd64; selecting its
+    architecture only when Arm pools are there too) and ``nccl-rdma-installer-arm64``."""
+    arches = sorted({_arch(p) for p in pools if p.gpudirect is not None and p.gpudirect.kind == "rdma"})
+    return [_rdma_installer(pools, arch, mixed=len(arches) > 1) for arch in arches]
+
+
+def _rdma_installer(pools: Sequence[GpuPool], arch: str, mixed: bool) -> dict[str, Any]:
     pod = {
         "volumes": [
             {"name": "library-dir-host", "hostPath": {"path": NVIDIA_LIB_HOST, "type": "DirectoryOrCreate"}},
@@ -316,7 +352,7 @@ def _rdma_installer(pools: Sequence[GpuPool]) -> dict[str, Any]:
         "initContainers": [
             {
                 "name": "nccl-rdma-installer",
-                "image": versions.NCCL_GIB_INSTALLER_IMAGE,
+                "image": GIB_IMAGES[arch],
                 "resources": _cpu("ncclInstaller"),
                 "securityContext": {"privileged": True},
                 "volumeMounts": [
@@ -335,7 +371,9 @@ def _rdma_installer(pools: Sequence[GpuPool]) -> dict[str, Any]:
         ],
         "containers": [_PAUSE],
     }
-    return _daemonset("nccl-rdma-installer", ["rdma"], pools, pod)
+    if arch == "amd64":
+        return _daemonset("nccl-rdma-installer", ["rdma"], pools, pod, arch if mixed else None)
+    return _daemonset(f"nccl-rdma-installer-{arch}", ["rdma"], pools, pod, arch)
 
 
 def _nri_injector(kinds: Sequence[str], pools: Sequence[GpuPool]) -> dict[str, Any]:
@@ -369,7 +407,7 @@ def daemonsets(plan: GkeGpuDirectPlan) -> list[dict[str, Any]]:
     if "tcpxo" in kinds:
         out.append(_tcp_installer("tcpxo", versions.NCCL_TCPXO_INSTALLER_IMAGE, plan.pools))
     if "rdma" in kinds:
-        out.append(_rdma_installer(plan.pools))
+        out += _rdma_installers(plan.pools)
     if tcp := [k for k in kinds if k != "rdma"]:
         out.append(_nri_injector(tcp, plan.pools))
     return out

@@ -7,7 +7,7 @@ import re
 from fractions import Fraction
 
 from gpu_platform.catalog.cpu_machines import CpuShape
-from gpu_platform.catalog.gpudirect import RDMA, TCPX, TCPXO
+from gpu_platform.catalog.gpudirect import RDMA, RDMA_A4X, TCPX, TCPXO
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.topology import GCE_TOPOLOGY
 
@@ -88,6 +88,23 @@ def _a3_a4() -> list[MachineType]:
             "nvidia-b200",
             gpudirect=RDMA,
             topology=GCE_TOPOLOGY,
+        )
+    )
+    # A4X: 4 GB200 on two Grace (Arm) CPUs, 140 vCPUs, 884 GB (Compute Engine "Arm VMs on Compute");
+    # nvidia-gb200 as Cluster Toolkit's examples/gke-a4x and machine_mappings.json name it; its Kueue
+    # configuration there uses the gce-topology block/sub-block/host labels.
+    out.append(
+        MachineType(
+            "gke",
+            "a4x-highgpu-4g",
+            "gb200-186gb",
+            4,
+            140,
+            884,
+            "nvidia-gb200",
+            gpudirect=RDMA_A4X,
+            topology=GCE_TOPOLOGY,
+            cpu_arch="arm64",
         )
     )
     return out

@@ -48,7 +48,13 @@ class GkeNodePoolPlan(NodePoolPlan):
 
     @property
     def cloud_taints(self) -> list[dict[str, str]]:
-        return [{"key": t.key, "value": t.value, "effect": CLOUD_TAINT_EFFECT[t.effect]} for t in self.taints]
+        """``node_config.taints``: the nodes' taints but those GKE adds itself (the Arm taint), which it owns."""
+        own = PROFILE.added_taints(self.pool)
+        return [
+            {"key": t.key, "value": t.value, "effect": CLOUD_TAINT_EFFECT[t.effect]}
+            for t in self.taints
+            if t not in own
+        ]
 
 
 def _gke_accelerator(pool: GpuPool, driver: DriverPlan) -> dict[str, Any]:

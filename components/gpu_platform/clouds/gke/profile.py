@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -11,6 +12,11 @@ from typing import Any, ClassVar
 from gpu_platform.catalog.allocatable import MIB_PER_GIB, bracketed
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
+from gpu_platform.catalog.gpudirect import (
+    DEFAULT_GPU_NETWORK_CIDR,
+    LONGEST_GPU_NETWORK_PREFIX,
+    GpuNetworkLayout,
+)
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.cloud import CloudProfile, DockerHostImage, NodeImage, PoolProblems, ResourceTypes
 from gpu_platform.clouds.gke import machines as table
@@ -24,7 +30,7 @@ from gpu_platform.clouds.gke.allocatable import (
 )
 from gpu_platform.driver import DriverPlan, DriverPlanError
 from gpu_platform.errors import Problems
-from gpu_platform.pools import GpuPool
+from gpu_platform.pools import GpuPool, Taint
 from gpu_platform.sdk import Extra
 
 DRIVER_DIR = "/home/kubernetes/bin/nvidia"
@@ -39,6 +45,19 @@ HOST_DRIVER_FLOOR = "535.230.02"
 """GKE automatic install "DEFAULT" installs the R535 branch on current GKE versions [U]: the CUDA check's
 floor for cloud-owned drivers (override with ``gpuOperator.driver.hostVersion``)."""
 
+
+ARM_TAINT = Taint("kubernetes.io/arch", "arm64", "NoSchedule")
+"""GKE puts it on every Arm node (node pool ``taint_config.architecture_taint_behavior`` unset means ``ARM``), so
+only pods that tolerate it land there ("Prepare an Arm workload for deployment",
+https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment). The library's
+node pools leave it to GKE (Pulumi manages no taint GKE adds) and every pod it places on such a pool, and every
+Kueue flavor, tolerates it."""
+A4X_DRIVER = (
+    "{machine} runs Arm (Grace) and needs the driver Google's A4X installer puts there (container-engine-"
+    "accelerators nvidia-driver-installer/cos/daemonset-preloaded-latest-a4x.yaml: cos-gpu-installer "
+    "--version=latest, no partition container); the library deploys only the default COS installer, whose "
+    "default driver branch is not shown to support GB200: not supported yet, use another machine type"
+)
 
 GPUDIRECT_AUTO_POOL = (
     "the extra NICs are attached to node pools the library creates; an auto-created pool (a capacity chain, "
@@ -65,6 +84,68 @@ def gpudirect_problems(pool: GpuPool, p: Problems) -> None:
             f"{g.display}: the RDMA VPC uses a zone's RoCE network profile (<zone>-vpc-roce): give exactly one "
             f"zone (got {len(pool.zones)})",
         )
+
+
+_SPARE_RANGES = ("192.168.0.0/16", "172.16.0.0/16", "10.128.0.0/16")
+"""Private ranges to suggest when the one given overlaps the cluster's network."""
+
+
+def gpu_network_problems(
+    cidr: str, cluster_network: str | None, pools: Sequence[GpuPool], p: Problems
+) -> None:
+    """``gpu_network_cidr``, the range the GPUDirect subnets come from: a private IPv4 network outside the
+    cluster's network (its node, Pod and Service ranges: a pod's extra interfaces would otherwise route cluster
+    addresses into a GPU VPC), with a subnet for every extra NIC and an address in each for every node."""
+    key = ("gpu_network_cidr",)
+    try:
+        net = ipaddress.IPv4Network(cidr)
+    except ValueError as exc:
+        p.add(key, f"'{cidr}' is not an IPv4 network like {DEFAULT_GPU_NETWORK_CIDR} ({exc})")
+        return
+    if not net.is_private:
+        p.add(key, f"'{cidr}' is not a private range (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)")
+        return
+    if net.prefixlen > LONGEST_GPU_NETWORK_PREFIX:
+        p.add(
+            key,
+            f"'{cidr}' is too small: each RDMA subnet is a thirty-second of it and a Compute Engine subnet is a "
+            f"/29 or larger: give a /{LONGEST_GPU_NETWORK_PREFIX} or larger",
+        )
+        return
+    if cluster_network is not None and net.overlaps(cluster := ipaddress.IPv4Network(cluster_network)):
+        spare = next((r for r in _SPARE_RANGES if not ipaddress.IPv4Network(r).overlaps(cluster)), "")
+        p.add(
+            key,
+            f"'{cidr}' overlaps the cluster's network {cluster_network} ({{{{vpc_cidr}}}}: its node, Pod and "
+            f"Service ranges): give a private range outside it, a /{LONGEST_GPU_NETWORK_PREFIX} or larger"
+            + (f", such as {spare}" if spare else ""),
+        )
+        return
+    _gpu_subnet_room(GpuNetworkLayout(net), pools, p)
+
+
+def _gpu_subnet_room(layout: GpuNetworkLayout, pools: Sequence[GpuPool], p: Problems) -> None:
+    """Every served path's NICs have a subnet slot, and every node an address in each subnet it attaches."""
+    for kinds, name, subnets in (
+        (("tcpx", "tcpxo"), "gVNIC", layout.gvnic_subnets),
+        (("rdma",), "RDMA", layout.rdma_subnets),
+        (("rdma",), "gvnic-1", [layout.second_gvnic]),
+    ):
+        served = [(q, q.gpudirect) for q in pools if q.gpudirect is not None and q.gpudirect.kind in kinds]
+        if not served:
+            continue
+        nics = max(g.rdma_nics if name == "RDMA" else g.gvnics for _, g in served)
+        if nics > len(subnets):
+            p.add(
+                ("gpu_network_cidr",), f"{nics} {name} NICs need {nics} subnets; the split has {len(subnets)}"
+            )
+        nodes = sum(q.max_nodes for q, _ in served)
+        if nodes > (room := layout.usable(subnets[0])):
+            p.add(
+                ("gpu_network_cidr",),
+                f"the GPUDirect pools' up to {nodes} nodes need an address each in every {name} subnet, a "
+                f"/{subnets[0].prefixlen} of {layout.network} with {room}: give a larger range",
+            )
 
 
 def region_of(location: str) -> str:
@@ -114,7 +195,7 @@ class GkeProfile(CloudProfile):
     system_machine_type = "e2-standard-4"
     machine_shape = table.MACHINE_NAME
     region_required = True
-    cluster_keys = frozenset({"project"})
+    cluster_keys = frozenset({"project", "gpu_network_cidr"})
     host_driver_floor = HOST_DRIVER_FLOOR
     mig_manager_reboot = True
     managed_prometheus = "gke-managed-prometheus"
@@ -231,6 +312,8 @@ class GkeProfile(CloudProfile):
     def pool_problems(cls, pool: GpuPool, p: Problems) -> None:
         if pool.machine is None or not pool.machine.accelerator_type:
             p.add(("machine_type",), "GKE needs a machine type with a guest accelerator")
+        elif pool.machine.cpu_arch == "arm64":
+            p.add(("machine_type",), A4X_DRIVER.format(machine=pool.machine.name))
         if pool.compact_placement and pool.reservation:
             p.add(
                 ("compact_placement",),
@@ -272,6 +355,16 @@ class GkeProfile(CloudProfile):
                     f"the cluster's RDMA VPC has the RoCE network profile of one zone ({rdma[0].zones[0]}, pool "
                     f"'{rdma[0].name}'): every gpudirect pool of an RDMA machine type must be in that zone",
                 )
+
+    @classmethod
+    def cluster_settings_problems(
+        cls, c: Mapping[str, Any], vpc: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+    ) -> None:
+        gpu_network_problems(c.get("gpu_network_cidr", DEFAULT_GPU_NETWORK_CIDR), vpc, pools, p)
+
+    @classmethod
+    def added_taints(cls, pool: GpuPool) -> list[Taint]:
+        return [ARM_TAINT] if pool.machine is not None and pool.machine.cpu_arch == "arm64" else []
 
     @classmethod
     def auto_pool_problems(cls, pool: GpuPool, p: Problems) -> None:

@@ -67,7 +67,9 @@ def _gpudirect(spec: PlatformSpec, provider: Any, opts: pulumi.ResourceOptions |
 def _gpudirect_plan(spec: PlatformSpec) -> GkeGpuDirectPlan:
     c = spec.cluster
     inputs = {"project": c.project} if c.project else {}
-    return gpudirect_plan(c.name, c.region or "", spec.pools, inputs, protect=not c.disposable)
+    return gpudirect_plan(
+        c.name, c.region or "", spec.pools, inputs, protect=not c.disposable, network=c.gpu_network_cidr
+    )
 
 
 def _pools(

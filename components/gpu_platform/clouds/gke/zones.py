@@ -43,6 +43,7 @@ def read_table(text: str) -> GpuZoneTable:
         offered={
             accelerator: frozenset(z for listed in entry["zones"].values() for z in listed)
             for accelerator, entry in raw["accelerators"].items()
+            if entry["zones"]  # no source lists its zones: not known
         },
         sources=dict(raw["sources"]),
     )
