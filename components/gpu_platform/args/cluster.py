@@ -14,12 +14,15 @@ from typing_extensions import TypedDict
 from gpu_platform._moved import moved_attribute
 from gpu_platform.args.autoscaling import EksAutoscalerValue
 from gpu_platform.args.validate import ARGS_CONFIG
+from gpu_platform.catalog.gpudirect import DEFAULT_GPU_NETWORK_CIDR as _GPU_NETWORK_CIDR
 
 """Default system-pool machine per cloud: 4 vCPU / 16 GiB class, enough for the operators."""
 DEFAULT_SYSTEM_MIN_NODES = 1
 DEFAULT_SYSTEM_MAX_NODES = 3
 DEFAULT_VPC_CIDR = "10.0.0.0/16"
 """Network of a new cluster; nodes, services (and on GKE pods) are carved out of it."""
+DEFAULT_GPU_NETWORK_CIDR = _GPU_NETWORK_CIDR
+"""GKE GPUDirect subnets' range (``catalog.gpudirect``, where the plan reads it)."""
 DEFAULT_AKS_OS_SKU = "Ubuntu"
 
 
@@ -91,7 +94,7 @@ class ClusterConfigArgs(TypedDict):
     """Network of a new cluster; default ``DEFAULT_VPC_CIDR``. GKE and EKS need a /16 or larger, AKS a /20."""
     gpu_network_cidr: NotRequired[str]
     """GKE: the range the GPUDirect pools' extra VPCs take their subnets from; default
-    ``catalog.gpudirect.DEFAULT_GPU_NETWORK_CIDR`` (192.168.0.0/16). A private /24 or larger, apart from
+    ``DEFAULT_GPU_NETWORK_CIDR``. A private /24 or larger, apart from
     ``vpc_cidr`` (the cluster's nodes, Pods and Services). Changing it replaces the GPU subnets."""
     zones: NotRequired[Sequence[str]]
     """EKS: the VPC's zones, two to six; each gets a private and a public subnet keyed by its name and a

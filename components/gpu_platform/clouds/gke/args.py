@@ -120,7 +120,7 @@ class GkeGpuDirectArgs(TypedDict):
     protect: NotRequired[bool]
     """Protect the VPCs and subnets from deletion (default true)."""
     gpu_network_cidr: NotRequired[str]
-    """The range the subnets come from; default ``catalog.gpudirect.DEFAULT_GPU_NETWORK_CIDR`` (192.168.0.0/16).
+    """The range the subnets come from; default ``DEFAULT_GPU_NETWORK_CIDR`` (192.168.0.0/16).
     A private /24 or larger; changing it replaces the subnets."""
     cluster_network_cidr: NotRequired[str]
     """The cluster's network (``GkeCluster`` ``network_cidr``, which holds its node, Pod and Service ranges):

@@ -29,10 +29,10 @@ def _gke() -> list[MachineType]:
             )
         )
     out.append(MachineType("gke", "a2-megagpu-16g", "a100-40gb", 16, 96, 1360, "nvidia-tesla-a100"))
-    return out + _a3_a4() + _n1()
+    return out + _a3_high() + _hypercomputer() + _n1()
 
 
-def _a3_a4() -> list[MachineType]:
+def _a3_high() -> list[MachineType]:
     out: list[MachineType] = []
     # A3 High: 26 vCPUs and 234 GB per H100 (cluster-toolkit's machine_mappings.json lists 1g/2g/4g/8g).
     # Only the 8-GPU A3 High has the four extra NICs of GPUDirect-TCPX (Compute Engine "Networking and GPU
@@ -50,7 +50,12 @@ def _a3_a4() -> list[MachineType]:
                 gpudirect=TCPX if gpus == 8 else None,
             )
         )
-    # The AI Hypercomputer families placed in reservation blocks carry the gce-topology labels.
+    return out
+
+
+def _hypercomputer() -> list[MachineType]:
+    """The AI Hypercomputer families: placed in reservation blocks, they carry the gce-topology labels."""
+    out: list[MachineType] = []
     out.append(
         MachineType(
             "gke",
