@@ -78,6 +78,9 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
     def _startup_taint_remover(self, name: str, plan: g.OperatorPlan, ns: Any) -> None:
         """On pools whose nodes start with the startup taint: the DaemonSet that removes it once the
         operands have made the node's GPU resources appear (``plans.startup_taint``)."""
+        objects = remover_objects(startup_taint_remover_plan(plan.pools, plan.namespace))
+        if not objects:
+            return
         kinds: dict[str, Any] = {
             "ServiceAccount": k8s.core.v1.ServiceAccount,
             "ClusterRole": k8s.rbac.v1.ClusterRole,
@@ -86,7 +89,7 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
             "DaemonSet": k8s.apps.v1.DaemonSet,
         }
         in_ns = self.child_opts(depends_on=[ns])
-        for obj in remover_objects(startup_taint_remover_plan(plan.pools, plan.namespace)):
+        for obj in objects:
             body = {_SNAKE.get(k, k): v for k, v in obj.items() if k not in ("apiVersion", "kind")}
             suffix = "startup-taint-remover" + (
                 "" if obj["kind"] == "DaemonSet" else f"-{obj['kind'].lower()}"
