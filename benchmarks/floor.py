@@ -1,57 +1,64 @@
-"""The floor program: the same registrations as a plan, made directly, with no library logic.
+"""The floor program: the same registrations as a plan, made with the same SDK classes and no library logic.
 
-It imports the same Pulumi SDK submodules the library's plan touched (so SDK import cost is on both
-sides), then registers every resource with its recorded type, name, parent and inputs through
-``pulumi.CustomResource`` / ``pulumi.ComponentResource``.
+What a plan costs beyond Pulumi's own work is the library's; the floor is Pulumi's own work. So the floor
+registers every custom resource of a recorded plan as an instance of the very SDK class the library used
+(``pulumi_gcp.container.NodePool``, ``pulumi_kubernetes.core.v1.Namespace`` ...), with that class's property
+set, the recorded inputs, options, provider and dependencies: the SDK imports, serializes and translates
+exactly as for the library. What it skips is the library: config checks, plans, and the constructor code of
+the SDK classes that turns keyword arguments into properties. Components are the library's own, so the
+floor registers them as plain ``pulumi.ComponentResource``.
+
+:func:`recording_classes` runs while the library plans and notes, for each registration, the Python class
+and property names the SDK class passed to ``pulumi.Resource``; :func:`floor_program` replays them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import graphlib
 import importlib
+from collections.abc import Iterator
 from typing import Any
 
 import pulumi
-
-_PACKAGES = {
-    "gcp": "pulumi_gcp",
-    "aws": "pulumi_aws",
-    "azure-native": "pulumi_azure_native",
-    "kubernetes": "pulumi_kubernetes",
-}
+from pulumi import _types
 
 
-def _sdk_module(type_token: str) -> str | None:
-    pkg, _, rest = type_token.partition(":")
-    if pkg not in _PACKAGES:
-        return None
-    module = rest.split(":")[0].split("/")[0]
-    if pkg == "kubernetes":
-        api = rest.split(":")[0]
-        group, _, version = api.rpartition("/")
-        known = {
-            "core": "core",
-            "apps": "apps",
-            "helm.sh": "helm",
-            "batch": "batch",
-            "rbac.authorization.k8s.io": "rbac",
-            "scheduling.k8s.io": "scheduling",
-            "monitoring.coreos.com": "apiextensions",
+def _class_path(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _class(path: str) -> Any:
+    module, _, qualname = path.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@contextlib.contextmanager
+def recording_classes() -> Iterator[dict[tuple[str, str], dict[str, Any]]]:
+    """While the library plans: (type, name) -> the resource's class, its props' input type and keys."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    original = pulumi.Resource.__init__
+
+    def init(
+        self: Any, t: str, name: str, custom: bool, props: Any = None, *args: Any, **kwargs: Any
+    ) -> None:
+        props_type = type(props) if props is not None and _types.is_input_type(type(props)) else None
+        keys = list(_types.input_type_to_untranslated_dict(props) if props_type else (props or {}))
+        seen[(t, name)] = {
+            "class": _class_path(type(self)),
+            "propsType": _class_path(props_type) if props_type else None,
+            "propsKeys": keys,
         }
-        return f"pulumi_kubernetes.{known.get(group, 'apiextensions')}" + (
-            f".{version}" if group in known and known[group] != "apiextensions" else ""
-        )
-    return f"{_PACKAGES[pkg]}.{module}"
+        original(self, t, name, custom, props, *args, **kwargs)
 
-
-def _touch_sdk_class(type_token: str) -> None:
-    """SDK submodules load lazily on first class access: touch the class so the floor pays too."""
-    module = _sdk_module(type_token)
-    if module is None:
-        return
-    with contextlib.suppress(ImportError):
-        mod = importlib.import_module(module)
-        getattr(mod, type_token.rsplit(":", 1)[-1], None) or getattr(mod, "CustomResource", None)
+    pulumi.Resource.__init__ = init  # type: ignore[method-assign]
+    try:
+        yield seen
+    finally:
+        pulumi.Resource.__init__ = original  # type: ignore[method-assign]
 
 
 def _alias(text: str, own_name: str) -> pulumi.Alias | str:
@@ -63,33 +70,60 @@ def _alias(text: str, own_name: str) -> pulumi.Alias | str:
     )
 
 
-def _options(row: dict[str, Any], parent: pulumi.Resource | None) -> pulumi.ResourceOptions:
-    """The recorded options (SDK-added aliases included), so both sides register the same thing."""
+def _options(row: dict[str, Any], made: dict[str, pulumi.Resource]) -> pulumi.ResourceOptions:
+    """The recorded options (SDK-added aliases included), provider and dependencies."""
     o = row.get("options", {})
+    provider_urn = row.get("provider", "").rpartition("::")[0]
+    provider = made.get(provider_urn)
     return pulumi.ResourceOptions(
-        parent=parent,
+        parent=made.get(row["parent"]),
+        provider=provider if isinstance(provider, pulumi.ProviderResource) else None,
+        depends_on=[made[u] for u in row.get("dependsOn", []) if u in made] or None,
         protect=o.get("protect") or None,
+        retain_on_delete=o.get("retainOnDelete") or None,
         ignore_changes=o.get("ignoreChanges") or None,
         delete_before_replace=o.get("deleteBeforeReplace") or None,
         replace_on_changes=o.get("replaceOnChanges") or None,
+        additional_secret_outputs=o.get("additionalSecretOutputs") or None,
         aliases=[_alias(a, row["name"]) for a in o.get("aliases", [])] or None,
     )
 
 
+def _props(row: dict[str, Any]) -> Any:
+    """The recorded inputs under the SDK class's property names (its outputs as ``None``), in its input
+    type when it used one, so serialization and output translation take the same paths."""
+    inputs = row["inputs"]
+    if not row.get("propsType"):
+        return {k: inputs.get(k) for k in row.get("propsKeys", inputs)}
+    props_type = _class(row["propsType"])
+    names = _types.input_type_py_to_pulumi_names(props_type)
+    props = props_type.__new__(props_type)
+    for key in row["propsKeys"]:
+        props.__dict__[key] = inputs.get(names.get(key, key))
+    return props
+
+
+def _in_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Parents, providers and dependencies before the resources that name them."""
+    by_urn = {r["urn"]: r for r in rows}
+    graph = graphlib.TopologicalSorter[str]()
+    for r in rows:
+        before = [r["parent"], r.get("provider", "").rpartition("::")[0], *r.get("dependsOn", [])]
+        graph.add(r["urn"], *(u for u in before if u in by_urn))
+    return [by_urn[u] for u in graph.static_order()]
+
+
 def floor_program(rows: list[dict[str, Any]]) -> None:
-    for token in sorted({r["type"] for r in rows}):
-        _touch_sdk_class(token)
     made: dict[str, pulumi.Resource] = {}
-    pending = sorted(rows, key=lambda r: r["urn"].count("$"))
-    for r in pending:
-        opts = _options(r, made.get(r["parent"]))
-        if r["custom"]:
-            if r["type"].startswith("pulumi:providers:"):
-                res: pulumi.Resource = pulumi.ProviderResource(
-                    r["type"].split(":")[2], r["name"], r["inputs"], opts
-                )
-            else:
-                res = pulumi.CustomResource(r["type"], r["name"], r["inputs"], opts)
+    for r in _in_order(rows):
+        opts = _options(r, made)
+        if not r["custom"]:
+            made[r["urn"]] = pulumi.ComponentResource(r["type"], r["name"], None, opts)
+            continue
+        cls = _class(r["class"])
+        res = cls.__new__(cls)
+        if r["type"].startswith("pulumi:providers:"):
+            pulumi.ProviderResource.__init__(res, r["type"].split(":")[2], r["name"], _props(r), opts)
         else:
-            res = pulumi.ComponentResource(r["type"], r["name"], None, opts)
+            pulumi.CustomResource.__init__(res, r["type"], r["name"], _props(r), opts)
         made[r["urn"]] = res

@@ -1,8 +1,9 @@
 """Benchmarks: what the library adds to Pulumi's own cost. Prints ratios measured in one run.
 
 1. ``import gpu_platform`` vs ``import pulumi``, and which cloud SDK modules get loaded;
-2. offline plan time of each stack vs a floor program that registers the same resources
-   (same types, names, parents and inputs, same SDK modules imported) directly under the same mocks;
+2. offline plan time of each stack vs a floor program that registers the same resources with the same SDK
+   classes (types, names, parents, inputs, options, providers, dependencies) and no library logic, under the
+   same mocks (``floor.py``);
 3. plan time, peak memory and plan.json size for 10, 100 and 1,000 GPU pools with as many ClusterQueues
    (cohorts of 10) and teams, and the growth ratio t(1,000)/t(100);
 4. the time to refuse an invalid config of 1,000 queues in one cohort (each would list 1,000 flavors);
@@ -125,12 +126,14 @@ def measure_paired(project: str, stack: str, spec_file: str, repeat: int) -> tup
 
 
 def plan_spec(project: str, stack: str, config: dict | None, out: Path) -> None:
-    """Record the library's registrations so the floor can replay exactly the same ones."""
+    """Record the library's registrations, with the SDK class of each, so the floor replays the same ones."""
     code = (
-        "import json\nfrom gpu_platform.offline.runner import run_plan\n"
-        f"plan = run_plan({project!r}, {stack!r}, config_override={config!r})\n"
+        f"import json, sys\nsys.path.insert(0, {str(REPO / 'benchmarks')!r})\n"
+        "from floor import recording_classes\nfrom gpu_platform.offline.runner import run_plan\n"
+        "with recording_classes() as classes:\n"
+        f"    plan = run_plan({project!r}, {stack!r}, config_override={config!r})\n"
         "rows = [dict(urn=r.urn, type=r.type, name=r.name, parent=r.parent, custom=r.custom, inputs=r.inputs,"
-        " options=r.options)"
+        " options=r.options, provider=r.provider, dependsOn=r.depends_on, **classes[(r.type, r.name)])"
         " for r in plan.resources]\n"
         f"open({str(out)!r}, 'w').write(json.dumps(rows))\nprint(len(rows))"
     )
@@ -177,7 +180,7 @@ def scaled_config(n: int, cohort_size: int = 10) -> dict:
 
 def stack_section(stacks: list[str], tmp: Path, repeat: int) -> list[tuple[str, dict, dict, float]]:
     print(
-        f"\n== 2. plan time vs floor (same resources registered directly, same mocks; paired, {repeat} runs)"
+        f"\n== 2. plan time vs floor (same resources, same SDK classes, no library logic; paired, {repeat} runs)"
     )
     rows = []
     for stack in stacks:

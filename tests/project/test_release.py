@@ -3,14 +3,12 @@ platform repositories, and Renovate's view of the pins (docs/releasing.md)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -18,21 +16,14 @@ import pytest
 from gpu_platform import versions
 from tests.conftest import REPO
 from tests.project.test_workflows import load
+from tests.support.scripts import load_script
 
 WORKFLOWS = REPO / ".github" / "workflows"
 CANONICAL = "https://github.com/gpu-platform/gpu-platform"
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("check_release", REPO / "scripts" / "check_release.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-check_release = _script()
+check_release = load_script(REPO / "scripts" / "check_release.py", "check_release")
 
 
 def steps(job: dict[str, Any]) -> list[dict[str, Any]]:
