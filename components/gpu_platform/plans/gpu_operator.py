@@ -12,7 +12,6 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from typing import Any
 
 import yaml
@@ -20,6 +19,7 @@ import yaml
 from gpu_platform import scheduling, versions
 from gpu_platform.clouds import profile_of
 from gpu_platform.driver import DriverPlan
+from gpu_platform.packaged_data import packaged_yaml
 from gpu_platform.plans.dra import operator_values as dra_operator_values
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import resources_values
@@ -270,8 +270,7 @@ def gke_driver_installer(installer_version: str | None = None) -> dict[str, Any]
     ``installer_version`` (``gpuOperator.driver.installerVersion``) pins ``cos-gpu-installer install
     --version``; it must be a driver version that COS release supports. Default: the COS default.
     """
-    manifest = resources.files("gpu_platform").joinpath("data", versions.GKE_COS_INSTALLER.file).read_text()
-    obj: dict[str, Any] = yaml.safe_load(manifest)
+    obj: dict[str, Any] = packaged_yaml(versions.GKE_COS_INSTALLER.file)
     labels = {"k8s-app": GKE_INSTALLER_NAME}
     obj["metadata"] = {**obj["metadata"], "name": GKE_INSTALLER_NAME, "labels": labels}
     spec = obj["spec"]

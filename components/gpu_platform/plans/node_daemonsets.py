@@ -56,13 +56,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
-
-import yaml
 
 from gpu_platform import versions
 from gpu_platform.driver import DriverPlan
+from gpu_platform.packaged_data import packaged_yaml
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.kueue import GpuOperatorFacts
 from gpu_platform.scheduling import device_plugin_pools, mig_manager_pools, startup_taints
@@ -177,8 +175,7 @@ def pod_requests(pod_spec: Mapping[str, Any]) -> Requests:
 @cache
 def gke_driver_installer_requests() -> Requests:
     """What Google's COS installer DaemonSet pod holds on each GKE GPU node (read from the packaged manifest)."""
-    manifest = resources.files("gpu_platform").joinpath("data", versions.GKE_COS_INSTALLER.file).read_text()
-    return pod_requests(yaml.safe_load(manifest)["spec"]["template"]["spec"])
+    return pod_requests(packaged_yaml(versions.GKE_COS_INSTALLER.file)["spec"]["template"]["spec"])
 
 
 def device_plugin_config_set(pools: Sequence[GpuPool], driver: DriverPlan) -> bool:

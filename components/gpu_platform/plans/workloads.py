@@ -23,10 +23,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from typing import Any
-
-import yaml
 
 from gpu_platform import versions
 from gpu_platform.addons import addon
@@ -40,6 +37,7 @@ from gpu_platform.args.workloads import (
     LeaderWorkerSetArgs,
 )
 from gpu_platform.clouds import profile_of
+from gpu_platform.packaged_data import packaged_yaml
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.workloads import (
@@ -193,9 +191,7 @@ def trainer_runtime(runtime: str, gang_scheduler: str = DEFAULT_GANG_SCHEDULER) 
     """A built-in ClusterTrainingRuntime as kubeflow/trainer@v2.3.0 ships it (``manifests/base/runtimes``), with
     the image tags of ``manifests/overlays/runtimes`` and, under Volcano, its gang-scheduling policy."""
     pin = TRAINER_RUNTIME_FILES[runtime]
-    obj: dict[str, Any] = yaml.safe_load(
-        resources.files("gpu_platform").joinpath("data", pin.file).read_text()
-    )
+    obj: dict[str, Any] = packaged_yaml(pin.file)
     obj["metadata"].setdefault("labels", {}).update(MANAGED_BY_LABEL)
     pod_specs = [
         rj["template"]["spec"]["template"]["spec"] for rj in obj["spec"]["template"]["spec"]["replicatedJobs"]

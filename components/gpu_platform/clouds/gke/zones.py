@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
+from gpu_platform.packaged_data import packaged_text, parse_yaml
 
 DATA_FILE = "gce-gpu-zones.yaml"
 
@@ -37,7 +36,7 @@ class GpuZoneTable:
 
 def read_table(text: str) -> GpuZoneTable:
     """The table from the data file's text."""
-    raw = yaml.safe_load(text)
+    raw = parse_yaml(text)
     return GpuZoneTable(
         regions={region: tuple(zones) for region, zones in raw["regions"].items()},
         offered={
@@ -52,7 +51,7 @@ def read_table(text: str) -> GpuZoneTable:
 @cache
 def table() -> GpuZoneTable:
     """The packaged table, read once."""
-    return read_table(resources.files("gpu_platform").joinpath("data", DATA_FILE).read_text())
+    return read_table(packaged_text(DATA_FILE))
 
 
 def region_of_zone(zone: str) -> str:
