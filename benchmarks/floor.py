@@ -24,13 +24,22 @@ import pulumi
 from pulumi import _types
 
 
+def _sdk_class(cls: type) -> type:
+    """The class itself, or for a library subclass the SDK class it builds on (``pulumi.CustomResource``
+    for the library's own custom resource classes)."""
+    return next(c for c in cls.__mro__ if c.__module__.split(".")[0].startswith("pulumi"))
+
+
 def _class_path(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def _class(path: str) -> Any:
+    """The class as programs reach it, through its package (``pulumi_gcp.serviceaccount.Account``): that is
+    what loads the package's other modules, for the library and the floor alike."""
     module, _, qualname = path.partition(":")
-    obj: Any = importlib.import_module(module)
+    package = module.rpartition(".")[0] or module
+    obj: Any = importlib.import_module(package)
     for part in qualname.split("."):
         obj = getattr(obj, part)
     return obj
@@ -47,10 +56,12 @@ def recording_classes() -> Iterator[dict[tuple[str, str], dict[str, Any]]]:
     ) -> None:
         props_type = type(props) if props is not None and _types.is_input_type(type(props)) else None
         keys = list(_types.input_type_to_untranslated_dict(props) if props_type else (props or {}))
+        opts = args[0] if args else kwargs.get("opts")
         seen[(t, name)] = {
-            "class": _class_path(type(self)),
+            "class": _class_path(_sdk_class(type(self))),
             "propsType": _class_path(props_type) if props_type else None,
             "propsKeys": keys,
+            "aliasSpecs": _alias_specs(getattr(opts, "aliases", None) or []),
         }
         original(self, t, name, custom, props, *args, **kwargs)
 
@@ -59,6 +70,33 @@ def recording_classes() -> Iterator[dict[tuple[str, str], dict[str, Any]]]:
         yield seen
     finally:
         pulumi.Resource.__init__ = original  # type: ignore[method-assign]
+
+
+_ALIAS_FIELDS = ("name", "type_", "parent", "stack", "project")
+
+
+def _alias_specs(aliases: list[Any]) -> list[Any] | None:
+    """The aliases as the SDK class passed them (an SDK's version aliases are ``Alias(type_=...)``: the SDK
+    turns each into a URN, which costs), or ``None`` when one names a resource or an Output."""
+    specs: list[Any] = []
+    for alias in aliases:
+        if isinstance(alias, str):
+            specs.append(alias)
+            continue
+        fields = {f: getattr(alias, f) for f in _ALIAS_FIELDS if getattr(alias, f) is not ...}
+        if not isinstance(alias, pulumi.Alias) or any(
+            v is not None and not isinstance(v, str) for v in fields.values()
+        ):
+            return None
+        specs.append(fields)
+    return specs
+
+
+def _aliases(row: dict[str, Any]) -> list[Any] | None:
+    specs = row.get("aliasSpecs")
+    if specs is None:
+        return [_alias(a, row["name"]) for a in row.get("options", {}).get("aliases", [])] or None
+    return [s if isinstance(s, str) else pulumi.Alias(**s) for s in specs] or None
 
 
 def _alias(text: str, own_name: str) -> pulumi.Alias | str:
@@ -85,7 +123,7 @@ def _options(row: dict[str, Any], made: dict[str, pulumi.Resource]) -> pulumi.Re
         delete_before_replace=o.get("deleteBeforeReplace") or None,
         replace_on_changes=o.get("replaceOnChanges") or None,
         additional_secret_outputs=o.get("additionalSecretOutputs") or None,
-        aliases=[_alias(a, row["name"]) for a in o.get("aliases", [])] or None,
+        aliases=_aliases(row),
     )
 
 

@@ -4,6 +4,7 @@ dependencies, made with the same SDK classes (so the library/floor ratio measure
 from typing import Any
 
 import pulumi_kubernetes as k8s
+import pytest
 
 from gpu_platform.offline import run_plan, run_program
 from tests.conftest import REPO
@@ -40,15 +41,20 @@ def _essence(plan: Any) -> dict[str, Any]:
     }
 
 
-def test_the_floor_replays_the_prod_plan_with_the_libraries_sdk_classes() -> None:
+def test_the_floor_records_the_sdk_classes_the_library_used() -> None:
     rows = _rows("prod")
     classes = {r["type"]: r["class"] for r in rows if r["custom"]}
     assert classes["kubernetes:core/v1:Namespace"] == "pulumi_kubernetes.core.v1.Namespace:Namespace"
     assert classes["aws:eks/cluster:Cluster"] == "pulumi_aws.eks.cluster:Cluster"
     namespace = next(r for r in rows if r["type"] == "kubernetes:core/v1:Namespace")
     assert {"metadata", "spec", "status"} <= set(namespace["propsKeys"])
-    floor = run_program(lambda: floor_program(rows), project="gpu-platform", stack="prod")
-    library = run_plan(REPO, "prod")
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_the_floor_replays_each_stack_exactly(stack: str) -> None:
+    rows = _rows(stack)
+    floor = run_program(lambda: floor_program(rows), project="gpu-platform", stack=stack)
+    library = run_plan(REPO, stack)
     assert _essence(floor) == _essence(library)
     assert sum(len(r.depends_on) for r in floor.resources) > 0
 
