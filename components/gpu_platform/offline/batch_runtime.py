@@ -22,6 +22,7 @@ never what it records.
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from pulumi.runtime import resource as sdk_resource
 from pulumi.runtime.proto import source_pb2
@@ -38,16 +39,16 @@ def _no_stack_trace() -> source_pb2.StackTrace:
 def batch_runtime() -> Iterator[None]:
     """Collector and SDK settings for one plan; the previous ones are back on leaving."""
     thresholds = gc.get_threshold()
-    had_stack_trace = hasattr(sdk_resource, "_get_stack_trace")
-    stack_trace = getattr(sdk_resource, "_get_stack_trace", None)
+    stack_trace: Any = getattr(sdk_resource, "_get_stack_trace", None)
+    had_stack_trace = stack_trace is not None
     gc.freeze()
     gc.set_threshold(YOUNG_GENERATION_THRESHOLD, *thresholds[1:])
     if had_stack_trace:
-        sdk_resource._get_stack_trace = _no_stack_trace  # type: ignore[attr-defined]
+        setattr(sdk_resource, "_get_stack_trace", _no_stack_trace)  # noqa: B010
     try:
         yield
     finally:
         if had_stack_trace:
-            sdk_resource._get_stack_trace = stack_trace  # type: ignore[attr-defined]
+            setattr(sdk_resource, "_get_stack_trace", stack_trace)  # noqa: B010
         gc.set_threshold(*thresholds)
         gc.unfreeze()
