@@ -9,7 +9,7 @@ from fractions import Fraction
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.gpudirect import RDMA, RDMA_A4X, TCPX, TCPXO
 from gpu_platform.catalog.machines import MachineType
-from gpu_platform.catalog.topology import GCE_TOPOLOGY
+from gpu_platform.catalog.topology import GCE_A4X_TOPOLOGY, GCE_TOPOLOGY
 
 
 def _gke() -> list[MachineType]:
@@ -92,7 +92,7 @@ def _a3_a4() -> list[MachineType]:
     )
     # A4X: 4 GB200 on two Grace (Arm) CPUs, 140 vCPUs, 884 GB (Compute Engine "Arm VMs on Compute");
     # nvidia-gb200 as Cluster Toolkit's examples/gke-a4x and machine_mappings.json name it; its Kueue
-    # configuration there uses the gce-topology block/sub-block/host labels.
+    # configuration there adds the node pool level to the gce-topology labels.
     out.append(
         MachineType(
             "gke",
@@ -103,7 +103,7 @@ def _a3_a4() -> list[MachineType]:
             884,
             "nvidia-gb200",
             gpudirect=RDMA_A4X,
-            topology=GCE_TOPOLOGY,
+            topology=GCE_A4X_TOPOLOGY,
             cpu_arch="arm64",
         )
     )
