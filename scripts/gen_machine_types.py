@@ -45,9 +45,9 @@ SOURCES: dict[str, list[str]] = {
         "the GKE GPU documentation (N1 with attached T4: 1, 2 or 4 GPUs); A4X from Compute Engine's \"Arm VMs on "
         'Compute" page (140 vCPUs, 884 GB, 186 GB per GB200).',
         "`a4x-highgpu-4g` runs Arm (Grace) hosts: GKE taints its nodes `kubernetes.io/arch=arm64:NoSchedule` and "
-        "every pod the library places there tolerates it. A GKE pool of it is refused for now: Google runs its "
-        "own driver installer on A4X (`daemonset-preloaded-latest-a4x.yaml`), which the library does not deploy "
-        "yet; its zones are in no vendored source, so none is refused for it.",
+        "every pod the library places there tolerates it. Its driver comes from Google's A4X installer "
+        "(`daemonset-preloaded-latest-a4x.yaml`, COS only, no MIG partitioning by GKE), which the library deploys "
+        "on A4X nodes (docs/networking.md); its zones are in no vendored source, so none is refused for it.",
         'GPUDirect path and extra NICs (`gpudirect: true`): Compute Engine "Networking and GPU machines" and GKE '
         '"Maximize GPU network bandwidth in Standard mode clusters" (`catalog/gpudirect.py`, docs/networking.md).',
     ],

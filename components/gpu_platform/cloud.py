@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from gpu_platform.catalog.cpu_machines import CpuShape
     from gpu_platform.catalog.drivers import DriverVersion
     from gpu_platform.sdk import Extra
+    from gpu_platform.versions import UpstreamFile
 
 PoolProblems = Callable[[int], Problems]
 """Where the problems of pool ``i`` are filed: ``gpuPools[i]``, ``pools[i]`` or ``pool``."""
@@ -313,6 +314,12 @@ class CloudProfile:
         cls, image: str | None, owner: str, operator: DriverVersion, host: DriverVersion | None
     ) -> DriverPlan:
         raise DriverPlanError(f"no driver rules for cloud {cls.name!r}")
+
+    @classmethod
+    def driver_installer(cls, pool: GpuPool) -> UpstreamFile | None:
+        """The cloud's driver-installer manifest for ``pool``'s nodes, deployed when the driver plan says
+        ``cloud_installer``; ``None``: the cloud has none."""
+        return None
 
     @classmethod
     def driver_root(cls, driver: DriverPlan) -> str:

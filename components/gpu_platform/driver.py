@@ -9,8 +9,12 @@ table is its profile's ``plan_driver`` (``gpu_platform/clouds/<cloud>/profile.py
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 from gpu_platform.catalog.drivers import GPU_OPERATOR_DEFAULT_DRIVER, DriverVersion
+from gpu_platform.packaged_data import packaged_yaml
+from gpu_platform.versions import UpstreamFile
 
 
 @dataclass(frozen=True)
@@ -27,8 +31,37 @@ class DriverPlan:
     """The node pool's own driver setting, where the cloud has one (GKE
     ``gpu_driver_installation_config.gpu_driver_version``, AKS ``gpu_profile.driver``)."""
     cloud_installer: bool = False
-    """The library deploys the cloud's driver-installer DaemonSet (GKE: Google's COS installer, NVIDIA's
-    documented path)."""
+    """The library deploys the cloud's driver-installer DaemonSets (GKE: Google's COS installer, NVIDIA's
+    documented path; on A4X nodes Google's A4X installer), the one each pool's nodes need (the profile's
+    ``driver_installer``)."""
+
+
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+
+
+@cache
+def installer_manifest(file: UpstreamFile) -> dict[str, Any]:
+    """A packaged installer DaemonSet as upstream ships it (a fresh copy: callers rename and pin it)."""
+    obj: dict[str, Any] = packaged_yaml(file.file)
+    return obj
+
+
+@cache
+def installer_machine_types(file: UpstreamFile) -> frozenset[str]:
+    """The machine types an installer selects by ``node.kubernetes.io/instance-type`` in its own node affinity;
+    empty for one that selects every GPU node. Read from the manifest, so the machines Google wrote into it are
+    the ones the library gives it."""
+    spec = installer_manifest(file)["spec"]["template"]["spec"]
+    terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ]
+    return frozenset(
+        value
+        for term in terms
+        for expr in term["matchExpressions"]
+        if expr["key"] == INSTANCE_TYPE_LABEL and expr["operator"] == "In"
+        for value in expr["values"]
+    )
 
 
 class DriverPlanError(ValueError):

@@ -81,6 +81,15 @@ GKE_COS_INSTALLER = UpstreamFile(
     file="gke-cos-daemonset-preloaded.yaml",
     sha256="41c303c5f1c1279eae47f5e183591b12e2cc4176523ad5764ab1081c1b9d27ee",
 )
+GKE_COS_A4X_INSTALLER = UpstreamFile(
+    repo="GoogleCloudPlatform/container-engine-accelerators",
+    commit="992db81257553607f1477945f1b3219632991829",
+    path="nvidia-driver-installer/cos/daemonset-preloaded-latest-a4x.yaml",
+    file="gke-cos-daemonset-preloaded-latest-a4x.yaml",
+    sha256="f6ca0f059cbb17adf8b3268ff3ff29d26f80dce717a9edced18afe7aa3bd5838",
+)
+"""Google's COS installer for A4X (upstream 2dd8fc9b, 2025-03): the same preloaded installer and pause images,
+``--version=latest``, no partition container, and a node affinity of its own on the A4X machine types."""
 GKE_COS_DRIVER_INSTALLER_IMAGE = "cos-nvidia-installer:fixed"
 GKE_PARTITION_GPU_IMAGE = "gcr.io/gke-release/nvidia-partition-gpu@sha256:de12f85ebfb4fb6c1893cd30c23aab662a72fa0448f97ef74fccb82d7522ef17"
 """Multi-arch image with H200 support (upstream 4da5c076, 2025-04)."""

@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.catalog.topology import EC2_TOPOLOGY, GCE_TOPOLOGY, HOST_TOPOLOGY, HOSTNAME_LABEL
+from gpu_platform.catalog.topology import (
+    EC2_TOPOLOGY,
+    GCE_A4X_TOPOLOGY,
+    GCE_TOPOLOGY,
+    HOST_TOPOLOGY,
+    HOSTNAME_LABEL,
+)
 from gpu_platform.clouds import profile_of
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.plans.kueue import KueueObjects
@@ -19,6 +25,7 @@ CASES = [
     ("gke", "a3-megagpu-8g", GCE_TOPOLOGY),
     ("gke", "a3-ultragpu-8g", GCE_TOPOLOGY),
     ("gke", "a4-highgpu-8g", GCE_TOPOLOGY),
+    ("gke", "a4x-highgpu-4g", GCE_A4X_TOPOLOGY),
     ("eks", "p5.48xlarge", EC2_TOPOLOGY),
     ("eks", "p4d.24xlarge", EC2_TOPOLOGY),
     ("eks", "g6e.48xlarge", EC2_TOPOLOGY),

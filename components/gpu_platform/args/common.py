@@ -73,5 +73,5 @@ class DriverArgs(TypedDict):
     conservative floor for the cloud image. It installs nothing."""
     installer_version: NotRequired[str]
     """GKE with Google's COS installer only: the driver version ``cos-gpu-installer`` installs (it must be
-    one the node's COS release supports); default: the COS release's default driver. Set ``host_version``
-    to the same value for the CUDA check."""
+    one the node's COS release supports, for every pool's GPU: A4X's installer takes it too); default: the COS
+    release's default driver (A4X: the latest). Set ``host_version`` to the same value for the CUDA check."""

@@ -54,12 +54,17 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
                     f"{name}-gke-critical-pods", metadata=meta, spec=spec, opts=self.child_opts()
                 )
             )
-        if plan.driver.cloud_installer:
-            installer = g.gke_driver_installer(plan.gke_installer_version)
+        installers = (
+            g.gke_driver_installers(plan.pools, plan.gke_installer_version)
+            if plan.driver.cloud_installer
+            else []
+        )
+        for installer in installers:
             meta, spec = installer["metadata"], cast(Any, installer["spec"])
+            suffix = meta["name"].removeprefix(g.GKE_INSTALLER_NAME)
             out.append(
                 k8s.apps.v1.DaemonSet(
-                    f"{name}-gke-driver-installer", metadata=meta, spec=spec, opts=self.child_opts()
+                    f"{name}-gke-driver-installer{suffix}", metadata=meta, spec=spec, opts=self.child_opts()
                 )
             )
         for suffix, config_map, data in (

@@ -18,8 +18,7 @@ import yaml
 
 from gpu_platform import scheduling, versions
 from gpu_platform.clouds import profile_of
-from gpu_platform.driver import DriverPlan
-from gpu_platform.packaged_data import packaged_yaml
+from gpu_platform.driver import INSTANCE_TYPE_LABEL, DriverPlan, installer_machine_types, installer_manifest
 from gpu_platform.plans.dra import operator_values as dra_operator_values
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import resources_values
@@ -32,6 +31,7 @@ from gpu_platform.sharing import (
     device_plugin_config_key,
     mig_parted_config,
 )
+from gpu_platform.versions import UpstreamFile
 
 DEVICE_PLUGIN_CONFIG_MAP = "gpu-platform-device-plugin-config"
 """ConfigMap with one named device-plugin config per shared pool (``devicePlugin.config.name``)."""
@@ -262,28 +262,66 @@ def gke_resource_quota_spec(pools: Sequence[GpuPool]) -> dict[str, Any]:
     }
 
 
-def gke_driver_installer(installer_version: str | None = None) -> dict[str, Any]:
-    """Google's COS driver installer DaemonSet exactly as upstream ships it (``versions.GKE_COS_INSTALLER``:
-    the ``lsmod`` already-installed guard, the confidential-node exclusion, tolerate everything, pinned
-    partition and pause images), renamed so GKE's addon manager never reconciles over it.
+def gke_driver_installer(
+    installer_version: str | None = None,
+    file: UpstreamFile = versions.GKE_COS_INSTALLER,
+    exclude: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Google's COS driver installer DaemonSet exactly as upstream ships it (``file``: ``versions.GKE_COS_INSTALLER``
+    or ``GKE_COS_A4X_INSTALLER``; the ``lsmod`` already-installed guard, tolerate everything, pinned images),
+    renamed so GKE's addon manager never reconciles over it.
 
     ``installer_version`` (``gpuOperator.driver.installerVersion``) pins ``cos-gpu-installer install
-    --version``; it must be a driver version that COS release supports. Default: the COS default.
+    --version``; it must be a driver version that COS release supports. Default: the COS default (A4X: latest).
+    ``exclude``: machine types another installer serves, kept off by their ``node.kubernetes.io/instance-type``.
     """
-    obj: dict[str, Any] = packaged_yaml(versions.GKE_COS_INSTALLER.file)
-    labels = {"k8s-app": GKE_INSTALLER_NAME}
-    obj["metadata"] = {**obj["metadata"], "name": GKE_INSTALLER_NAME, "labels": labels}
+    obj = installer_manifest(file)
+    name = GKE_INSTALLER_NAME + GKE_INSTALLER_SUFFIX[file]
+    labels = {"k8s-app": name}
+    obj["metadata"] = {**obj["metadata"], "name": name, "labels": labels}
     spec = obj["spec"]
     spec["selector"] = {"matchLabels": dict(labels)}
-    spec["template"]["metadata"]["labels"] = {"name": GKE_INSTALLER_NAME, **labels}
+    spec["template"]["metadata"]["labels"] = {"name": name, **labels}
     if installer_version:
         installer = spec["template"]["spec"]["initContainers"][0]
         script = installer["command"][-1]
-        assert "/cos-gpu-installer install ||" in script, "upstream installer command changed"
+        (upstream,) = [
+            c
+            for c in ("/cos-gpu-installer install ||", "/cos-gpu-installer install --version=latest ||")
+            if c in script
+        ]
         installer["command"][-1] = script.replace(
-            "/cos-gpu-installer install ||", f"/cos-gpu-installer install --version={installer_version} ||"
+            upstream, f"/cos-gpu-installer install --version={installer_version} ||"
         )
+    if exclude:
+        affinity = spec["template"]["spec"]["affinity"]["nodeAffinity"]
+        for term in affinity["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]:
+            term["matchExpressions"].append(
+                {"key": INSTANCE_TYPE_LABEL, "operator": "NotIn", "values": sorted(exclude)}
+            )
     return obj
+
+
+def gke_driver_installers(
+    pools: Sequence[GpuPool], installer_version: str | None = None
+) -> list[dict[str, Any]]:
+    """The installers the pools' nodes need, each kept off the machines another one serves (the COS installer
+    selects every GPU node, A4X's only A4X machine types): never two on one node."""
+    profile = profile_of("gke")
+    files = sorted(
+        {f for p in pools if (f := profile.driver_installer(p)) is not None},
+        key=lambda f: GKE_INSTALLER_SUFFIX[f],
+    )
+    files = files or [versions.GKE_COS_INSTALLER]
+    served = {f: installer_machine_types(f) for f in files}
+    return [
+        gke_driver_installer(installer_version, f, [] if served[f] else sorted(set().union(*served.values())))
+        for f in files
+    ]
+
+
+GKE_INSTALLER_SUFFIX = {versions.GKE_COS_INSTALLER: "", versions.GKE_COS_A4X_INSTALLER: "-a4x"}
+"""Each installer DaemonSet's name after ``GKE_INSTALLER_NAME`` (and its resource's after the component's)."""
 
 
 # --- Plan -----------------------------------------------------------------------------------------

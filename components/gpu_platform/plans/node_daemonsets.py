@@ -59,12 +59,13 @@ from functools import cache
 from typing import Any
 
 from gpu_platform import versions
-from gpu_platform.driver import DriverPlan
-from gpu_platform.packaged_data import packaged_yaml
+from gpu_platform.clouds import profile_of
+from gpu_platform.driver import DriverPlan, installer_manifest
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.kueue import GpuOperatorFacts
 from gpu_platform.scheduling import device_plugin_pools, mig_manager_pools, startup_taints
 from gpu_platform.sharing import device_plugin_config_key
+from gpu_platform.versions import UpstreamFile
 
 
 @dataclass(frozen=True)
@@ -173,9 +174,10 @@ def pod_requests(pod_spec: Mapping[str, Any]) -> Requests:
 
 
 @cache
-def gke_driver_installer_requests() -> Requests:
-    """What Google's COS installer DaemonSet pod holds on each GKE GPU node (read from the packaged manifest)."""
-    return pod_requests(packaged_yaml(versions.GKE_COS_INSTALLER.file)["spec"]["template"]["spec"])
+def gke_driver_installer_requests(file: UpstreamFile = versions.GKE_COS_INSTALLER) -> Requests:
+    """What Google's installer DaemonSet pod (``file``) holds on each GKE GPU node it serves (read from the
+    packaged manifest)."""
+    return pod_requests(installer_manifest(file)["spec"]["template"]["spec"])
 
 
 def device_plugin_config_set(pools: Sequence[GpuPool], driver: DriverPlan) -> bool:
@@ -231,8 +233,8 @@ def gpu_node_pods(
         pods["migManager"] = table["migManager"]
     pods["validator"] = table["validator"]
     pods["nfdWorker"] = NFD_WORKER_REQUESTS
-    if driver.cloud_installer:
-        pods["gkeDriverInstaller"] = gke_driver_installer_requests()
+    if driver.cloud_installer and (installer := profile_of(pool.cloud).driver_installer(pool)) is not None:
+        pods["gkeDriverInstaller"] = gke_driver_installer_requests(installer)
     return pods
 
 

@@ -9,7 +9,7 @@ from fractions import Fraction
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.gpudirect import RDMA, RDMA_A4X, TCPX, TCPXO
 from gpu_platform.catalog.machines import MachineType
-from gpu_platform.catalog.topology import GCE_TOPOLOGY
+from gpu_platform.catalog.topology import GCE_A4X_TOPOLOGY, GCE_TOPOLOGY
 
 
 def _gke() -> list[MachineType]:
@@ -29,7 +29,7 @@ def _gke() -> list[MachineType]:
             )
         )
     out.append(MachineType("gke", "a2-megagpu-16g", "a100-40gb", 16, 96, 1360, "nvidia-tesla-a100"))
-    return out + _a3_high() + _hypercomputer() + _n1()
+    return out + _a3_high() + _hypercomputer() + [_a4x()] + _n1()
 
 
 def _a3_high() -> list[MachineType]:
@@ -95,24 +95,25 @@ def _hypercomputer() -> list[MachineType]:
             topology=GCE_TOPOLOGY,
         )
     )
-    # A4X: 4 GB200 on two Grace (Arm) CPUs, 140 vCPUs, 884 GB (Compute Engine "Arm VMs on Compute");
-    # nvidia-gb200 as Cluster Toolkit's examples/gke-a4x and machine_mappings.json name it; its Kueue
-    # configuration there uses the gce-topology block/sub-block/host labels.
-    out.append(
-        MachineType(
-            "gke",
-            "a4x-highgpu-4g",
-            "gb200-186gb",
-            4,
-            140,
-            884,
-            "nvidia-gb200",
-            gpudirect=RDMA_A4X,
-            topology=GCE_TOPOLOGY,
-            cpu_arch="arm64",
-        )
-    )
     return out
+
+
+def _a4x() -> MachineType:
+    """A4X: 4 GB200 on two Grace (Arm) CPUs, 140 vCPUs, 884 GB (Compute Engine "Arm VMs on Compute");
+    nvidia-gb200 as Cluster Toolkit's examples/gke-a4x and machine_mappings.json name it; its Kueue
+    configuration there adds the node pool level to the gce-topology labels."""
+    return MachineType(
+        "gke",
+        "a4x-highgpu-4g",
+        "gb200-186gb",
+        4,
+        140,
+        884,
+        "nvidia-gb200",
+        gpudirect=RDMA_A4X,
+        topology=GCE_A4X_TOPOLOGY,
+        cpu_arch="arm64",
+    )
 
 
 def _n1() -> list[MachineType]:

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from gpu_platform import versions
 from gpu_platform.catalog.allocatable import MIB_PER_GIB, bracketed
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
@@ -28,10 +29,11 @@ from gpu_platform.clouds.gke.allocatable import (
     MEMORY_BRACKETS,
     SMALL_MACHINE_MEMORY_MIB,
 )
-from gpu_platform.driver import DriverPlan, DriverPlanError
+from gpu_platform.driver import DriverPlan, DriverPlanError, installer_machine_types
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool, Taint
 from gpu_platform.sdk import Extra
+from gpu_platform.versions import UpstreamFile
 
 DRIVER_DIR = "/home/kubernetes/bin/nvidia"
 """Where Google's installer puts the driver on GKE nodes."""
@@ -52,17 +54,34 @@ only pods that tolerate it land there ("Prepare an Arm workload for deployment",
 https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment). The library's
 node pools leave it to GKE (Pulumi manages no taint GKE adds) and every pod it places on such a pool, and every
 Kueue flavor, tolerates it."""
-A4X_DRIVER = (
-    "{machine} runs Arm (Grace) and needs the driver Google's A4X installer puts there (container-engine-"
-    "accelerators nvidia-driver-installer/cos/daemonset-preloaded-latest-a4x.yaml: cos-gpu-installer "
-    "--version=latest, no partition container); the library deploys only the default COS installer, whose "
-    "default driver branch is not shown to support GB200: not supported yet, use another machine type"
-)
+A4X_INSTALLER = versions.GKE_COS_A4X_INSTALLER
+"""Google's driver installer for A4X (COS, latest driver, no partition container); every other GPU node gets
+``versions.GKE_COS_INSTALLER``. Which machines it serves is the instance-type list in its own node affinity."""
+
 
 GPUDIRECT_AUTO_POOL = (
     "the extra NICs are attached to node pools the library creates; an auto-created pool (a capacity chain, "
     "served by a ComputeClass) gets none: give the pool one capacity source"
 )
+
+
+def a4x_problems(pool: GpuPool, p: Problems) -> None:
+    """What an A4X pool must be: served by Google's A4X installer, a COS installer that partitions nothing."""
+    if (pool.image or "COS_CONTAINERD") != "COS_CONTAINERD":
+        p.add(
+            ("image",),
+            f"{pool.machine.name if pool.machine else 'A4X'} needs COS_CONTAINERD: the library installs its "
+            "driver with Google's A4X installer for Container-Optimized OS (nvidia-driver-installer/cos/"
+            "daemonset-preloaded-latest-a4x.yaml); the GPU Operator's driver on Ubuntu Arm nodes is not "
+            "documented for GKE",
+        )
+    s = pool.sharing
+    if s.mode == "mig" and s.managed_by == "cloud":
+        p.add(
+            ("sharing", "managed_by"),
+            "Google's A4X driver installer has no partition container, so GKE's gpu_partition_size is never "
+            "applied: use 'operator' (the GPU Operator's MIG manager)",
+        )
 
 
 def gpudirect_problems(pool: GpuPool, p: Problems) -> None:
@@ -288,6 +307,11 @@ class GkeProfile(CloudProfile):
         )
 
     @classmethod
+    def driver_installer(cls, pool: GpuPool) -> UpstreamFile:
+        a4x = pool.machine is not None and pool.machine.name in installer_machine_types(A4X_INSTALLER)
+        return A4X_INSTALLER if a4x else versions.GKE_COS_INSTALLER
+
+    @classmethod
     def driver_root(cls, driver: DriverPlan) -> str:
         return DRIVER_DIR
 
@@ -312,8 +336,8 @@ class GkeProfile(CloudProfile):
     def pool_problems(cls, pool: GpuPool, p: Problems) -> None:
         if pool.machine is None or not pool.machine.accelerator_type:
             p.add(("machine_type",), "GKE needs a machine type with a guest accelerator")
-        elif pool.machine.cpu_arch == "arm64":
-            p.add(("machine_type",), A4X_DRIVER.format(machine=pool.machine.name))
+        elif cls.driver_installer(pool) == A4X_INSTALLER:
+            a4x_problems(pool, p)
         if pool.compact_placement and pool.reservation:
             p.add(
                 ("compact_placement",),
