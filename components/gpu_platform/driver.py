@@ -39,7 +39,6 @@ class DriverPlan:
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 
 
-@cache
 def installer_manifest(file: UpstreamFile) -> dict[str, Any]:
     """A packaged installer DaemonSet as upstream ships it (a fresh copy: callers rename and pin it)."""
     obj: dict[str, Any] = packaged_yaml(file.file)
