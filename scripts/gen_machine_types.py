@@ -47,7 +47,9 @@ SOURCES: dict[str, list[str]] = {
         "`a4x-highgpu-4g` runs Arm (Grace) hosts: GKE taints its nodes `kubernetes.io/arch=arm64:NoSchedule` and "
         "every pod the library places there tolerates it. Its driver comes from Google's A4X installer "
         "(`daemonset-preloaded-latest-a4x.yaml`, COS only, no MIG partitioning by GKE), which the library deploys "
-        "on A4X nodes (docs/networking.md); its zones are in no vendored source, so none is refused for it.",
+        "on A4X nodes (docs/networking.md); its zones are in no vendored source, so none is refused for it. Each "
+        "pool of it is one GB200 NVL72 domain (a Compute Engine workload policy, `1x72`): at most 18 nodes, one "
+        "zone, reservation capacity only (docs/networking.md).",
         'GPUDirect path and extra NICs (`gpudirect: true`): Compute Engine "Networking and GPU machines" and GKE '
         '"Maximize GPU network bandwidth in Standard mode clusters" (`catalog/gpudirect.py`, docs/networking.md).',
     ],

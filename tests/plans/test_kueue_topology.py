@@ -33,6 +33,13 @@ CASES = [
 ]
 
 
+NVL72_POOL: dict[str, Any] = {
+    "zones": ["us-central1-b"],
+    "capacity": [{"source": "reservation", "reservation": "gb200-block"}],
+}
+"""What an A4X pool needs beside its machine type: one zone and a reservation (its NVL72 workload policy)."""
+
+
 def _objects(cloud: str, machine: str, **pool: Any) -> KueueObjects:
     args = {
         "cloud": cloud,
@@ -44,7 +51,7 @@ def _objects(cloud: str, machine: str, **pool: Any) -> KueueObjects:
 
 @pytest.mark.parametrize(("cloud", "machine", "topology"), CASES, ids=[c[1] for c in CASES])
 def test_flavor_names_the_machine_topology_and_both_validate(cloud: str, machine: str, topology: Any) -> None:
-    objs = _objects(cloud, machine)
+    objs = _objects(cloud, machine, **(NVL72_POOL if machine.startswith("a4x-") else {}))
     (topo,) = objs.topologies
     assert topo["metadata"]["name"] == topology.name
     assert [lvl["nodeLabel"] for lvl in topo["spec"]["levels"]] == list(topology.levels)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from gpu_platform.catalog.gpudirect import GpuDirect
 from gpu_platform.catalog.gpus import GPUS, GpuModel
+from gpu_platform.catalog.nvlink import NvlinkDomain
 from gpu_platform.catalog.topology import NetworkTopology
 
 
@@ -38,6 +39,9 @@ class MachineType:
     topology: NetworkTopology | None = None
     """The network position the cloud labels this machine's nodes with (Kueue TAS); ``None``: none
     documented, so a pool of it cannot ask for topology-aware scheduling."""
+    nvlink_domain: NvlinkDomain | None = None
+    """The rack-scale NVLink domain the machine's nodes belong to (GB200 NVL72): its pools are placed in one
+    domain, and hold at most one domain's nodes; ``None``: NVLink stays inside the node."""
     cpu_arch: str = "amd64"
     """The nodes' ``kubernetes.io/arch``: ``arm64`` on Grace (GB200) machines, whose images must have an arm64
     build and whose clouds may taint them for it."""

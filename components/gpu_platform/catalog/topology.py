@@ -59,8 +59,8 @@ GCE_A4X_TOPOLOGY = NetworkTopology(
     "2025-07)",
 )
 """GKE A4X: GCE_TOPOLOGY with the node pool between sub-block and host, as Google's A4X Kueue configuration has
-it: there each pool is one NVL72 domain (a workload policy of ``accelerator_topology: 1x72``, which the library
-does not create: without it a pool is a level of no NVLink meaning, still a valid domain)."""
+it: each pool is one NVL72 domain, placed there by the workload policy (``accelerator_topology: 1x72``) the
+library creates with the pool (``catalog/nvlink.py``)."""
 
 EC2_TOPOLOGY = NetworkTopology(
     "ec2-network-topology",

@@ -6,7 +6,8 @@
 - ``gpudirect``: only on machine types with GPUDirect NICs (``MachineType.gpudirect``, GKE A3/A4).
 - ``compact_placement``: GKE ``COMPACT`` placement policy or EKS cluster placement group. Both keep the nodes in
   one zone, so the pool names exactly one. (A GKE reservation already places its VMs in its block: the GKE
-  profile refuses the two together.)
+  profile refuses the two together.) Machines of a rack-scale NVLink domain (A4X) are always placed in one, so
+  the setting is refused there.
 """
 
 from __future__ import annotations
@@ -63,6 +64,13 @@ def pool_compact_placement(
     if profile.compact_placement is None:
         where = " and ".join(q.display for q in clouds_where(lambda q: q.compact_placement))
         p.add(("compact_placement",), f"{where} only")
+        return False
+    if machine is not None and machine.nvlink_domain is not None:
+        p.add(
+            ("compact_placement",),
+            f"{machine.name} pools are always placed in one {machine.nvlink_domain.name} domain (a workload policy "
+            "named in a COMPACT placement policy): remove compact_placement",
+        )
         return False
     series = profile.compact_placement_series
     if machine is not None and series and not machine.name.startswith(series):

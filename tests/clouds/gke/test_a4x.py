@@ -30,7 +30,14 @@ from gpu_platform.scheduling import pool_tolerations
 from tests.conftest import REPO, load_yaml_docs, upstream
 
 ARM_TOLERATION = {"key": "kubernetes.io/arch", "operator": "Equal", "value": "arm64", "effect": "NoSchedule"}
-A4X = {"name": "gb200", "machine_type": "a4x-highgpu-4g", "max_nodes": 2, "zones": ["us-central1-b"]}
+RESERVED = [{"source": "reservation", "reservation": "gb200-block"}]
+A4X = {
+    "name": "gb200",
+    "machine_type": "a4x-highgpu-4g",
+    "max_nodes": 2,
+    "zones": ["us-central1-b"],
+    "capacity": RESERVED,
+}
 A4 = {"name": "b200", "machine_type": "a4-highgpu-8g", "max_nodes": 2, "zones": ["us-central1-b"]}
 
 
@@ -235,13 +242,22 @@ def test_a4x_pools_get_google_s_a4x_kueue_topology_and_other_machines_keep_their
 
 def test_a_stack_with_an_a4x_pool_plans(plan_stack: Any) -> None:
     doc = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())["config"]
-    a4x = {"name": "gb200", "machineType": "a4x-highgpu-4g", "maxNodes": 2, "zones": ["us-central1-b"]}
+    a4x = {
+        "name": "gb200",
+        "machineType": "a4x-highgpu-4g",
+        "maxNodes": 2,
+        "zones": ["us-central1-b"],
+        "capacity": [{"source": "reservation", "reservation": "gb200-block"}],
+    }
     pools = [*doc["gpu-platform:gpuPools"], {**a4x, "gpudirect": True, "topology": True}]
     plan: Plan = plan_stack("dev", REPO, {**doc, "gpu-platform:gpuPools": pools})
     node_pool = plan.one("gcp:container/nodePool:NodePool", "gb200-nodepool").inputs
     (accelerator,) = node_pool["nodeConfig"]["guestAccelerators"]
     assert accelerator["gpuDriverInstallationConfig"] == {"gpuDriverVersion": "INSTALLATION_DISABLED"}
     assert node_pool["nodeConfig"]["labels"]["gke-no-default-nvidia-gpu-device-plugin"] == "true"
+    policy = plan.one("gcp:compute/resourcePolicy:ResourcePolicy", "gb200-workload-policy").inputs
+    assert policy["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "1x72"}
+    assert node_pool["placementPolicy"] == {"type": "COMPACT", "policyName": policy["name"]}
     networks = node_pool["networkConfig"]["additionalNodeNetworkConfigs"]
     assert [n["subnetwork"] for n in networks] == [
         "gpu-dev-gvnic-1-sub",

@@ -9,6 +9,7 @@ from fractions import Fraction
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.gpudirect import RDMA, RDMA_A4X, TCPX, TCPXO
 from gpu_platform.catalog.machines import MachineType
+from gpu_platform.catalog.nvlink import GB200_NVL72
 from gpu_platform.catalog.topology import GCE_A4X_TOPOLOGY, GCE_TOPOLOGY
 
 
@@ -112,6 +113,7 @@ def _a4x() -> MachineType:
         "nvidia-gb200",
         gpudirect=RDMA_A4X,
         topology=GCE_A4X_TOPOLOGY,
+        nvlink_domain=GB200_NVL72,
         cpu_arch="arm64",
     )
 

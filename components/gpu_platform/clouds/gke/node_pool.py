@@ -7,6 +7,9 @@
   (``sharing.managed_by: cloud``): ``gpu_sharing_config`` or ``gpu_partition_size``.
 - GPUDirect pools (``pool.gpudirect``): gVNIC and one ``additional_node_network_configs`` entry per extra NIC
   (``additional_node_networks``, from ``GkeGpuDirect``).
+- NVLink-domain pools (A4X, GB200 NVL72): a Compute Engine workload policy (``HIGH_THROUGHPUT``, the domain's
+  ``accelerator_topology``) in the pool's region, named in ``placement_policy`` (``COMPACT``), so the pool's
+  nodes share one NVLink fabric.
 - Autoscaling uses GKE's *total* limits so ``min_nodes``/``max_nodes`` mean the same as elsewhere;
   ``initial_node_count`` is per zone. Node counts are in ``ignore_changes``.
 """
@@ -60,6 +63,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
             reservation = gke.NodePoolNodeConfigReservationAffinityArgs(**plan.reservation_affinity)
         queued = gke.NodePoolQueuedProvisioningArgs(enabled=True) if plan.queued_provisioning else None
         network = _network_config(plan)
+        placement = self._placement_policy(name, plan)
         metadata = (
             gke.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")
             if plan.workload_identity
@@ -83,9 +87,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
             management=gke.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
             queued_provisioning=queued,
             network_config=network,
-            placement_policy=(
-                gke.NodePoolPlacementPolicyArgs(type=plan.placement_policy) if plan.placement_policy else None
-            ),
+            placement_policy=placement,
             node_config=gke.NodePoolNodeConfigArgs(
                 machine_type=pool.machine.name,
                 guest_accelerators=[plan.accelerator],  # type: ignore[list-item]
@@ -109,6 +111,29 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
             ),
         )
         return self._pool_outputs(plan, self.node_pool.name)
+
+    def _placement_policy(self, name: str, plan: GkeNodePoolPlan) -> Any:
+        """``placement_policy``: ``COMPACT``, naming the workload policy created here for an NVLink-domain pool."""
+        import pulumi_gcp.compute as compute
+        import pulumi_gcp.container as gke
+
+        if plan.placement_policy is None:
+            return None
+        policy = plan.workload_policy
+        if policy is None:
+            return gke.NodePoolPlacementPolicyArgs(type=plan.placement_policy)
+        self.workload_policy = compute.ResourcePolicy(
+            f"{name}-workload-policy",
+            name=policy.name,
+            region=policy.region,
+            project=plan.inputs.get("project"),
+            description=f"Places GKE node pool {plan.physical_name} in one NVLink domain ({policy.accelerator_topology})",
+            workload_policy=compute.ResourcePolicyWorkloadPolicyArgs(**policy.workload_policy),
+            opts=self.child_opts(protect=plan.protect),
+        )
+        return gke.NodePoolPlacementPolicyArgs(
+            type=plan.placement_policy, policy_name=self.workload_policy.name
+        )
 
 
 def _network_config(plan: GkeNodePoolPlan) -> Any:

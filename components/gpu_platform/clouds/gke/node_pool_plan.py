@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_platform.clouds.gke.profile import PROFILE, SHARING_STRATEGY
+from gpu_platform.catalog.nvlink import HIGH_THROUGHPUT
+from gpu_platform.clouds.gke.profile import PROFILE, SHARING_STRATEGY, region_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.nodepools import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
 from gpu_platform.pools import CapacitySource, GpuPool
@@ -20,6 +21,23 @@ DWS_SOURCES = frozenset({"flex-start", "queued-provisioning"})
 """Sources served by GKE's Dynamic Workload Scheduler (flex-start VMs)."""
 COMPACT = "COMPACT"
 """``placement_policy.type``: the only value pulumi-gcp 10.2.0 documents for GPU node pools."""
+
+
+@dataclass(frozen=True)
+class WorkloadPolicyPlan:
+    """The Compute Engine workload policy that places a pool in one NVLink domain (``catalog/nvlink.py``)."""
+
+    name: str
+    """The policy's name; the node pool's ``placement_policy.policy_name``."""
+    region: str
+    """The pool's region: a node pool may only name a policy of its own project and region."""
+    accelerator_topology: str
+    type: str = HIGH_THROUGHPUT
+
+    @property
+    def workload_policy(self) -> dict[str, str]:
+        """``compute.ResourcePolicy.workload_policy``."""
+        return {"type": self.type, "accelerator_topology": self.accelerator_topology}
 
 
 @dataclass(frozen=True)
@@ -40,7 +58,10 @@ class GkeNodePoolPlan(NodePoolPlan):
     queued_provisioning: bool = False
     """``queued_provisioning.enabled``: nodes only through ProvisioningRequests (Kueue's admission check)."""
     placement_policy: str | None = None
-    """``COMPACT`` for ``compact_placement`` pools (one zone): the nodes are placed close together."""
+    """``COMPACT`` for ``compact_placement`` pools and NVLink-domain pools (one zone): the nodes are placed close
+    together."""
+    workload_policy: WorkloadPolicyPlan | None = None
+    """NVLink-domain pools (A4X): the workload policy their ``placement_policy`` names."""
     additional_node_networks: tuple[Mapping[str, Any], ...] = ()
     """``network_config.additional_node_network_configs``: the extra NICs of a GPUDirect pool, in order."""
     gvnic: bool = False
@@ -109,6 +130,12 @@ def _replacing(pool: GpuPool) -> tuple[Any, ...]:
     return (s.source, s.affinity, s.project, s.max_run_hours)
 
 
+def _nvlink_domain_topology(pool: GpuPool) -> str | None:
+    """The accelerator topology of the pool's NVLink domain; ``None`` for machines without one."""
+    domain = pool.machine.nvlink_domain if pool.machine is not None else None
+    return domain.accelerator_topology if domain is not None else None
+
+
 def gke_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any]) -> GkeNodePoolPlan:
     accelerator = _gke_accelerator(pool, driver)
     source = pool.primary
@@ -117,14 +144,25 @@ def gke_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
     # capacity source, and for a new placement policy (immutable on a node pool). Only a set policy enters the
     # name, so pools without one keep theirs.
     fixed: tuple[Any, ...] = (accelerator, pool.spot, pool.reservation, *_replacing(pool))
-    placement = COMPACT if pool.compact_placement else None
+    topology = _nvlink_domain_topology(pool)
+    placement = COMPACT if pool.compact_placement or topology else None
     if placement:
         fixed += (placement,)
+    if topology:  # a workload policy cannot change while the pool has nodes
+        fixed += (HIGH_THROUGHPUT, topology)
     if pool.gpudirect is not None:  # the extra NICs are fixed at creation
         fixed += (pool.gpudirect.kind,)
+    base = base_plan(pool, driver, inputs, *fixed)
+    workload_policy = None
+    if topology:
+        assert len(pool.zones) == 1, "an NVLink-domain pool is in one zone (checked by the GKE profile)"
+        workload_policy = WorkloadPolicyPlan(
+            f"{base['physical_name']}-{topology}", region_of(pool.zones[0]), topology
+        )
     return GkeNodePoolPlan(
-        **base_plan(pool, driver, inputs, *fixed),
+        **base,
         placement_policy=placement,
+        workload_policy=workload_policy,
         additional_node_networks=tuple(inputs.get("additional_node_networks", ())),
         gvnic=pool.gpudirect is not None,
         accelerator=accelerator,

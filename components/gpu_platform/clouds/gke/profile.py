@@ -84,6 +84,48 @@ def a4x_problems(pool: GpuPool, p: Problems) -> None:
         )
 
 
+def nvlink_domain_problems(pool: GpuPool, p: Problems) -> None:
+    """What a pool placed in one NVLink domain by a workload policy must be (``catalog/nvlink.py``): in one zone,
+    no bigger than the domain, and served by a reservation, the only way Compute Engine provisions these VMs."""
+    machine = pool.machine
+    domain = machine.nvlink_domain if machine is not None else None
+    if machine is None or domain is None:
+        return
+    what = f"{machine.name} pools are placed in one {domain.name} domain by a workload policy"
+    if len(pool.zones) != 1:
+        p.add(("zones",), f"{what}, which is in one zone: give exactly one zone (got {len(pool.zones)})")
+    most = domain.nodes(pool.gpus_per_node)
+    if pool.max_nodes > most:
+        p.add(
+            ("max_nodes",),
+            f"{what}: one domain holds {most} nodes ({domain.gpus} GPUs, {pool.gpus_per_node} per node), so "
+            f"{{{{max_nodes}}}} is at most {most} (got {pool.max_nodes}); add a pool per further domain",
+        )
+    if pool.chain:
+        p.add(
+            ("capacity",),
+            f"{what}, which only node pools the library creates carry; a capacity chain is served by auto-created "
+            "pools: give the pool one reservation",
+        )
+    elif not pool.primary.reserved:
+        p.add(
+            ("capacity",),
+            f"{what}; Compute Engine creates such VMs only from a reservation (reservation-bound provisioning), "
+            f"not '{pool.primary.source}': use [{{source: reservation, reservation: <name>}}]",
+        )
+
+
+def auto_pool_nvlink_domain_problems(pool: GpuPool, p: Problems) -> None:
+    """Node pools GKE creates itself (a ComputeClass) get no workload policy from the library."""
+    domain = pool.machine.nvlink_domain if pool.machine is not None else None
+    if pool.machine is not None and domain is not None:
+        p.add(
+            ("machine_type",),
+            f"{pool.machine.name} nodes are placed in one {domain.name} domain by a workload policy, which only "
+            "node pools the library creates carry: use a GkeGpuNodePool",
+        )
+
+
 def gpudirect_problems(pool: GpuPool, p: Problems) -> None:
     """What a GPUDirect pool must be on GKE: a COS node pool of one capacity source (RDMA: in one zone)."""
     g = pool.gpudirect
@@ -338,6 +380,7 @@ class GkeProfile(CloudProfile):
             p.add(("machine_type",), "GKE needs a machine type with a guest accelerator")
         elif cls.driver_installer(pool) == A4X_INSTALLER:
             a4x_problems(pool, p)
+        nvlink_domain_problems(pool, p)
         if pool.compact_placement and pool.reservation:
             p.add(
                 ("compact_placement",),
@@ -395,6 +438,8 @@ class GkeProfile(CloudProfile):
         cls.pool_problems(pool, p)
         if pool.gpudirect is not None and not pool.chain:  # a chain is refused above already
             p.add(("gpudirect",), GPUDIRECT_AUTO_POOL)
+        if not pool.chain:
+            auto_pool_nvlink_domain_problems(pool, p)
 
     @classmethod
     def dra_pool_problems(cls, pool: GpuPool, p: Problems) -> None:

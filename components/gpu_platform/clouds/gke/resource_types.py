@@ -28,6 +28,8 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
     # terraform-provider-google resource_compute_subnetwork.go: name, network, region ForceNew;
     # ip_cidr_range only when it shrinks (customdiff.ForceNewIf IsShrinkageIpCidr), see IN_PLACE_IF.
     "gcp:compute/subnetwork:Subnetwork": ("name", "network", "region", "ipCidrRange"),
+    # terraform-provider-google resource_compute_resource_policy.go: name, region and the policy blocks ForceNew.
+    "gcp:compute/resourcePolicy:ResourcePolicy": ("name", "region", "project", "workloadPolicy"),
 }
 
 
