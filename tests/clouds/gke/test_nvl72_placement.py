@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 import pytest
+import yaml
 
 from gpu_platform.catalog.nvlink import GB200_NVL72
 from gpu_platform.clouds import profile_of
@@ -15,7 +16,7 @@ from gpu_platform.clouds.gke import resource_types
 from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_program
-from tests.conftest import load_yaml_docs, upstream
+from tests.conftest import REPO, load_yaml_docs, upstream
 from tests.support.plans import plan_gke_compute_class, plan_gke_node_pool
 
 NODEPOOL = "gcp:container/nodePool:NodePool"
@@ -142,3 +143,37 @@ def test_a_chain_or_a_compute_class_cannot_carry_the_workload_policy() -> None:
         plan_gke_node_pool(_args(chain))
     with pytest.raises(ArgumentsError, match=r"pool\.machine_type: .*use a GkeGpuNodePool"):
         plan_gke_compute_class({"pool": A4X})
+
+
+def test_multi_node_nvlink_on_a4x_plans_with_compute_domains(plan_stack: Any) -> None:
+    """One NVL72 pool per rack, and the DRA driver's ComputeDomains (IMEX) across its nodes: what a multi-node
+    NVLink job on A4X needs, planned together with the Arm taint tolerated."""
+    doc = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())["config"]
+    rack = {
+        "name": "gb200",
+        "machineType": "a4x-highgpu-4g",
+        "minNodes": 1,
+        "maxNodes": 18,
+        "zones": ["us-central1-b"],
+        "capacity": [{"source": "reservation", "reservation": "gb200-block"}],
+        "allocation": "dra",
+        "topology": True,
+    }
+    config = {
+        **doc,
+        "gpu-platform:cluster": {**doc["gpu-platform:cluster"], "kubernetesVersion": "1.34"},
+        "gpu-platform:gpuPools": [*doc["gpu-platform:gpuPools"], rack],
+        "gpu-platform:dra": {"enabled": True, "computeDomains": True},
+        "gpu-platform:gpuOperator": {"driver": {"hostVersion": "580.95.05"}},
+    }
+    plan: Plan = plan_stack("dev", REPO, config)
+    policy = plan.one(POLICY, "gb200-workload-policy").inputs
+    assert plan.one(NODEPOOL, "gb200-nodepool").inputs["placementPolicy"]["policyName"] == policy["name"]
+    values = plan.one("kubernetes:helm.sh/v3:Release", "dra-driver-helm").inputs["values"]
+    assert values["resources"]["computeDomains"] == {"enabled": True}
+    assert {
+        "key": "kubernetes.io/arch",
+        "operator": "Equal",
+        "value": "arm64",
+        "effect": "NoSchedule",
+    } in values["kubeletPlugin"]["tolerations"]
