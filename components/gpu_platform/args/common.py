@@ -74,4 +74,5 @@ class DriverArgs(TypedDict):
     installer_version: NotRequired[str]
     """GKE with Google's COS installer only: the driver version ``cos-gpu-installer`` installs (it must be
     one the node's COS release supports, for every pool's GPU: A4X's installer takes it too); default: the COS
-    release's default driver (A4X: the latest). Set ``host_version`` to the same value for the CUDA check."""
+    release's default driver (A4X: the latest). Set ``host_version`` to the same value for the CUDA check.
+    Refused below a pool GPU's documented minimum driver."""

@@ -24,6 +24,9 @@ class GpuModel:
     pci_device_ids: tuple[str, ...] = ()
     """mig-parted ``device-filter`` values, so one MIG config can hold per-GPU entries."""
     architecture: str = ""
+    min_driver: str | None = None
+    """The oldest data center driver that runs this GPU, where NVIDIA documents one; a driver the library
+    installs, or one the user states the nodes run, below it is refused. ``None``: every supported driver."""
 
     @property
     def mig_capable(self) -> bool:
@@ -83,8 +86,18 @@ _GPU_LIST = (
         "b200-180gb",
         pci_device_ids=("0x290110DE",),
         architecture="blackwell",
+        # GPU Operator platform-support.rst: "HGX B200 requires a driver container version of 570.133.20 or later".
+        min_driver="570.133.20",
     ),
-    GpuModel("gb200-186gb", "GB200 186GB", 186, "gb200-186gb", architecture="blackwell"),
+    GpuModel(
+        "gb200-186gb",
+        "GB200 186GB",
+        186,
+        "gb200-186gb",
+        architecture="blackwell",
+        # GPU Operator v25.3.0 release notes: HGX GB200 NVL supported, with the R570 driver 570.124.06.
+        min_driver="570.124.06",
+    ),
 )
 
 GPUS: dict[str, GpuModel] = {g.key: g for g in _GPU_LIST}

@@ -84,6 +84,33 @@ def _check_cuda(pools: Sequence[GpuPool], plan: DriverPlan, at: DriverLocations)
         )
 
 
+def _check_gpu_support(
+    pools: Sequence[GpuPool], plan: DriverPlan, driver: Mapping[str, Any], at: DriverLocations
+) -> None:
+    """A driver that cannot run a pool's GPU: the operator's (explicit or the chart's default), or one the user
+    says the cloud installs (``host_version``, GKE ``installer_version``). A cloud's own default is left alone:
+    the cloud installs a driver its GPU machines run."""
+    stated = [
+        (key, DriverVersion.parse(driver[key]))
+        for key in ("host_version", "installer_version")
+        if plan.driver == "cloud" and driver.get(key)
+    ]
+    if plan.driver == "operator":
+        stated = [("version", plan.driver_version)]
+    for key, version in stated:
+        short = [p for p in pools if p.gpu.min_driver and version < DriverVersion.parse(p.gpu.min_driver)]
+        if not short:
+            continue
+        need = max(DriverVersion.parse(p.gpu.min_driver or "") for p in short)
+        gpus = " and ".join(sorted({p.gpu.display for p in short}))
+        given = "" if driver.get(key) else " (the GPU Operator's default)"
+        at.driver.add(
+            (key,),
+            f"{version}{given} cannot run the {gpus} GPUs of pool(s) {', '.join(repr(p.name) for p in short)}: "
+            f"NVIDIA documents driver >= {need} for them",
+        )
+
+
 def _check_sharing(pools: Sequence[GpuPool], plan: DriverPlan, at: DriverLocations) -> None:
     served = device_plugin_pools(pools, plan)
     names = {p.name for p in served}
@@ -152,6 +179,7 @@ def resolve_driver(
             ("installer_version",), "only for GKE COS nodes, where Google's installer puts the driver"
         )
     _check_cuda(pools, plan, at)
+    _check_gpu_support(pools, plan, driver, at)
     _check_sharing(pools, plan, at)
     # The plan stands even when a pool's CUDA or sharing does not fit it (those are reported, and every
     # caller raises on them): later checks that need the driver (DRA's version floor) still run, so one run
