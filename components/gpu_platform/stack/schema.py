@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from gpu_platform.args.stack import StackConfigArgs
+from gpu_platform.args.validate import attribute_docstrings
 from gpu_platform.errors import NAMESPACE
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -106,7 +107,8 @@ def _secrets_allowed(node: Any) -> Any:
 
 def json_schema() -> dict[str, Any]:
     """JSON schema of the ``gpu-platform:`` config object (keys without the namespace)."""
-    schema = TypeAdapter(StackConfigArgs).json_schema(by_alias=True)
+    with attribute_docstrings():
+        schema = TypeAdapter(StackConfigArgs).json_schema(by_alias=True)
     schema = _descriptions_with_values(schema)
     schema["title"] = f"gpu-platform stack configuration (keys under the '{NAMESPACE}:' namespace)"
     return schema
