@@ -75,9 +75,9 @@ else:
     count = len(plan.resources)
 elapsed, cpu = time.perf_counter() - t, time.process_time() - cpu
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+added = rss_kib("VmHWM") - before if before else 0
 size = len(json.dumps(plan_document(plan), indent=2, sort_keys=True)) + 1 if plan is not None else 0
 links = sum(len(r.depends_on) for r in plan.resources) if plan is not None else 0
-added = rss_kib("VmHWM") - before if before else 0
 print(json.dumps({{"seconds": elapsed, "cpu": cpu, "rss_kib": rss, "added_kib": added, "resources": count, "bytes": size, "links": links}}))
 """
 

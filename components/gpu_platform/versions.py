@@ -117,6 +117,8 @@ NCCL_GIB_INSTALLER_IMAGE = "us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-pl
 NCCL_GIB_ARM64_INSTALLER_IMAGE = "us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-plugin-gib-arm64:v1.1.0"
 """The gIB build for Arm nodes (A4X), as ``gpudirect-rdma/nccl-rdma-installer-a4x.yaml`` pins it at GPUDIRECT_COMMIT
 (Cluster Toolkit ``examples/gke-a4x`` at v1.91.0 runs the same)."""
+NCCL_GIB_INSTALLER_IMAGES = {"amd64": NCCL_GIB_INSTALLER_IMAGE, "arm64": NCCL_GIB_ARM64_INSTALLER_IMAGE}
+"""Google's gIB installer per node architecture: what RDMA pools of each architecture run."""
 NRI_DEVICE_INJECTOR_IMAGE = "gcr.io/gke-release/nri-device-injector@sha256:6e79483d52abdc28454bf186320b10a56b0f117a10e8d65d5c74dbb821a76970"
 GPUDIRECT_HOST_SHELL_IMAGE = "ubuntu:24.04"
 """Runs ``nsenter`` into the host for the TCPXO pre-installation step (upstream names ``ubuntu`` unpinned;

@@ -1,7 +1,7 @@
 """examples/topology-aware-training: one stack per cloud plans offline with Kueue TAS on a multi-node pool.
 
-GKE A3 Mega (compact placement), GKE A4 (a reservation), EKS p5 (EFA + cluster placement group) and AKS ND H100 v5
-(InfiniBand): each plan holds the cloud's Topology, the pool's flavor naming it, and the placement the cloud
+GKE A3 Mega (compact placement), GKE A4 (a reservation), GKE A4X (one NVL72 rack per pool, ComputeDomains), EKS
+p5 (EFA + cluster placement group) and AKS ND H100 v5 (InfiniBand): each plan holds the cloud's Topology, the pool's flavor naming it, and the placement the cloud
 offers; every Kueue object validates against Kueue 0.19.2's CRDs.
 """
 
@@ -22,6 +22,7 @@ KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 STACKS = {
     "gke-a3-mega": ("a3-mega", "gce-topology", "cloud.google.com/gce-topology-block"),
     "gke-a4": ("b200", "gce-topology", "cloud.google.com/gce-topology-block"),
+    "gke-a4x": ("gb200-rack-1", "gce-topology-a4x", "cloud.google.com/gce-topology-block"),
     "example": ("h100-efa", "ec2-network-topology", "topology.k8s.aws/network-node-layer-1"),
     "aks-nd-h100": ("ndh100", "hostname", "kubernetes.io/hostname"),
 }
@@ -69,6 +70,9 @@ def test_the_queue_covers_everything_the_nodes_offer(stack: str) -> None:
     (group,) = cq.inputs["spec"]["resourceGroups"]
     flavor = next(f for f in group["flavors"] if f["name"] == pool)
     quota = {r["name"]: r["nominalQuota"] for r in flavor["resources"]}
+    if stack == "gke-a4x":  # GPUs claimed through DRA: one NVL72 rack, 18 nodes of 4
+        assert quota["dra.gpu-platform.io/gpu"] == 72 and "nvidia.com/gpu" not in quota
+        return
     assert quota["nvidia.com/gpu"] == 8 * (8 if stack == "gke-a4" else 4)
     if stack == "example":
         assert quota["vpc.amazonaws.com/efa"] == 4 * 32
@@ -109,3 +113,22 @@ def test_eks_p5_has_a_cluster_placement_group_and_every_efa_device() -> None:
         r for r in p.by_type("aws:eks/nodeGroup:NodeGroup") if r.inputs.get("amiType", "").endswith("NVIDIA")
     ]
     assert len(ng.inputs["subnetIds"]) == 1  # one zone: the placement group's
+
+
+def test_gke_a4x_is_one_nvl72_rack_with_compute_domains() -> None:
+    p = plan("gke-a4x")
+    (policy,) = p.by_type("gcp:compute/resourcePolicy:ResourcePolicy")
+    assert policy.inputs["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "1x72"}
+    (pool,) = [
+        r
+        for r in p.by_type("gcp:container/nodePool:NodePool")
+        if r.inputs["nodeConfig"].get("guestAccelerators")
+    ]
+    assert pool.inputs["placementPolicy"] == {"type": "COMPACT", "policyName": policy.inputs["name"]}
+    assert pool.inputs["autoscaling"]["totalMaxNodeCount"] == 18
+    assert pool.inputs["nodeConfig"]["reservationAffinity"]["values"] == ["a4x-training-reservation"]
+    dra = p.one("kubernetes:helm.sh/v3:Release", "dra-driver-helm").inputs["values"]
+    assert dra["resources"]["computeDomains"] == {"enabled": True}
+    (topology,) = p.by_type(KUEUE + "Topology")
+    levels = [lvl["nodeLabel"] for lvl in topology.inputs["spec"]["levels"]]
+    assert "cloud.google.com/gke-nodepool" in levels

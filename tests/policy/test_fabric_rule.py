@@ -199,7 +199,7 @@ def test_a_pod_attaching_a_network_the_stack_does_not_define() -> None:
     assert R.fabric_resources_agree([*complete_tcpxo(), jobset]) == []
 
 
-@pytest.mark.parametrize("stack", ["gke-a3-mega", "gke-a4"])
+@pytest.mark.parametrize("stack", ["gke-a3-mega", "gke-a4", "gke-a4x"])
 def test_the_gke_gpudirect_training_plans_agree(stack: str) -> None:
     resources = [
         to_policy_resource(r)
@@ -209,3 +209,19 @@ def test_the_gke_gpudirect_training_plans_agree(stack: str) -> None:
     # The rule reads these plans: drop the installer and it is found missing.
     without = [r for r in resources if not (r.type == "kubernetes:apps/v1:DaemonSet" and "nccl" in r.name)]
     assert any("NCCL plugin installer" in f.message for f in R.fabric_resources_agree(without))
+
+
+def test_an_arm_rdma_pool_needs_the_arm64_gib_installer() -> None:
+    """A4X's Arm nodes run Google's arm64 gIB build; the amd64 installer would not start there."""
+    resources = [
+        to_policy_resource(r)
+        for r in run_plan(REPO / "examples" / "topology-aware-training", "gke-a4x").resources
+    ]
+    installers = [r for r in resources if r.type == "kubernetes:apps/v1:DaemonSet" and "nccl" in r.name]
+    assert [r.name for r in installers] == ["train-a4x-gpudirect-nccl-rdma-installer-arm64"]
+    amd64 = json.dumps(installers[0].props).replace(
+        versions.NCCL_GIB_ARM64_INSTALLER_IMAGE, versions.NCCL_GIB_INSTALLER_IMAGE
+    )
+    amd64_only = [r if r not in installers else res(r.type, json.loads(amd64), r.name) for r in resources]
+    v = only(R.fabric_resources_agree(amd64_only), RULE)
+    assert versions.NCCL_GIB_ARM64_INSTALLER_IMAGE in v.message

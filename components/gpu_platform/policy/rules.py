@@ -560,11 +560,12 @@ def _provided_fabric(resources: list[PolicyResource]) -> set[str]:
 GKE_NETWORKING = "kubernetes:networking.gke.io/v1:"
 INTERFACES_ANNOTATION = "networking.gke.io/interfaces"
 GPUDIRECT_INSTALLERS = {
-    "tcpx": versions.NCCL_TCPX_INSTALLER_IMAGE,
-    "tcpxo": versions.NCCL_TCPXO_INSTALLER_IMAGE,
-    "rdma": versions.NCCL_GIB_INSTALLER_IMAGE,
+    ("tcpx", "amd64"): versions.NCCL_TCPX_INSTALLER_IMAGE,
+    ("tcpxo", "amd64"): versions.NCCL_TCPXO_INSTALLER_IMAGE,
+    **{("rdma", arch): image for arch, image in versions.NCCL_GIB_INSTALLER_IMAGES.items()},
 }
-"""The NCCL plugin installer image of each GPUDirect path; any tag of its repository counts."""
+"""The NCCL plugin installer image of each GPUDirect path and node architecture (A4X's Arm nodes run the arm64
+gIB build); any tag of its repository counts."""
 
 
 def _images(obj: Any) -> Iterator[str]:
@@ -633,11 +634,12 @@ def _gpudirect_pool_findings(resources: list[PolicyResource]) -> Iterator[Findin
                     f"GKE pool {pool.display} attaches VPC '{net}' / subnet '{sub}', which no GKENetworkParamSet "
                     "in the stack names: no pod can attach that NIC (create its GKENetworkParamSet and Network).",
                 )
-        if GPUDIRECT_INSTALLERS[g.kind].rsplit(":", 1)[0] not in repos:
+        installer = GPUDIRECT_INSTALLERS.get((g.kind, machine.cpu_arch))
+        if installer is not None and installer.rsplit(":", 1)[0] not in repos:
             yield (
                 pool.resource.urn,
                 f"GKE pool {pool.display} has {g.display} NICs but the stack runs no DaemonSet of Google's NCCL "
-                f"plugin installer ({GPUDIRECT_INSTALLERS[g.kind]}): NCCL falls back to the primary gVNIC.",
+                f"plugin installer ({installer}): NCCL falls back to the primary gVNIC.",
             )
 
 

@@ -328,7 +328,7 @@ def _tcp_installer(kind: str, image: str, pools: Sequence[GpuPool]) -> dict[str,
 
 
 ARCH_LABEL = "kubernetes.io/arch"
-GIB_IMAGES = {"amd64": versions.NCCL_GIB_INSTALLER_IMAGE, "arm64": versions.NCCL_GIB_ARM64_INSTALLER_IMAGE}
+GIB_IMAGES = versions.NCCL_GIB_INSTALLER_IMAGES
 """Google's gIB installer per node architecture (one DaemonSet each; the same command)."""
 
 
