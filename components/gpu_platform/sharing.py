@@ -32,6 +32,12 @@ DRA_QUOTA_PREFIX = "dra.gpu-platform.io/"
 """DRA pools: their nodes advertise no extended resources; Kueue charges their claims under these
 quota names (``plans.dra.kueue_device_class_mappings``), distinct from the device plugin's so a DRA workload
 is never given a device-plugin pool's flavor, nor the other way round."""
+COMPUTE_DOMAIN_CHANNEL_RESOURCE = f"{DRA_QUOTA_PREFIX}compute-domain-channel"
+"""The quota name Kueue charges ComputeDomain channel claims to (DeviceClass
+``compute-domain-default-channel.nvidia.com``): Kueue 0.19 refuses a workload whose claim names a DeviceClass
+that no ``deviceClassMappings`` entry lists (``pkg/dra/claims.go``: "DeviceClass ... is not mapped"), so a
+multi-node NVLink job would never be admitted without it. One channel per GPU of each DRA node: every pod of such
+a job holds one channel and at least one GPU."""
 
 
 def advertised_resources(pool: GpuPool) -> dict[str, int]:

@@ -72,6 +72,9 @@ def test_the_queue_covers_everything_the_nodes_offer(stack: str) -> None:
     quota = {r["name"]: r["nominalQuota"] for r in flavor["resources"]}
     if stack == "gke-a4x":  # GPUs claimed through DRA: one NVL72 rack, 18 nodes of 4
         assert quota["dra.gpu-platform.io/gpu"] == 72 and "nvidia.com/gpu" not in quota
+        assert (
+            quota["dra.gpu-platform.io/compute-domain-channel"] == 72
+        )  # a ComputeDomain's pods are admitted
         return
     assert quota["nvidia.com/gpu"] == 8 * (8 if stack == "gke-a4" else 4)
     if stack == "example":

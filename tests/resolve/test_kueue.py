@@ -92,9 +92,9 @@ def test_a_thousand_queues_in_one_cohort_are_refused_with_linear_work(
     seen: list[int] = []
     real = rk.covered_resources
 
-    def counting(pools: Sequence[GpuPool]) -> list[str]:
+    def counting(pools: Sequence[GpuPool], compute_domains: bool = False) -> list[str]:
         seen.append(len(pools))
-        return real(pools)
+        return real(pools, compute_domains)
 
     monkeypatch.setattr(rk, "covered_resources", counting)
     n = 1000

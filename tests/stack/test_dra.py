@@ -264,3 +264,32 @@ def test_kueue_objects_with_dra_quota_names_pass_kueues_crds_and_webhook() -> No
     objects = kueue_plan(spec.pools, spec.kueue, "kueue-system").objects
     for obj in objects.custom_resources():
         assert problems_of(obj) == [], obj["metadata"]["name"]
+
+
+def test_compute_domain_channels_are_mapped_and_quota_d_for_the_dra_pools(plan_stack: Any) -> None:
+    """Kueue 0.19 refuses a workload whose claim names an unmapped DeviceClass ("DeviceClass ... is not mapped
+    in DRA configuration", pkg/dra/claims.go), so with ComputeDomains the channel class is mapped and the DRA
+    pool's flavor holds a channel per GPU; the device-plugin pool's flavor holds none."""
+    raw = existing()
+    raw["dra"] = {**raw["dra"], "computeDomains": True}
+    plan = plan_stack("test", REPO, stack_config(raw))
+    conf = yaml.safe_load(
+        plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    )
+    assert {
+        "name": "dra.gpu-platform.io/compute-domain-channel",
+        "deviceClassNames": ["compute-domain-default-channel.nvidia.com"],
+    } in conf["resources"]["deviceClassMappings"]
+    (cq,) = plan.by_type("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")
+    (group,) = cq.inputs["spec"]["resourceGroups"]
+    assert "dra.gpu-platform.io/compute-domain-channel" in group["coveredResources"]
+    quota = {f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in group["flavors"]}
+    assert quota["h100"]["dra.gpu-platform.io/compute-domain-channel"] == 16
+    assert quota["l40s"]["dra.gpu-platform.io/compute-domain-channel"] == 0
+    # Without ComputeDomains nothing is mapped or covered for channels.
+    plain = plan_stack("test", REPO, stack_config(existing()))
+    (cq,) = plain.by_type("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")
+    assert (
+        "dra.gpu-platform.io/compute-domain-channel"
+        not in cq.inputs["spec"]["resourceGroups"][0]["coveredResources"]
+    )

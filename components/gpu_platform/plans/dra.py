@@ -47,7 +47,7 @@ from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import DRA_KUBELET_PLUGIN_REQUESTS
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.dra import ResolvedDra, dra_pools
-from gpu_platform.sharing import DRA_QUOTA_PREFIX
+from gpu_platform.sharing import COMPUTE_DOMAIN_CHANNEL_RESOURCE, DRA_QUOTA_PREFIX
 
 RESOURCE_API_VERSION = "resource.k8s.io/v1"
 """GA DRA API (Kubernetes 1.34); set explicitly so an offline render and the cluster agree."""
@@ -72,6 +72,9 @@ PSA_PRIVILEGED_LABELS = {
     "pod-security.kubernetes.io/warn": "privileged",
 }
 """The kubelet plugin runs privileged (chart values ``kubeletPlugin.containers.gpus.securityContext``)."""
+COMPUTE_DOMAIN_CHANNEL_CLASS = "compute-domain-default-channel.nvidia.com"
+"""The DeviceClass the chart creates with ComputeDomains on (templates/deviceclass-compute-domain-default-channel.yaml,
+v0.4.1): what a ComputeDomain's ResourceClaimTemplate asks for in each of its pods."""
 
 
 def _dns(text: str) -> str:
@@ -267,7 +270,9 @@ def operator_values(pools: Sequence[GpuPool], driver: DriverPlan) -> dict[str, A
     return out
 
 
-def kueue_device_class_mappings(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
+def kueue_device_class_mappings(
+    pools: Sequence[GpuPool], compute_domains: bool = False
+) -> list[dict[str, Any]]:
     """Kueue 0.19 ``Configuration.resources.deviceClassMappings`` for the DRA pools: each DeviceClass charged
     under the quota name the DRA pools' flavors cover (``sharing.advertised_resources``:
     ``dra.gpu-platform.io/gpu``, ``dra.gpu-platform.io/mig-<profile>``), never ``nvidia.com/*``: with one
@@ -282,6 +287,10 @@ def kueue_device_class_mappings(pools: Sequence[GpuPool]) -> list[dict[str, Any]
     for profile in mig_profiles(pools):
         out.append(
             {"name": f"{DRA_QUOTA_PREFIX}mig-{profile}", "deviceClassNames": [mig_device_class_name(profile)]}
+        )
+    if compute_domains and dra_pools(pools):
+        out.append(
+            {"name": COMPUTE_DOMAIN_CHANNEL_RESOURCE, "deviceClassNames": [COMPUTE_DOMAIN_CHANNEL_CLASS]}
         )
     return out
 

@@ -61,7 +61,7 @@ from gpu_platform.resolve.kueue import (
     node_allocatable_units,
 )
 from gpu_platform.scheduling import LABEL_PREFIX, pool_tolerations, selector_labels
-from gpu_platform.sharing import node_resources, resource_quantity
+from gpu_platform.sharing import COMPUTE_DOMAIN_CHANNEL_RESOURCE, node_resources, resource_quantity
 
 API_VERSION = "kueue.x-k8s.io/v1beta2"
 CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
@@ -130,6 +130,8 @@ def _units(
     cpu, memory = node_units(pool, basis, pools, layout)
     out = {"cpu": cpu * n, "memory": memory * n}
     out.update({name: units * n for name, units in node_resources(pool).items()})
+    if basis.dra_compute_domains and pool.dra:
+        out[COMPUTE_DOMAIN_CHANNEL_RESOURCE] = pool.gpus_per_node * n
     return out
 
 
@@ -368,7 +370,7 @@ def provisioning_objects(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
 def cluster_queues(spec: KueueSpec, pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
     queues = spec.cluster_queues
     shares: list[Mapping[str, int] | None] = [*system_shares(spec)] or [None] * len(queues)
-    index = QueueIndex(queues, pools)
+    index = QueueIndex(queues, pools, spec.dra_compute_domains)
     used = {p.name for q in queues for p in index.own(q)}  # each pool once: the checks have run
     units = all_units(pools, spec.capacity_basis, used)
     return [cluster_queue(q, index, units, share) for q, share in zip(queues, shares, strict=True)]
@@ -554,7 +556,7 @@ def kueue_plan(
     secret: bool = False,
 ) -> KueuePlan:
     """The plan from resolved pools and settings (the stack layer's path; checks have run)."""
-    mappings = kueue_device_class_mappings(pools)  # DRA pools
+    mappings = kueue_device_class_mappings(pools, spec.dra_compute_domains)  # DRA pools
     return KueuePlan(
         spec, build(pools, spec), helm_values(spec, mappings), namespace, manage_namespaces, secret
     )

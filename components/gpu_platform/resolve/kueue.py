@@ -25,7 +25,7 @@ from gpu_platform.resolve.cluster import SystemPool
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES, is_dns_subdomain, label_problems
 from gpu_platform.resolve.pools import ResolvedPools
 from gpu_platform.scheduling import SYSTEM_POOL_LABELS, pool_tolerations, selector_labels
-from gpu_platform.sharing import node_resources
+from gpu_platform.sharing import COMPUTE_DOMAIN_CHANNEL_RESOURCE, node_resources
 
 MAX_NODE_LABELS = 8
 MAX_TOLERATIONS = 8
@@ -252,8 +252,11 @@ class QueueIndex:
     """Each queue's own pools and its cohort's pools, computed once over all queues: linear in the queues and
     the pools they list, so the checks and the plan never rescan every queue for every queue."""
 
-    def __init__(self, queues: Sequence[ClusterQueue], pools: Sequence[GpuPool]) -> None:
+    def __init__(
+        self, queues: Sequence[ClusterQueue], pools: Sequence[GpuPool], compute_domains: bool = False
+    ) -> None:
         self._all = list(pools)
+        self._compute_domains = compute_domains
         self._by_name = {p.name: p for p in pools}
         members: dict[str, dict[str, GpuPool]] = {}
         for q in queues:
@@ -292,13 +295,13 @@ class QueueIndex:
         if queue.cohort is not None:
             key: str | None = queue.cohort
             if key not in self._covered:
-                self._covered[key] = covered_resources(self.cohort_pools(queue))
+                self._covered[key] = covered_resources(self.cohort_pools(queue), self._compute_domains)
             return self._covered[key]
         if not queue.pools:
             if None not in self._covered:
-                self._covered[None] = covered_resources(self._all)
+                self._covered[None] = covered_resources(self._all, self._compute_domains)
             return self._covered[None]
-        return covered_resources(self.own(queue))
+        return covered_resources(self.own(queue), self._compute_domains)
 
 
 def cohort_peers(
@@ -309,11 +312,14 @@ def cohort_peers(
     return QueueIndex(queues, pools).peers(queue)
 
 
-def covered_resources(pools: Sequence[GpuPool]) -> list[str]:
+def covered_resources(pools: Sequence[GpuPool], compute_domains: bool = False) -> list[str]:
     """``cpu``, ``memory``, then every extended resource any of the pools advertises (sorted): GPU resources
-    and EFA devices. A job asking for a resource no flavor covers is never admitted."""
-    gpu = sorted({name for p in pools for name in node_resources(p)})
-    return ["cpu", "memory", *gpu]
+    and EFA devices, and with ComputeDomains the DRA pools' channels. A job asking for a resource no flavor
+    covers is never admitted."""
+    names = {name for p in pools for name in node_resources(p)}
+    if compute_domains and any(p.dra for p in pools):
+        names.add(COMPUTE_DOMAIN_CHANNEL_RESOURCE)
+    return ["cpu", "memory", *sorted(names)]
 
 
 INT32_MAX = 2**31 - 1
