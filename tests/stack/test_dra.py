@@ -293,3 +293,29 @@ def test_compute_domain_channels_are_mapped_and_quota_d_for_the_dra_pools(plan_s
         "dra.gpu-platform.io/compute-domain-channel"
         not in cq.inputs["spec"]["resourceGroups"][0]["coveredResources"]
     )
+
+
+def test_queue_limits_count_the_compute_domain_channel() -> None:
+    """The channel is one more covered resource: 64 flavors x 8 resources fit Kueue's 512 quotas per resource
+    group, and the same queue with ComputeDomains (64 x 9) is refused before anything is planned."""
+
+    def sixty_four_flavors(compute_domains: bool) -> dict[str, Any]:
+        raw = existing()
+        h100 = {k: v for k, v in raw["gpuPools"][0].items() if k != "allocation"}
+        profiles = ("1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb")
+        raw["gpuPools"] += [
+            {**h100, "name": f"mig{i}", "sharing": {"mode": "mig", "mig": {"layout": f"all-{profile}"}}}
+            for i, profile in enumerate(profiles)
+        ]
+        raw["gpuPools"] += [{**raw["gpuPools"][1], "name": f"l40s{i}"} for i in range(58)]
+        if compute_domains:
+            raw["dra"] = {**raw["dra"], "computeDomains": True}
+        return raw
+
+    spec = load_platform(sixty_four_flavors(False))
+    assert len(spec.pools) == 64
+    found = config_problems(sixty_four_flavors(True))
+    assert found == {
+        "gpu-platform:kueue.clusterQueues.pools": "64 pools x 9 resources = 576 quotas; Kueue allows 512 per "
+        "resource group: split the pools over queues"
+    }

@@ -738,10 +738,12 @@ def resolve_kueue(
     p: Problems,
     system_pool: SystemPool | None = None,
     gpu_operator: GpuOperatorFacts | None = None,
+    compute_domains: bool = False,
 ) -> KueueSpec | None:
     """The Kueue settings over the resolved pools (``p`` is where the settings live). ``system_pool``: the
     system pool of a cluster the library creates (``None`` on existing and attached clusters);
-    ``gpu_operator``: the operator whose operands run on the GPU nodes (``None``: not installed)."""
+    ``gpu_operator``: the operator whose operands run on the GPU nodes (``None``: not installed);
+    ``compute_domains``: DRA ComputeDomains are on, so each DRA pool's channel is one more covered resource."""
     before = p.count()
     _pool_problems(cloud, pools.pools, at)
     wait = _wait(raw.get("wait_for_pods_ready", {}), pools.pools, p.at("wait_for_pods_ready"))
@@ -752,7 +754,7 @@ def resolve_kueue(
     explicit = [_queue(q, p.at("cluster_queues", i)) for i, q in enumerate(raw.get("cluster_queues", ()))]
     queues = explicit or [ClusterQueue(a.DEFAULT_CLUSTER_QUEUE)]
     _queue_pools_problems(explicit, pools, p.at("cluster_queues"))
-    index = QueueIndex(queues, pools.pools)
+    index = QueueIndex(queues, pools.pools, compute_domains)
     for i, q in enumerate(queues):
         where = p.at("cluster_queues", i) if explicit else p.at("cluster_queues")
         _limit_problems(q, index, where, system_flavor=system is not None)

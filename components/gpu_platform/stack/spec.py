@@ -114,6 +114,12 @@ def _cluster(
     return cluster
 
 
+def _domains(cfg: Mapping[str, Any]) -> bool:
+    """DRA ComputeDomains are on: each DRA pool's channel is then one more resource Kueue's queues cover."""
+    dra = DraSpec.from_settings(cfg.get("dra", {}))
+    return dra.enabled and dra.compute_domains
+
+
 def resolve_platform(
     raw: Any, p: Problems, secret_sections: frozenset[str] | None = None, camel: bool = True
 ) -> PlatformSpec | None:
@@ -139,7 +145,9 @@ def resolve_platform(
     # Slurm's pools are its own: Kueue's quotas and Volcano's queues are made over the others.
     scheduled = without_exclusive(pools, slurm_pool_names(cfg.get("slurm", {})))
     kueue = (
-        resolve_kueue(cloud, kueue_section, scheduled, at, p.at("kueue"), system_pool) if kueue_on else None
+        resolve_kueue(cloud, kueue_section, scheduled, at, p.at("kueue"), system_pool, None, _domains(cfg))
+        if kueue_on
+        else None
     )
     workloads, volcano, kueue = workload_layer(cfg, scheduled, kueue, kueue_on, p)
     slurm = resolve_stack_slurm(cfg, pools, kueue_on, p)
