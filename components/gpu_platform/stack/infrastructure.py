@@ -60,12 +60,25 @@ def planned_pools(
 ) -> dict[str, Any]:
     """One pool component per GPU pool of the spec (or those ``only`` keeps), each from
     ``build(pool, driver, inputs)``."""
-    inputs = {**inputs, "protect": not spec.cluster.disposable}
     return {
-        p.name: component.from_plan(p.name, build(p, spec.driver, inputs), opts)
+        p.name: planned_pool(spec, component, build, p, inputs, opts)
         for p in spec.pools
         if only is None or only(p)
     }
+
+
+def planned_pool(
+    spec: PlatformSpec,
+    component: Any,
+    build: Callable[..., Any],
+    pool: GpuPool,
+    inputs: dict[str, Any],
+    opts: Any,
+) -> Any:
+    """The pool component of one GPU pool, from ``build(pool, driver, inputs)``: for a cloud whose pools differ
+    in their inputs (one call per pool, so the stack stays linear in pools)."""
+    inputs = {**inputs, "protect": not spec.cluster.disposable}
+    return component.from_plan(pool.name, build(pool, spec.driver, inputs), opts)
 
 
 def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -11,7 +10,7 @@ from gpu_platform.clouds.gke.cluster_plan import gke_cluster_plan
 from gpu_platform.clouds.gke.gpudirect_plan import GkeGpuDirectPlan, gpudirect_plan, pods_by_pool
 from gpu_platform.clouds.gke.node_pool_plan import gke_node_pool_plan
 from gpu_platform.clouds.gke.profile import PROFILE
-from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provider, planned_pools
+from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provider, planned_pool
 
 if TYPE_CHECKING:
     from gpu_platform.pools import GpuPool
@@ -87,12 +86,8 @@ def _pools(
         if pool.gpudirect is not None and networks is not None:
             own = {**inputs, "additional_node_networks": networks.node_networks_by_pool[pool.name]}
             pool_opts = after
-        out.update(planned_pools(spec, GkeGpuNodePool, gke_node_pool_plan, own, pool_opts, _named(pool.name)))
+        out[pool.name] = planned_pool(spec, GkeGpuNodePool, gke_node_pool_plan, pool, own, pool_opts)
     return out
-
-
-def _named(name: str) -> Callable[[GpuPool], bool]:
-    return lambda pool: pool.name == name
 
 
 def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> dict[str, Any]:
