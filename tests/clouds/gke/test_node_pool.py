@@ -312,3 +312,25 @@ def test_errors_name_the_argument_and_register_nothing() -> None:
     assert seen[1].problems == [
         ("pool.sharing.mig.layout", "GKE gpu_partition_size takes plain <n>g.<m>gb profiles, not '+me' ones")
     ]
+
+
+def test_labels_taints_and_tolerations_are_outputs_of_the_plan_values() -> None:
+    """They are registered as plain values and made Outputs on first read: the values must be the plan's."""
+    seen: dict[str, Any] = {}
+    pool_args = {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 2}
+
+    def program() -> None:
+        pool = GkeGpuNodePool("l4", {"cluster": "gpu", "location": "us-central1", "pool": pool_args})
+        seen["plan"] = pool.plan
+        assert pool.labels is pool.labels  # made once
+        for name in ("labels", "taints", "tolerations"):
+            getattr(pool, name).apply(lambda value, name=name: seen.__setitem__(name, value))
+        with pytest.raises(AttributeError, match="no_such_output"):
+            pool.no_such_output  # noqa: B018
+
+    run_program(program)
+    plan = seen["plan"]
+    assert seen["labels"] == plan.labels and seen["labels"]["gpu-platform.io/pool"] == "l4"
+    assert seen["taints"] == plan.taint_dicts
+    assert {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"} in seen["taints"]
+    assert seen["tolerations"] == plan.tolerations
