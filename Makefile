@@ -25,7 +25,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check components stacks tests examples benchmarks policy scripts __main__.py
 	$(BIN)/ruff format --check components stacks tests examples benchmarks policy scripts __main__.py
-	$(BIN)/lint-imports
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 	for main in examples/*/__main__.py; do $(BIN)/mypy --config-file pyproject.toml "$$main" || exit 1; done
 	$(BIN)/python scripts/extract_snippets.py build/doc-snippets

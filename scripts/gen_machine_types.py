@@ -102,10 +102,10 @@ def _gpus(machine: object) -> str:
 
 def rows(cloud: str) -> list[object]:
     """The cloud's machine types in catalog order (Yandex: every published configuration)."""
-    from gpu_platform.clouds import profile_of
+    from gpu_platform.cloud_facts import profile_of
 
     if cloud == "yandex":
-        from gpu_platform.clouds.yandex.machines import CONFIGURATIONS
+        from gpu_platform.cloud_facts.yandex.machines import CONFIGURATIONS
 
         return [m for configs in CONFIGURATIONS.values() for m in configs]
     return list(profile_of(cloud).machines.values())

@@ -2,28 +2,52 @@
 
 from __future__ import annotations
 
-from gpu_platform import addons, versions
-from gpu_platform.args.workloads import Controller
+import pytest
+
+from gpu_platform import releases, versions
+from gpu_platform.addons import registry
+from gpu_platform.addons.dra import plan as dra
+from gpu_platform.addons.kueue import plan as kueue
+from gpu_platform.addons.volcano import plan as volcano
+from gpu_platform.addons.volcano.checks import CONTROLLER_NAMESPACES
+from gpu_platform.addons.workloads.checks import INSTALLABLE, SECTION_KEY, TOLERATION_PATHS, VOLCANO_CAPABLE
+from gpu_platform.addons.workloads.settings import Controller
 from gpu_platform.clouds.eks import karpenter_plan as karpenter
+from gpu_platform.clouds.registry import WIRING
 from gpu_platform.offline.diff import CRD_CHARTS, is_stateful
-from gpu_platform.plans import dra, kueue, volcano
 from gpu_platform.resolve.kubernetes import RESERVED_NAMESPACES
-from gpu_platform.resolve.volcano import CONTROLLER_NAMESPACES
-from gpu_platform.resolve.workloads import INSTALLABLE, SECTION_KEY, TOLERATION_PATHS, VOLCANO_CAPABLE
 
 
 def test_one_entry_per_chart_in_the_order_of_all_charts() -> None:
-    assert tuple(a.pin for a in addons.ADDONS) == versions.ALL_CHARTS
-    assert len(addons.BY_KEY) == len(addons.ADDONS)
-    assert len({a.chart_name for a in addons.ADDONS}) == len(addons.ADDONS)
+    assert tuple(a.pin for a in releases.ADDONS) == releases.ALL_CHARTS
+    assert len(releases.BY_KEY) == len(releases.ADDONS)
+    assert len({a.chart_name for a in releases.ADDONS}) == len(releases.ADDONS)
+    assert len(set(releases.ALL_CHARTS)) == len(releases.ALL_CHARTS)
+    assert all(isinstance(pin, versions.ChartPin) for pin in releases.ALL_CHARTS)
+
+
+def test_every_release_belongs_to_exactly_one_addon_or_cloud() -> None:
+    owners: dict[str, list[str]] = {}
+    for entry in registry.ADDONS:
+        for release in entry.releases:
+            owners.setdefault(release.key, []).append(f"addon {entry.name}")
+    for cloud, load in WIRING.items():
+        for release in load().releases:
+            owners.setdefault(release.key, []).append(f"cloud {cloud}")
+    assert {key: len(found) for key, found in owners.items()} == {a.key: 1 for a in releases.ADDONS}, owners
+
+
+def test_the_old_chart_table_resolves_to_the_derived_one_with_a_warning() -> None:
+    with pytest.warns(DeprecationWarning, match="gpu_platform.versions.ALL_CHARTS moved"):
+        assert versions.ALL_CHARTS == releases.ALL_CHARTS
 
 
 def test_release_names_agree_with_the_plans() -> None:
-    assert addons.KUEUE.release_name == kueue.HELM_RELEASE_NAME
-    assert addons.VOLCANO.release_name == volcano.HELM_RELEASE_NAME
-    assert addons.DRA_DRIVER.release_name == dra.RELEASE_NAME
-    assert addons.KARPENTER.release_name == karpenter.RELEASE_NAME
-    assert addons.KARPENTER_CRD.release_name == karpenter.CRD_RELEASE_NAME
+    assert releases.KUEUE.release_name == kueue.HELM_RELEASE_NAME
+    assert releases.VOLCANO.release_name == volcano.HELM_RELEASE_NAME
+    assert releases.DRA_DRIVER.release_name == dra.RELEASE_NAME
+    assert releases.KARPENTER.release_name == karpenter.RELEASE_NAME
+    assert releases.KARPENTER_CRD.release_name == karpenter.CRD_RELEASE_NAME
 
 
 def test_workload_controllers_are_the_installable_controllers() -> None:
@@ -41,7 +65,7 @@ def test_workload_controllers_are_the_installable_controllers() -> None:
 
 def test_charts_whose_release_holds_crds() -> None:
     assert {"kueue", "cert-manager", "kubeflow-trainer", "volcano"} <= CRD_CHARTS
-    for a in addons.ADDONS:
+    for a in releases.ADDONS:
         release = {"type": "kubernetes:helm.sh/v3:Release", "inputs": {"chart": a.pin.chart}}
         assert is_stateful(release) == a.release_holds_crds, a.key
 
@@ -68,7 +92,7 @@ def test_reserved_namespaces_are_the_ones_refused_before_the_registry() -> None:
         "slurm": "the Slurm cluster's namespace",
         "monitoring": "the monitoring stack's namespace",
     }
-    assert set(RESERVED_NAMESPACES) >= {a.namespace for a in addons.ADDONS}
+    assert set(RESERVED_NAMESPACES) >= {a.namespace for a in releases.ADDONS}
     assert CONTROLLER_NAMESPACES == {
         "jobset-system": "JobSet's namespace",
         "lws-system": "LeaderWorkerSet's namespace",
@@ -80,17 +104,17 @@ def test_reserved_namespaces_are_the_ones_refused_before_the_registry() -> None:
 
 
 def test_gang_schedulers() -> None:
-    assert [a.key for a in addons.ADDONS if a.gang_scheduler] == ["kueue", "volcano", "slurm"]
+    assert [a.key for a in releases.ADDONS if a.gang_scheduler] == ["kueue", "volcano", "slurm"]
 
 
 def test_every_framework_an_addon_serves_is_a_kueue_integration() -> None:
-    from gpu_platform.resolve.kueue import KNOWN_FRAMEWORKS
+    from gpu_platform.addons.kueue.checks import KNOWN_FRAMEWORKS
 
-    assert {fw for a in addons.ADDONS for fw in a.kueue_frameworks} <= set(KNOWN_FRAMEWORKS)
+    assert {fw for a in releases.ADDONS for fw in a.kueue_frameworks} <= set(KNOWN_FRAMEWORKS)
 
 
 def test_pool_owners_first_queue_wins_and_a_queue_without_pools_takes_the_rest() -> None:
-    from gpu_platform.resolve.kueue import ClusterQueue, given_cluster_queues, pool_owners
+    from gpu_platform.addons.kueue.checks import ClusterQueue, given_cluster_queues, pool_owners
 
     queues = [ClusterQueue("a", ("p2", "x")), ClusterQueue("b"), ClusterQueue("c", ("p1",))]
     assert pool_owners(queues, ["p1", "p2", "p3"]) == {"p2": 0, "p1": 1, "p3": 1}

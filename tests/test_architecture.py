@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import re
 import sys
 import tomllib
 import warnings
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import grimp
 import pytest
 
 from gpu_platform._moved import MOVED
+from gpu_platform.addons import registry
 from gpu_platform.args.common import Cloud
-from gpu_platform.clouds import CLOUD_EXTRAS, PROFILES
+from gpu_platform.cloud_facts import CLOUD_EXTRAS, PROFILES
+from gpu_platform.clouds.registry import WIRING, wiring_of
 from tests.conftest import REPO
 
 PACKAGE = REPO / "components" / "gpu_platform"
@@ -24,7 +29,9 @@ CLOUD_BRANCH = re.compile(
 
 
 def _outside_cloud_folders() -> list[Path]:
-    return [p for p in PACKAGE.rglob("*.py") if "clouds" not in p.relative_to(PACKAGE).parts]
+    return [
+        p for p in PACKAGE.rglob("*.py") if not {"clouds", "cloud_facts"} & set(p.relative_to(PACKAGE).parts)
+    ]
 
 
 def test_no_cloud_branches_outside_the_cloud_folders() -> None:
@@ -54,15 +61,15 @@ def test_every_cloud_sdk_extra_is_a_package_extra() -> None:
     assert extras["all"] == [f"gpu-platform[{','.join(CLOUD_EXTRAS)}]"]
 
 
-def test_every_profile_names_a_stack_module_with_deploy() -> None:
-    for profile in PROFILES.values():
-        module = importlib.import_module(profile.stack_module)
-        assert callable(module.deploy), profile.name
+def test_every_cloud_has_its_stack_wiring() -> None:
+    assert list(WIRING) == list(PROFILES)
+    for name in PROFILES:
+        assert callable(wiring_of(name).deploy), name
 
 
 def test_profiles_import_no_cloud_sdk() -> None:
     """Profiles are read by every layer, so loading one never loads hundreds of MB of SDK."""
-    for path in (PACKAGE / "clouds").glob("*/profile.py"):
+    for path in (PACKAGE / "cloud_facts").glob("*/profile.py"):
         imported = {
             alias.name.split(".")[0]
             for node in ast.walk(ast.parse(path.read_text()))
@@ -152,3 +159,138 @@ def test_no_module_import_cycles() -> None:
                 if len(component) > 1:
                     cycles.append(sorted(component))
     assert not cycles, cycles
+
+
+# --- the import graph: packages, add-ons, string imports ---------------------------------------------------
+
+
+@functools.cache
+def _graph() -> grimp.ImportGraph:
+    """The library's import graph; imports made only for type annotations never run, so they do not count."""
+    return grimp.build_graph("gpu_platform", exclude_type_checking_imports=True, cache_dir=None)
+
+
+def _edges(unit: Callable[[str], str | None]) -> dict[tuple[str, str], list[str]]:
+    """Imports between the units ``unit`` maps modules to (``None``: not counted), with an example of each."""
+    graph = _graph()
+    found: dict[tuple[str, str], list[str]] = {}
+    for importer in graph.modules:
+        a = unit(importer)
+        for imported in graph.find_modules_directly_imported_by(importer):
+            b = unit(imported)
+            if a is not None and b is not None and a != b:
+                found.setdefault((a, b), []).append(f"{importer} -> {imported}")
+    return found
+
+
+def _package(module: str) -> str | None:
+    """``gpu_platform.addons.kueue.plan`` -> ``gpu_platform.addons``; the package itself is its public face."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else None
+
+
+def _addon(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 and parts[1] == "addons" else None
+
+
+def _cycles(edges: Iterable[tuple[str, str]]) -> list[list[str]]:
+    """The strongly connected sets of more than one node (Tarjan)."""
+    succ: dict[str, set[str]] = {}
+    for a, b in edges:
+        succ.setdefault(a, set()).add(b)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(succ.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(succ):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]) == [["a", "b", "c"]]
+    assert _cycles([("a", "b"), ("b", "c")]) == []
+
+
+def test_the_package_level_import_graph_has_no_cycle() -> None:
+    edges = _edges(_package)
+    cycles = _cycles(edges)
+    assert not cycles, [[e for (a, b), e in edges.items() if a in c and b in c] for c in cycles]
+
+
+def test_addons_import_only_the_addons_they_declare_and_never_in_a_cycle() -> None:
+    declared = {a.name: set(a.uses) for a in registry.ADDONS}
+    edges = _edges(_addon)
+    undeclared = {pair: e[:2] for pair, e in edges.items() if pair[1] not in declared[pair[0]]}
+    assert not undeclared, "declare it in the add-on's registry entry (uses), or do not import it"
+    assert not _cycles(edges)
+
+
+def test_every_addon_folder_is_registered_and_each_name_once() -> None:
+    folders = {p.name for p in (PACKAGE / "addons").iterdir() if (p / "__init__.py").exists()}
+    names = [a.name for a in registry.ADDONS]
+    assert sorted(names) == sorted(folders)
+    assert len(set(names)) == len(names)
+
+
+def test_the_registry_deploys_each_addon_after_those_it_waits_for_and_uses() -> None:
+    order = [a.name for a in registry.ADDONS]
+    for entry in registry.ADDONS:
+        for before in entry.after:
+            assert order.index(before) < order.index(entry.name), (entry.name, before)
+        for used in entry.uses:
+            assert used in order, (entry.name, used)
+        assert (entry.enabled is None) == (entry.deploy is None), entry.name
+
+
+def test_contributions_go_only_to_addons_the_contributor_uses() -> None:
+    from gpu_platform.stack import load_platform
+
+    spec = load_platform(
+        {
+            "cloud": "gke",
+            "cluster": {"name": "c", "region": "us-central1", "project": "p"},
+            "gpuPools": [{"name": "l4", "machineType": "g2-standard-8", "maxNodes": 2}],
+            "observability": {"enabled": True},
+        }
+    )
+    for entry in registry.ADDONS:
+        if entry.contributes is not None and entry.enabled is not None and entry.enabled(spec):
+            assert set(entry.contributes(spec)) <= set(entry.uses), entry.name
+
+
+def test_no_module_of_the_library_is_imported_by_a_string() -> None:
+    """Every edge is a plain import the contracts see. ``_moved`` is the old-path shim; ``sdk`` and
+    ``offline.sdk_internals`` import Pulumi's SDKs, not the library. The observability component still names
+    the cloud's managed-Prometheus installer by string: the public component installs the cloud side itself,
+    and that module sits above the add-ons."""
+    allowed = {"_moved.py", "sdk.py", "offline/sdk_internals.py", "addons/observability/component.py"}
+    found = [
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if str(path.relative_to(PACKAGE)) not in allowed
+        and re.search(r"\bimport_module\(|__import__\(", path.read_text().split('"""', 2)[-1])
+    ]
+    assert not found, found

@@ -15,15 +15,15 @@ import yaml
 from jsonschema.protocols import Validator
 
 from gpu_platform import GpuDockerHost, versions
-from gpu_platform.args.docker_host import COMPOSE_PATH, COMPOSE_UNIT
+from gpu_platform.addons.docker_host.checks import cuda_of_image
+from gpu_platform.addons.docker_host.plan import DockerHostPlan
+from gpu_platform.addons.docker_host.settings import COMPOSE_PATH, COMPOSE_UNIT
 from gpu_platform.cli import main
 from gpu_platform.clouds.aks import docker_host_plan as azure
 from gpu_platform.clouds.eks import docker_host_plan as ec2
 from gpu_platform.clouds.gke import docker_host_plan as gce
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import run_program
-from gpu_platform.plans.docker_host import DockerHostPlan
-from gpu_platform.resolve.docker_host import cuda_of_image
 from tests.conftest import REPO, upstream
 from tests.support.plans import plan_docker_host
 

@@ -12,11 +12,11 @@ from typing import Any
 import pulumi
 import pytest
 
+from gpu_platform.addons.kserve.service import GpuInferenceService
+from gpu_platform.addons.kserve.service_plan import plan_gpu_inference_service
 from gpu_platform.errors import ArgumentsError, ConfigError
-from gpu_platform.inference import GpuInferenceService
 from gpu_platform.offline import Plan
 from gpu_platform.offline.recorder import run_under_mocks, start_mock_runtime
-from gpu_platform.plans.inference import plan_gpu_inference_service
 from gpu_platform.stack import load_platform
 
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"

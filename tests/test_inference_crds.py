@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.inference import GpuInferenceService
+from gpu_platform.addons.kserve.service import GpuInferenceService
 from gpu_platform.offline import Plan
 from tests.support.crds import problems_of
 

@@ -12,7 +12,7 @@ import pulumi
 import pytest
 
 from gpu_platform import AksCluster, ArgumentsError, EksCluster, GkeCluster
-from gpu_platform.clusters.inputs import each, is_known, sequence
+from gpu_platform.clouds.cluster_inputs import each, is_known, sequence
 from gpu_platform.offline import run_program
 from gpu_platform.provider import schema
 

@@ -22,7 +22,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from gpu_platform.clouds import CLOUD_EXTRAS
+from gpu_platform.cloud_facts import CLOUD_EXTRAS
 from gpu_platform.provider import schema
 from tests.conftest import REPO
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.args.stack import StackConfigArgs
 from gpu_platform.args.validate import hints
 from gpu_platform.provider import KEYWORDS, schema
+from gpu_platform.stack.sections import StackConfigArgs
 
 TOKEN = "gpu-platform:index:"
 PROVIDER_REF = "/kubernetes/v{version}/schema.json#/resources/pulumi:providers:kubernetes"

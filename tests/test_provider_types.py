@@ -16,8 +16,8 @@ from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 import gpu_platform
 from gpu_platform import versions
+from gpu_platform.clouds.node_pool_component import GpuNodePoolComponent
 from gpu_platform.descriptions import markdown
-from gpu_platform.nodepools.common import GpuNodePoolComponent
 from gpu_platform.provider import KUBERNETES_TYPES, component_provider, kubernetes_type_ref, schema
 from gpu_platform.stack.schema import with_values
 

@@ -24,7 +24,7 @@ from gpu_platform import (
     GkeGpuNodePool,
 )
 from gpu_platform.cli import main
-from gpu_platform.clouds import EXTRAS
+from gpu_platform.cloud_facts import EXTRAS
 from gpu_platform.offline import run_program
 from gpu_platform.sdk import MissingExtraError, require
 from tests.conftest import REPO

@@ -1,21 +1,21 @@
 """``GpuDockerHost``: one GPU VM (Compute Engine, EC2 or Azure) ready for ``docker run --gpus`` and Compose.
 
-The checks (``resolve.docker_host``) come first: the machine is a GPU machine of the catalog, the
+The checks (``addons.docker_host.checks``) come first: the machine is a GPU machine of the catalog, the
 GPU counts are whole, each image's CUDA runs on the host's driver, the orchestrator is Compose. The
 constructor then only creates the cloud's VM (``clouds/<cloud>/docker_host.py``), which boots the cloud's GPU
 image (or Ubuntu with the driver installed) and the plan's cloud-init: the NVIDIA Container Toolkit at its
 pinned version, Docker configured for it, and the Compose file started at every boot.
 """
 
-from importlib import import_module
 from typing import Any
 
 import pulumi
 
-from gpu_platform.args.docker_host import GpuDockerHostArgs
+from gpu_platform.addons.docker_host.checks import resolve_docker_host
+from gpu_platform.addons.docker_host.plan import DockerHostPlan, docker_host_plan
+from gpu_platform.addons.docker_host.settings import GpuDockerHostArgs
+from gpu_platform.clouds.registry import docker_host_creator
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.docker_host import DockerHostPlan, docker_host_plan
-from gpu_platform.resolve.docker_host import resolve_docker_host
 
 
 class GpuDockerHost(PlannedComponent[DockerHostPlan]):
@@ -38,8 +38,7 @@ class GpuDockerHost(PlannedComponent[DockerHostPlan]):
         self._start(name, docker_host_plan(resolve_docker_host(args)), opts)
 
     def _create(self, name: str, plan: DockerHostPlan) -> dict[str, Any]:
-        module = import_module(plan.host.component_module)
-        self.address = module.create_docker_host(self, name, plan)
+        self.address = docker_host_creator(plan.cloud)(self, name, plan)
         self.compose = pulumi.Output.from_input(plan.compose_yaml)
         self.driver_version = pulumi.Output.from_input(str(plan.driver_version))
         return {"address": self.address, "compose": self.compose, "driver_version": self.driver_version}

@@ -31,12 +31,12 @@ STARTUP_TAINT = Taint("startup-taint.cluster-autoscaler.kubernetes.io/gpu-resour
 """On new nodes of pools whose GPU resources appear late (MIG ``mixed``, renamed sharing): the Cluster
 Autoscaler treats a node with a taint under this prefix as not ready yet but counts it as coming capacity
 (cluster-autoscaler FAQ, "Startup taints"), so it adds no second node while the first is partitioned. The
-library's startup-taint remover (``plans.startup_taint``) takes it off once the node advertises them."""
+library's startup-taint remover (``addons.gpu_operator.startup_taint``) takes it off once the node advertises them."""
 
 GPU_UNHEALTHY_TAINT = Taint(
     "status-taint.cluster-autoscaler.kubernetes.io/gpu-unhealthy", "true", "NoSchedule"
 )
-"""Put on a GPU node by the library's health checks (``plans.gpu_health``) when its kernel log shows an Xid that
+"""Put on a GPU node by the library's health checks (``addons.observability.gpu_health``) when its kernel log shows an Xid that
 needs the GPU reset or the node drained; the value the checks write is the Xid's reason (``Xid79``). Nothing new
 lands on the node: the scheduler, Kueue's admitted pods and Karpenter's simulation honour ``NoSchedule``; running
 jobs are left to finish or checkpoint. Under this prefix the Cluster Autoscaler treats it as a status taint

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.pools import GPU_TAINT, GPU_UNHEALTHY_TAINT, STARTUP_TAINT, GpuPool, Taint
 from gpu_platform.sharing import GPU_RESOURCE, advertised_resources, device_plugin_config_key

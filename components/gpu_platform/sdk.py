@@ -32,7 +32,7 @@ class Extra:
 
 
 POLICY = Extra("policy", "pulumi_policy", "pulumi-policy", "the Pulumi policy SDK")
-"""The policy pack's SDK. Each cloud's extra is on its profile (``gpu_platform.clouds.EXTRAS`` lists all)."""
+"""The policy pack's SDK. Each cloud's extra is on its profile (``gpu_platform.cloud_facts.EXTRAS`` lists all)."""
 
 
 class MissingExtraError(ModuleNotFoundError):

@@ -30,7 +30,7 @@ MEBIBYTE_RESOURCES = frozenset({HUGEPAGES_2MI_RESOURCE})
 """Extended resources ``node_resources`` counts in MiB (quantities with ``Mi``), not in units."""
 DRA_QUOTA_PREFIX = "dra.gpu-platform.io/"
 """DRA pools: their nodes advertise no extended resources; Kueue charges their claims under these
-quota names (``plans.dra.kueue_device_class_mappings``), distinct from the device plugin's so a DRA workload
+quota names (``addons.dra.plan.kueue_device_class_mappings``), distinct from the device plugin's so a DRA workload
 is never given a device-plugin pool's flavor, nor the other way round."""
 COMPUTE_DOMAIN_CHANNEL_RESOURCE = f"{DRA_QUOTA_PREFIX}compute-domain-channel"
 """The quota name Kueue charges ComputeDomain channel claims to (DeviceClass

@@ -72,7 +72,7 @@ class UpstreamFile:
 # Google's COS driver installer (NVIDIA's GKE path A): GoogleCloudPlatform/container-engine-accelerators
 # ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``. The installer image is preloaded on COS GPU
 # nodes (pull policy Never); partition-gpus applies GKE's gpu_partition_size. The manifest is used as it is
-# (``plans.gpu_operator.gke_driver_installer``); the image constants below are what it pins, and a test
+# (``addons.gpu_operator.plan.gke_driver_installer``); the image constants below are what it pins, and a test
 # checks that they agree.
 GKE_COS_INSTALLER = UpstreamFile(
     repo="GoogleCloudPlatform/container-engine-accelerators",
@@ -239,7 +239,7 @@ TRAINER_IMAGE_TAG = "v2.3.0"
 # Kubeflow Trainer's built-in ClusterTrainingRuntimes, created by the library (not by the chart's
 # post-install Job, which needs egress to the Alpine package mirrors): kubeflow/trainer@v2.3.0
 # manifests/base/runtimes, shipped byte for byte; ``manifests/overlays/runtimes`` then tags the DeepSpeed
-# image ``v2.3.0`` (``TRAINER_IMAGE_TAG``), which ``plans.workloads`` applies.
+# image ``v2.3.0`` (``TRAINER_IMAGE_TAG``), which ``addons.workloads.plan`` applies.
 TRAINER_TORCH_RUNTIME = UpstreamFile(
     repo="kubeflow/trainer",
     commit="658725bdae5c7e3a0854d93ac6ff492e109a22ab",
@@ -254,14 +254,14 @@ TRAINER_DEEPSPEED_RUNTIME = UpstreamFile(
     file="trainer-deepspeed-distributed.yaml",
     sha256="f443d4c4b2c0e6a8acdae5381ff2563696b958929217c088e101a7f27bc36827",
 )
-# The startup-taint remover (plans/startup_taint.py) runs bash, jq and kubectl: the Kubernetes project's own
+# The startup-taint remover (addons/gpu_operator/startup_taint.py) runs bash, jq and kubectl: the Kubernetes project's own
 # kubectl image, which carries all three since kubernetes/kubernetes#119592 (debian-base). kubectl's skew
 # policy allows one minor either side of the API server; the remover only reads a Node and removes a taint.
 KUBECTL_IMAGE = "registry.k8s.io/kubectl:v1.34.1"
 # --- DRA and node auto-provisioning --------------------------------------------------------
 # NVIDIA DRA driver for GPUs, standalone next to the GPU Operator's ClusterPolicy (not the operator-managed
 # GPUCluster path, which runs v0.5.0, is a technology preview and excludes ClusterPolicy cluster-wide; see
-# plans/dra.py). Chart and image from kubernetes-sigs/dra-driver-nvidia-gpu@v0.4.1 (chart appVersion 0.4.1,
+# addons/dra/plan.py). Chart and image from kubernetes-sigs/dra-driver-nvidia-gpu@v0.4.1 (chart appVersion 0.4.1,
 # image tag "v" + appVersion), namespace from its docs/install.md.
 DRA_DRIVER = ChartPin(
     chart="oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
@@ -367,33 +367,6 @@ DCGM_EXPORTER_DEFAULT_COUNTERS = UpstreamFile(
     sha256="13d8c92cffa649f17c4c0938bb16707daf27260e845c77eacf89dbb68a46eaf9",
 )
 
-ALL_CHARTS: tuple[ChartPin, ...] = (
-    GPU_OPERATOR,
-    KUEUE,
-    CERT_MANAGER,
-    KSERVE_CRD,
-    KSERVE_RESOURCES,
-    KSERVE_RUNTIME_CONFIGS,
-    CLUSTER_AUTOSCALER,
-    AWS_EFA_DEVICE_PLUGIN,
-    NETWORK_OPERATOR,
-    JOBSET,
-    LEADER_WORKER_SET,
-    KUBEFLOW_TRAINER,
-    KUBERAY_OPERATOR,
-    VOLCANO,
-    DRA_DRIVER,
-    KARPENTER,
-    KARPENTER_CRD,
-    SLURM_OPERATOR_CRDS,
-    SLURM_OPERATOR,
-    SLURM,
-    PROMETHEUS_OPERATOR_CRDS,
-    KUBE_PROMETHEUS_STACK,
-    NODE_PROBLEM_DETECTOR,
-)
-"""Every chart the library installs, once (``gpu_platform.addons`` gives each its release and namespace)."""
-
 
 @dataclass(frozen=True)
 class OlmPin:
@@ -451,3 +424,10 @@ UBUNTU_SERVER_DRIVER_BRANCH = "580"
 precompiled ``nvidia:<branch>-server`` modules via ``ubuntu-drivers install --gpgpu`` (Ubuntu Server docs,
 "NVIDIA drivers installation"), so Secure Boot (Azure Trusted Launch) accepts them. 580 is a production
 branch and runs CUDA up to 13.0."""
+
+
+def __getattr__(name: str) -> object:
+    # ``ALL_CHARTS`` is derived from the release table now (``gpu_platform.releases``); it resolves, with a warning.
+    from gpu_platform._moved import moved_attribute
+
+    return moved_attribute(__name__, name)

@@ -31,9 +31,9 @@ from gpu_platform import (
     GpuPoolArgs,
     Kueue,
 )
+from gpu_platform.addons.kueue.plan import QUEUE_NAME_LABEL
+from gpu_platform.addons.workloads.plan import kueue_integrations
 from gpu_platform.plans.karpenter import DO_NOT_DISRUPT
-from gpu_platform.plans.kueue import QUEUE_NAME_LABEL
-from gpu_platform.plans.workloads import kueue_integrations
 
 config = pulumi.Config()
 region = pulumi.Config("aws").require("region")

@@ -14,8 +14,8 @@ import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform import GpuPoolArgs, KubeRay, Kueue
-from gpu_platform.plans.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
-from gpu_platform.plans.workloads import kueue_integrations, pool_placements
+from gpu_platform.addons.kueue.plan import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
+from gpu_platform.addons.workloads.plan import kueue_integrations, pool_placements
 
 POOL = "l4"
 NODES = 2

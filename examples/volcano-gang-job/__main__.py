@@ -14,7 +14,7 @@ import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform import Volcano
-from gpu_platform.plans.volcano import SCHEDULER_NAME
+from gpu_platform.addons.volcano.plan import SCHEDULER_NAME
 
 POOL = "h100"
 NODES = 2

@@ -13,7 +13,7 @@ import pytest
 
 import gpu_platform
 import gpu_platform.args
-from gpu_platform.clouds import PROFILES
+from gpu_platform.cloud_facts import PROFILES
 
 ARGS_MODULES = [
     f"gpu_platform.args.{info.name}" for info in pkgutil.iter_modules(gpu_platform.args.__path__)

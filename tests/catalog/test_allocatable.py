@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_platform.args.kueue import DEFAULT_BLOCK_ADMISSION
+from gpu_platform.addons.kserve.service import GpuInferenceService
+from gpu_platform.addons.kueue.settings import DEFAULT_BLOCK_ADMISSION
 from gpu_platform.catalog.allocatable import node_allocatable
 from gpu_platform.cli import main
-from gpu_platform.clouds import profile_of
-from gpu_platform.clouds.eks.allocatable import node_group_max_pods as eks_max_pods
+from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts.eks.allocatable import node_group_max_pods as eks_max_pods
 from gpu_platform.errors import ArgumentsError, ConfigError
-from gpu_platform.inference import GpuInferenceService
 from gpu_platform.offline import Plan
 from gpu_platform.offline.recorder import close_mock_runtime, run_under_mocks, start_mock_runtime
 from gpu_platform.offline.stack_file import engine_config

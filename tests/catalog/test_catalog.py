@@ -11,7 +11,7 @@ from gpu_platform.catalog.drivers import (
     DriverVersion,
     min_driver_for_cuda,
 )
-from gpu_platform.clouds import PROFILES, profile_of
+from gpu_platform.cloud_facts import PROFILES, profile_of
 from gpu_platform.versions import GPU_OPERATOR
 
 

@@ -11,8 +11,8 @@ from types import ModuleType
 
 import yaml
 
-from gpu_platform.clouds.gke import zones
-from gpu_platform.clouds.gke.machines import MACHINES
+from gpu_platform.cloud_facts.gke import zones
+from gpu_platform.cloud_facts.gke.machines import MACHINES
 from tests.conftest import REPO
 
 RAW = yaml.safe_load(resources.files("gpu_platform").joinpath("data", zones.DATA_FILE).read_text())

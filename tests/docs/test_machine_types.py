@@ -11,7 +11,7 @@ from types import ModuleType
 import pytest
 
 from gpu_platform.catalog.gpus import GPUS
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
 from tests.conftest import REPO, UPSTREAM
 
 

@@ -12,10 +12,10 @@ from typing import Any
 import pulumi
 import pytest
 
+from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
+from gpu_platform.addons.kserve.service_plan import plan_gpu_inference_service
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.offline import run_program
-from gpu_platform.plans.inference import plan_gpu_inference_service
-from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO
 from tests.support.plans import plan_eks_node_pool, plan_gke_node_pool, plan_kueue

@@ -15,9 +15,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from gpu_platform.addons.workloads.plan import kueue_integrations
 from gpu_platform.offline import Plan, run_plan
-from gpu_platform.plans.workloads import kueue_integrations
-from gpu_platform.policy.kube import tolerates
+from gpu_platform.policy_model.kube import tolerates
 from gpu_platform.pools import Taint
 from tests.conftest import REPO, UPSTREAM
 from tests.support.crds import problems_of

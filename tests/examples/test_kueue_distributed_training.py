@@ -82,7 +82,7 @@ def test_jobset_is_created_after_kueue_through_the_cluster_provider(plan: Plan) 
 def test_every_pod_takes_the_nodes_efa_devices_and_the_queue_covers_them(plan: Plan) -> None:
     """Without vpc.amazonaws.com/efa in the pod, NCCL runs over TCP; without it in the ClusterQueue, Kueue
     never admits the job."""
-    from gpu_platform.clouds import profile_of
+    from gpu_platform.cloud_facts import profile_of
 
     p5 = profile_of("eks").machine("p5.48xlarge")
     assert p5 is not None

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
+from gpu_platform.addons.kueue.plan import QUEUE_NAME_LABEL
 from gpu_platform.errors import Problems
 from gpu_platform.offline import Plan, run_plan
-from gpu_platform.plans.kueue import QUEUE_NAME_LABEL
 from gpu_platform.scheduling import pool_taints
 from tests.conftest import REPO
 from tests.support.crds import crd_problems, problems_of

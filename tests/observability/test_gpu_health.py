@@ -18,21 +18,21 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_platform import addons, versions
+from gpu_platform import releases, versions
+from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
+from gpu_platform.addons.gpu_operator.plan import gpu_operator_plan
+from gpu_platform.addons.kueue.plan import kueue_plan
+from gpu_platform.addons.observability import gpu_health as health
+from gpu_platform.addons.observability.checks import ObservabilitySpec
+from gpu_platform.addons.observability.component import GpuObservability
+from gpu_platform.addons.observability.plan import observability_plan
+from gpu_platform.addons.observability.rules import CRITICAL_XIDS
 from gpu_platform.args.common import Cloud
 from gpu_platform.errors import ConfigError
 from gpu_platform.offline import Plan
 from gpu_platform.offline.render import _objects
-from gpu_platform.operators.observability import GpuObservability
-from gpu_platform.plans import gpu_health as health
-from gpu_platform.plans.gpu_operator import gpu_operator_plan
-from gpu_platform.plans.gpu_rules import CRITICAL_XIDS
-from gpu_platform.plans.kueue import kueue_plan
-from gpu_platform.plans.observability import observability_plan
-from gpu_platform.policy.kube import tolerates
+from gpu_platform.policy_model.kube import tolerates
 from gpu_platform.pools import GPU_TAINT, GPU_UNHEALTHY_TAINT, STARTUP_TAINT, Taint
-from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
-from gpu_platform.resolve.observability import ObservabilitySpec
 from gpu_platform.scheduling import GPU_LABEL, pool_tolerations
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO, UPSTREAM, stack_raw_config, upstream
@@ -78,9 +78,9 @@ def test_the_chart_and_image_are_pinned_and_registered() -> None:
     assert chart["version"] == versions.NODE_PROBLEM_DETECTOR.version
     assert chart["appVersion"] == versions.NODE_PROBLEM_DETECTOR_IMAGE_TAG  # the chart's own image
     assert versions.NODE_PROBLEM_DETECTOR in versions.ALL_CHARTS
-    assert addons.NODE_PROBLEM_DETECTOR.pin is versions.NODE_PROBLEM_DETECTOR
-    assert addons.NODE_PROBLEM_DETECTOR.namespace == "kube-system"
-    assert not addons.NODE_PROBLEM_DETECTOR.release_holds_crds  # the chart renders no CRDs
+    assert releases.NODE_PROBLEM_DETECTOR.pin is versions.NODE_PROBLEM_DETECTOR
+    assert releases.NODE_PROBLEM_DETECTOR.namespace == "kube-system"
+    assert not releases.NODE_PROBLEM_DETECTOR.release_holds_crds  # the chart renders no CRDs
 
 
 def test_values_exist_in_the_chart() -> None:
@@ -289,7 +289,7 @@ def test_gpu_operator_operands_tolerate_it_and_kueue_flavors_do_not() -> None:
     assert any(tolerates(t, GPU_TAINT) for t in values["daemonsets"]["tolerations"])
     spec = load_platform(stack_raw_config("prod"))
     assert spec.kueue is not None
-    plan = kueue_plan(spec.queue_pools, spec.kueue, addons.KUEUE.namespace, manage_namespaces=False)
+    plan = kueue_plan(spec.queue_pools, spec.kueue, releases.KUEUE.namespace, manage_namespaces=False)
     flavors = plan.objects.flavors
     assert flavors
     for flavor in flavors:
@@ -341,7 +341,7 @@ def test_health_checks_can_be_switched_off_and_are_off_by_default_on_openshift()
     assert off.observability is not None and off.observability.health_checks is False
     assert observability_plan(off.observability).health is None
     assert ObservabilitySpec("eks").health_checks is True
-    from gpu_platform.resolve.observability import observability_spec
+    from gpu_platform.addons.observability.checks import observability_spec
 
     assert observability_spec("openshift", {}).health_checks is False
     assert observability_spec("openshift", {"health_checks": True}).health_checks is True
@@ -355,7 +355,7 @@ def test_a_health_checks_value_that_is_not_a_boolean_is_refused() -> None:
 
 def test_kueue_quotas_leave_room_for_the_health_checks_pod() -> None:
     """What the detector and the remedy request comes off every GPU node before Kueue multiplies by nodes."""
-    from gpu_platform.plans.kueue import node_units
+    from gpu_platform.addons.kueue.plan import node_units
     from gpu_platform.plans.node_daemonsets import GPU_HEALTH_DETECTOR_REQUESTS, GPU_HEALTH_REMEDY_REQUESTS
 
     raw = stack_raw_config("prod")

@@ -17,12 +17,12 @@ import promql_parser
 import pytest
 import yaml
 
+from gpu_platform.addons.observability import plan as obs
+from gpu_platform.addons.observability.checks import ObservabilitySpec
+from gpu_platform.addons.observability.component import GpuObservability
+from gpu_platform.addons.observability.rules import rule_file, rule_groups
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.offline import Plan
-from gpu_platform.operators.observability import GpuObservability
-from gpu_platform.plans import observability as obs
-from gpu_platform.plans.gpu_rules import rule_file, rule_groups
-from gpu_platform.resolve.observability import ObservabilitySpec
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO, stack_raw_config, upstream
 from tests.observability.test_observability import _render, kinds, kps_chart, operator_values

@@ -13,16 +13,20 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_platform import addons, versions
+from gpu_platform import releases, versions
+from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
+from gpu_platform.addons.gpu_operator.plan import gpu_operator_plan
+from gpu_platform.addons.observability import plan as obs
+from gpu_platform.addons.observability.checks import ObservabilitySpec
+from gpu_platform.addons.observability.component import GpuObservability
+from gpu_platform.addons.observability.rules import (
+    DCGM_EXTRA_FIELDS,
+    DCGM_METRICS_CONFIG_MAP,
+    KSM_NODE_LABELS,
+)
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.offline import Plan
 from gpu_platform.offline.render import _objects, with_dependencies
-from gpu_platform.operators.observability import GpuObservability
-from gpu_platform.plans import observability as obs
-from gpu_platform.plans.gpu_operator import gpu_operator_plan
-from gpu_platform.plans.gpu_rules import DCGM_EXTRA_FIELDS, DCGM_METRICS_CONFIG_MAP, KSM_NODE_LABELS
-from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
-from gpu_platform.resolve.observability import ObservabilitySpec
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO, UPSTREAM, stack_raw_config, upstream
 from tests.operators.test_gpu_operator import missing_upstream
@@ -68,10 +72,10 @@ def kinds(objects: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 
 def test_pins_are_registered_in_order_and_the_crds_release_is_stateful() -> None:
     assert versions.ALL_CHARTS[-3:-1] == (versions.PROMETHEUS_OPERATOR_CRDS, versions.KUBE_PROMETHEUS_STACK)
-    assert addons.PROMETHEUS_OPERATOR_CRDS.release_holds_crds
-    assert "prometheus-operator-crds" in addons.crd_charts()
+    assert releases.PROMETHEUS_OPERATOR_CRDS.release_holds_crds
+    assert "prometheus-operator-crds" in releases.crd_charts()
     # Every add-on's namespace is reserved: a team there would be labelled and queued as the stack's.
-    assert addons.reserved_namespaces()["monitoring"] == "the monitoring stack's namespace"
+    assert releases.reserved_namespaces()["monitoring"] == "the monitoring stack's namespace"
     kps = yaml.safe_load(upstream("charts", KPS, "Chart.yaml").read_text())
     crds = yaml.safe_load(upstream("charts", "prometheus-operator-crds-31.0.1", "Chart.yaml").read_text())
     assert kps["version"] == versions.KUBE_PROMETHEUS_STACK.version

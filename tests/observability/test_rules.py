@@ -16,8 +16,8 @@ import promql_parser
 import pytest
 
 from gpu_platform import scheduling, versions
-from gpu_platform.plans import dashboards as dash
-from gpu_platform.plans import gpu_rules as gr
+from gpu_platform.addons.observability import dashboards as dash
+from gpu_platform.addons.observability import rules as gr
 from tests.conftest import upstream
 
 GROUPS = gr.rule_groups("gpu-operator")

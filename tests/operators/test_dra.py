@@ -15,18 +15,18 @@ import pytest
 import yaml
 
 from gpu_platform import versions
-from gpu_platform.errors import ArgumentsError
-from gpu_platform.operators.dra import DraDriver
-from gpu_platform.plans import dra as d
-from gpu_platform.plans.gpu_operator import (
+from gpu_platform.addons.dra import plan as d
+from gpu_platform.addons.dra.args_checks import resolve_dra_driver
+from gpu_platform.addons.dra.checks import kubernetes_version_problem
+from gpu_platform.addons.dra.component import DraDriver
+from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
+from gpu_platform.addons.gpu_operator.plan import (
     device_plugin_config_data,
     gpu_operator_plan,
     mig_parted_config_data,
 )
+from gpu_platform.errors import ArgumentsError
 from gpu_platform.resolve.cloud_pools import resolve_pools
-from gpu_platform.resolve.dra import kubernetes_version_problem
-from gpu_platform.resolve.dra_driver import resolve_dra_driver
-from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.sharing import advertised_resources
 from tests.conftest import UPSTREAM, upstream
@@ -510,10 +510,10 @@ def test_kueue_takes_the_dra_plugin_off_each_dra_node() -> None:
     container only then)."""
     import dataclasses
 
-    from gpu_platform.plans.kueue import node_units
+    from gpu_platform.addons.kueue.checks import CapacityBasis
+    from gpu_platform.addons.kueue.plan import node_units
     from gpu_platform.plans.node_daemonsets import DRA_KUBELET_PLUGIN_REQUESTS
     from gpu_platform.resolve.cloud_pools import resolve_pools
-    from gpu_platform.resolve.kueue import CapacityBasis
 
     (pool,) = resolve_pools("aks", [{"name": "a100", "machine_type": "Standard_ND96asr_v4", "max_nodes": 2}])
     dra_pool = dataclasses.replace(pool, allocation="dra")

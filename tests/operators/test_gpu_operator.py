@@ -16,10 +16,11 @@ import pulumi
 import pytest
 import yaml
 
-from gpu_platform.clouds.aks.profile import SPOT_TAINT as AKS_SPOT_TAINT
-from gpu_platform.errors import ArgumentsError
-from gpu_platform.operators.gpu_operator import GpuOperator
-from gpu_platform.plans.gpu_operator import (
+from gpu_platform.addons.deployment import Deployment
+from gpu_platform.addons.gpu_operator import wiring as gpu_operator_wiring
+from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
+from gpu_platform.addons.gpu_operator.component import GpuOperator
+from gpu_platform.addons.gpu_operator.plan import (
     CONFIG_DIGEST_ENV,
     DEVICE_PLUGIN_CONFIG_MAP,
     MIG_PARTED_CONFIG_MAP,
@@ -31,10 +32,11 @@ from gpu_platform.plans.gpu_operator import (
     gpu_operator_plan,
     mig_parted_config_data,
 )
+from gpu_platform.cloud_facts.aks.profile import SPOT_TAINT as AKS_SPOT_TAINT
+from gpu_platform.errors import ArgumentsError
 from gpu_platform.plans.node_daemonsets import GPU_NODE_DAEMONSET_REQUESTS
 from gpu_platform.pools import GPU_TAINT, GPU_UNHEALTHY_TAINT
-from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
-from gpu_platform.stack import addons, load_platform
+from gpu_platform.stack import load_platform
 from gpu_platform.versions import (
     GKE_COS_DRIVER_INSTALLER_IMAGE,
     GKE_DRIVER_INSTALLER_PAUSE_IMAGE,
@@ -830,9 +832,7 @@ def test_stack_config_and_component_args_give_the_same_operator(run_component: A
     }
     spec = load_platform(raw)
     built: dict[str, Any] = {}
-    registered = run_component(
-        lambda: built.__setitem__("op", addons.gpu_operator(spec, pulumi.ResourceOptions()))
-    )
+    registered = run_component(lambda: built.__setitem__("op", _deployed(spec, gpu_operator_wiring)))
     plan = built["op"].plan
     assert plan.pools[0].cuda_version == "12.8"  # the stack's cudaVersion reaches the pool's CUDA check
     values = plan.values
@@ -870,3 +870,10 @@ def test_stack_config_and_component_args_give_the_same_operator(run_component: A
     assert component.values == values
     assert mig_parted_config_data(component) == mig_parted_config_data(plan)
     assert component.pools == plan.pools and component.driver == plan.driver
+
+
+def _deployed(spec: Any, wiring: Any) -> Any:
+    """The add-on's component as the stack deploys it (its wiring, with no other add-on on)."""
+    deployment = Deployment(spec, pulumi.ResourceOptions(), {})
+    wiring.deploy(deployment)
+    return deployment.created["gpu_operator"]

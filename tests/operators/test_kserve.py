@@ -13,12 +13,13 @@ import pytest
 import yaml
 
 from gpu_platform import versions
+from gpu_platform.addons.cert_manager.component import CertManager
+from gpu_platform.addons.kserve.component import KServe
+from gpu_platform.addons.kserve.plan import cert_manager_values, kserve_values, runtime_values
+from gpu_platform.addons.kserve.wiring import deploy_kserve
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan
-from gpu_platform.operators.cert_manager import CertManager
-from gpu_platform.operators.kserve import KServe
-from gpu_platform.plans.kserve import cert_manager_values, kserve_values, runtime_values
-from gpu_platform.stack import addons, load_platform
+from gpu_platform.stack import load_platform
 from gpu_platform.stack.namespaces import create_namespaces
 from tests.conftest import upstream
 
@@ -250,7 +251,7 @@ def test_stack_kserve_orders_services_and_creates_only_missing_namespaces(
         operator = k8s.core.v1.ConfigMap("gpu-operator-stand-in", metadata={"name": "x"})
         namespaces = create_namespaces(spec, pulumi.ResourceOptions())
         outputs.update(
-            addons.kserve(spec, pulumi.ResourceOptions(), depends_on=[operator], namespaces=namespaces)
+            deploy_kserve(spec, pulumi.ResourceOptions(), depends_on=[operator], namespaces=namespaces)
         )
 
     plan = run_component(program)

@@ -10,15 +10,17 @@ import pytest
 import yaml
 
 from gpu_platform import versions
+from gpu_platform.addons.deployment import Deployment
+from gpu_platform.addons.kueue import wiring as kueue_wiring
+from gpu_platform.addons.kueue.checks import KNOWN_FRAMEWORKS
+from gpu_platform.addons.kueue.component import Kueue
+from gpu_platform.addons.kueue.plan import helm_values, kueue_plan
+from gpu_platform.addons.workloads.plan import kueue_integrations
 from gpu_platform.args import KueueArgs
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_program
 from gpu_platform.offline.recorder import close_mock_runtime, run_under_mocks, start_mock_runtime
-from gpu_platform.operators.kueue import Kueue
-from gpu_platform.plans.kueue import helm_values, kueue_plan
-from gpu_platform.plans.workloads import kueue_integrations
-from gpu_platform.resolve.kueue import KNOWN_FRAMEWORKS
-from gpu_platform.stack import addons, load_platform
+from gpu_platform.stack import load_platform
 from tests.conftest import REPO, upstream
 from tests.support.plans import plan_kueue
 
@@ -274,7 +276,7 @@ def test_the_stack_config_and_the_component_args_give_the_same_plan() -> None:
     assert component.values == stack.values
     assert component.namespace == stack.namespace == versions.KUEUE.namespace
 
-    plan = run_program(lambda: addons.kueue(spec, pulumi.ResourceOptions(), {}))
+    plan = run_program(lambda: kueue_wiring.deploy(Deployment(spec, pulumi.ResourceOptions(), {})))
     cq = plan.one(KUEUE_TYPE + "ClusterQueue", "kueue-cq-gpu").inputs["spec"]
     # a100-80gb x 4 per node x 2 nodes, 64 vCPU and 512 GiB per node in the fixture, less the GPU health
     # checks' pod on each node (detector 20m/80Mi, remedy 10m/64Mi).

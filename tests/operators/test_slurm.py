@@ -14,13 +14,10 @@ import pytest
 import yaml
 
 from gpu_platform import versions
-from gpu_platform.addons import SLURM, SLURM_OPERATOR, SLURM_OPERATOR_CRDS, addon
-from gpu_platform.errors import ArgumentsError, ConfigError
-from gpu_platform.offline import Plan
-from gpu_platform.offline.render import _objects
-from gpu_platform.operators.slurm import SlurmCluster
-from gpu_platform.plans.kueue import kueue_plan
-from gpu_platform.plans.slurm import (
+from gpu_platform.addons.kueue.checks import pool_owners, without_exclusive
+from gpu_platform.addons.kueue.plan import kueue_plan
+from gpu_platform.addons.slurm.component import SlurmCluster
+from gpu_platform.addons.slurm.plan import (
     GRES_CONF,
     PLUGSTACK_CONF,
     SlurmPlan,
@@ -28,8 +25,11 @@ from gpu_platform.plans.slurm import (
     plan_slurm,
     slurm_plan,
 )
-from gpu_platform.plans.workloads import controller_placement, pool_placement
-from gpu_platform.resolve.kueue import pool_owners, without_exclusive
+from gpu_platform.addons.workloads.plan import controller_placement, pool_placement
+from gpu_platform.errors import ArgumentsError, ConfigError
+from gpu_platform.offline import Plan
+from gpu_platform.offline.render import _objects
+from gpu_platform.releases import SLURM, SLURM_OPERATOR, SLURM_OPERATOR_CRDS, addon
 from gpu_platform.resolve.pools import ResolvedPools
 from gpu_platform.sharing import GPU_RESOURCE, advertised_resources
 from gpu_platform.stack.spec import load_platform

@@ -14,13 +14,10 @@ import pytest
 import yaml
 
 from gpu_platform import versions
-from gpu_platform.errors import ArgumentsError
-from gpu_platform.offline import Plan
-from gpu_platform.offline.render import _objects
-from gpu_platform.operators.volcano import Volcano
-from gpu_platform.operators.workloads import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
-from gpu_platform.plans.volcano import SCHEDULER_CONFIG, helm_values, plan_volcano
-from gpu_platform.plans.workloads import (
+from gpu_platform.addons.volcano.component import Volcano
+from gpu_platform.addons.volcano.plan import SCHEDULER_CONFIG, helm_values, plan_volcano
+from gpu_platform.addons.workloads.component import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
+from gpu_platform.addons.workloads.plan import (
     OFF_GPU_NODES,
     ControllerPlan,
     controller_placement,
@@ -30,6 +27,9 @@ from gpu_platform.plans.workloads import (
     plan_leader_worker_set,
     trainer_runtime,
 )
+from gpu_platform.errors import ArgumentsError
+from gpu_platform.offline import Plan
+from gpu_platform.offline.render import _objects
 from gpu_platform.scheduling import POOL_LABEL
 from tests.conftest import UPSTREAM, upstream
 from tests.operators.test_kserve import missing_keys
@@ -326,7 +326,7 @@ def test_component_arguments_are_checked() -> None:
 
 
 def test_pool_placement_is_what_the_pool_nodes_carry() -> None:
-    from gpu_platform.plans.workloads import pool_placements
+    from gpu_platform.addons.workloads.plan import pool_placements
 
     placement = pool_placements(
         "existing", [H100, {**H100, "name": "tainted", "taints": [{"key": "team", "value": "a"}]}]
@@ -351,7 +351,7 @@ def test_controllers_land_on_the_system_pool_of_the_librarys_clusters(
     """AKS labels System-mode nodes ``kubernetes.azure.com/mode=system``; GKE and EKS have no such label, and the
     library's clusters there have one untainted pool, the system pool, which is where the affinity leaves them."""
     from gpu_platform import AksCluster, EksCluster, GkeCluster
-    from gpu_platform.clouds import PROFILES
+    from gpu_platform.cloud_facts import PROFILES
 
     aks = run_component(lambda: AksCluster("c", {}))
     [cluster] = aks.by_type("azure-native:containerservice:ManagedCluster")

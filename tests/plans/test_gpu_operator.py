@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_platform.catalog import GPUS, MIG_TABLES
-from gpu_platform.plans.gpu_operator import (
+from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
+from gpu_platform.addons.gpu_operator.plan import (
     MIG_PARTED_KEY,
     OperatorPlan,
     device_plugin_config_data,
     gpu_operator_plan,
     mig_parted_config_data,
 )
-from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
+from gpu_platform.catalog import GPUS, MIG_TABLES
 from gpu_platform.scheduling import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, pool_labels
 from gpu_platform.sharing import advertised_resources
 from tests.conftest import upstream

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from gpu_platform.addons.kueue import plan as ko
+from gpu_platform.addons.kueue.checks import KueueSpec
 from gpu_platform.errors import ArgumentsError, ConfigError
-from gpu_platform.plans import kueue as ko
-from gpu_platform.resolve.kueue import KueueSpec
 from gpu_platform.stack import load_platform
 from tests.support.plans import plan_kueue
 

@@ -18,10 +18,10 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from gpu_platform.addons.kueue.checks import MAX_TOTAL_FLAVORS
+from gpu_platform.addons.kueue.component import Kueue
+from gpu_platform.addons.kueue.plan import KueueObjects
 from gpu_platform.offline import run_program
-from gpu_platform.operators.kueue import Kueue
-from gpu_platform.plans.kueue import KueueObjects
-from gpu_platform.resolve.kueue import MAX_TOTAL_FLAVORS
 from tests.conftest import upstream
 from tests.support import crds
 from tests.support.plans import plan_kueue

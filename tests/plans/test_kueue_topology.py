@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from gpu_platform.addons.kueue.plan import KueueObjects
 from gpu_platform.catalog.topology import (
     EC2_TOPOLOGY,
     GCE_A4X_TOPOLOGY,
@@ -15,9 +16,8 @@ from gpu_platform.catalog.topology import (
     HOST_TOPOLOGY,
     HOSTNAME_LABEL,
 )
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
 from gpu_platform.errors import ArgumentsError
-from gpu_platform.plans.kueue import KueueObjects
 from tests.support import crds
 from tests.support.plans import plan_kueue
 

@@ -12,26 +12,26 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.catalog.drivers import DriverVersion
-from gpu_platform.clouds.eks.node_pool_plan import eks_node_pool_plan
-from gpu_platform.driver import DriverPlan
-from gpu_platform.plans.gpu_operator import operand_tolerations
-from gpu_platform.plans.node_daemonsets import (
-    STARTUP_TAINT_REMOVER_REQUESTS,
-    Requests,
-    gpu_node_pods,
-    gpu_node_requests,
-)
-from gpu_platform.plans.startup_taint import (
+from gpu_platform.addons.gpu_operator.plan import operand_tolerations
+from gpu_platform.addons.gpu_operator.startup_taint import (
     NAME,
     RESOURCES_KEY,
     SCRIPT,
     remover_objects,
     startup_taint_remover_plan,
 )
+from gpu_platform.addons.kueue.checks import GpuOperatorFacts
+from gpu_platform.catalog.drivers import DriverVersion
+from gpu_platform.clouds.eks.node_pool_plan import eks_node_pool_plan
+from gpu_platform.driver import DriverPlan
+from gpu_platform.plans.node_daemonsets import (
+    STARTUP_TAINT_REMOVER_REQUESTS,
+    Requests,
+    gpu_node_pods,
+    gpu_node_requests,
+)
 from gpu_platform.pools import STARTUP_TAINT
 from gpu_platform.resolve.cloud_pools import resolve_pools
-from gpu_platform.resolve.kueue import GpuOperatorFacts
 from gpu_platform.scheduling import POOL_LABEL, startup_taints
 from tests.support.plans import plan_eks_node_pool
 

@@ -11,9 +11,9 @@ import pytest
 
 from gpu_platform import EksGpuNodePool, GkeGpuNodePool, GpuOperator, GpuPoolArgs
 from gpu_platform.offline import run_plan, run_program
-from gpu_platform.policy.model import UNKNOWN
 from gpu_platform.policy.offline import check_plan, to_policy_resource
 from gpu_platform.policy.rules import composition_agrees
+from gpu_platform.policy_model.model import UNKNOWN
 
 REPO = Path(__file__).resolve().parents[2]
 SLICED: GpuPoolArgs = {

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.clouds.aks.profile import SPOT_TAINT as AKS_SPOT_TAINT
-from gpu_platform.clouds.gke.profile import (
+from gpu_platform.cloud_facts.aks.profile import SPOT_TAINT as AKS_SPOT_TAINT
+from gpu_platform.cloud_facts.gke.profile import (
     NO_DEFAULT_DEVICE_PLUGIN_LABEL as GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL,
 )
 from gpu_platform.policy import RULES, PolicyResource, Violation
 from gpu_platform.policy import rules as R
-from gpu_platform.policy.kube import parse_quantity, taint_from_string, tolerates
-from gpu_platform.policy.model import UNKNOWN, path_is_ignored
 from gpu_platform.policy.operators import chart_name
+from gpu_platform.policy_model.kube import parse_quantity, taint_from_string, tolerates
+from gpu_platform.policy_model.model import UNKNOWN, path_is_ignored
 from gpu_platform.pools import GPU_TAINT, Taint
 from gpu_platform.scheduling import ISOLATION_LABEL
 from gpu_platform.versions import ALL_CHARTS
@@ -861,10 +861,10 @@ def test_dra_driver_without_node_selector_next_to_device_plugin_pools() -> None:
 
 
 def test_the_librarys_dra_plan_passes_the_rule() -> None:
-    from gpu_platform.plans import dra as d
-    from gpu_platform.plans.gpu_operator import gpu_operator_plan
-    from gpu_platform.resolve.dra_driver import resolve_dra_driver
-    from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
+    from gpu_platform.addons.dra import plan as d
+    from gpu_platform.addons.dra.args_checks import resolve_dra_driver
+    from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
+    from gpu_platform.addons.gpu_operator.plan import gpu_operator_plan
 
     pools = [
         {"name": "l4", "machine_type": "g6.12xlarge", "max_nodes": 2, "allocation": "dra"},

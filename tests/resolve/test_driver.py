@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
+from gpu_platform.addons.gpu_operator.plan import gke_driver_installer, gpu_operator_plan
 from gpu_platform.errors import ArgumentsError, ConfigError
-from gpu_platform.plans.gpu_operator import gke_driver_installer, gpu_operator_plan
-from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.stack import load_platform
 
 A100 = {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 2}

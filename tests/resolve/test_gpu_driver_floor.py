@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.catalog.gpus import GPUS
 from gpu_platform.driver import operator_driver_version
 from gpu_platform.errors import ArgumentsError
-from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.versions import GPU_OPERATOR
 
 B200 = {"name": "b200", "machine_type": "a4-highgpu-8g", "max_nodes": 2}

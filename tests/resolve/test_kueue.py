@@ -10,10 +10,10 @@ from typing import Any, cast
 
 import pytest
 
+from gpu_platform.addons.kueue import checks as rk
+from gpu_platform.addons.kueue.checks import ClusterQueue, QueueIndex, cohort_peers, queue_pools
 from gpu_platform.errors import ConfigError
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve import kueue as rk
-from gpu_platform.resolve.kueue import ClusterQueue, QueueIndex, cohort_peers, queue_pools
 from gpu_platform.stack import load_platform
 
 

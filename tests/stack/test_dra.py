@@ -256,7 +256,7 @@ def test_aks_stack_with_a_mig_dra_pool_plans_device_classes_and_no_sharing_confi
 
 
 def test_kueue_objects_with_dra_quota_names_pass_kueues_crds_and_webhook() -> None:
-    from gpu_platform.plans.kueue import kueue_plan
+    from gpu_platform.addons.kueue.plan import kueue_plan
     from tests.plans.test_kueue_crds import problems_of
 
     spec = load_platform(existing())

@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 import yaml
 
-from gpu_platform.args.kueue import DEFAULT_COLD_WAIT_TIMEOUT, DEFAULT_WAIT_TIMEOUT
+from gpu_platform.addons.kueue.settings import DEFAULT_COLD_WAIT_TIMEOUT, DEFAULT_WAIT_TIMEOUT
 from gpu_platform.cli import main
 from gpu_platform.stack.schema import json_schema, stack_file_schema, with_values
 from tests.conftest import REPO
@@ -126,7 +126,7 @@ def test_defaults_are_shown_as_values_not_constant_names() -> None:
 
 
 def test_the_system_pool_default_names_each_clouds_machine() -> None:
-    from gpu_platform.clouds import PROFILES
+    from gpu_platform.cloud_facts import PROFILES
 
     doc = stack_file_schema()["$defs"]["SystemPoolArgs"]["properties"]["machineType"]["description"]
     for profile in PROFILES.values():

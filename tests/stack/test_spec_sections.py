@@ -4,12 +4,12 @@ and the stack and the components build the same plan from the same settings."""
 from __future__ import annotations
 
 from gpu_platform import versions
-from gpu_platform.args.dra import DEFAULT_CLAIM_NAMESPACES
-from gpu_platform.plans.dra import dra_plan
-from gpu_platform.plans.gpu_operator import gpu_operator_plan
-from gpu_platform.resolve.dra import DraSpec, ResolvedDra
-from gpu_platform.resolve.dra_driver import resolve_dra_driver
-from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, ResolvedGpuOperator, resolve_gpu_operator
+from gpu_platform.addons.dra.args_checks import resolve_dra_driver
+from gpu_platform.addons.dra.checks import DraSpec, ResolvedDra
+from gpu_platform.addons.dra.plan import dra_plan
+from gpu_platform.addons.dra.settings import DEFAULT_CLAIM_NAMESPACES
+from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec, ResolvedGpuOperator, resolve_gpu_operator
+from gpu_platform.addons.gpu_operator.plan import gpu_operator_plan
 from gpu_platform.stack import load_platform
 from tests.stack.test_dra import existing
 

@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from gpu_platform import versions
+from gpu_platform.addons.volcano.plan import SCHEDULER_CONFIG
+from gpu_platform.addons.workloads.plan import OFF_GPU_NODES
 from gpu_platform.errors import ConfigError
 from gpu_platform.offline import Plan
-from gpu_platform.plans.volcano import SCHEDULER_CONFIG
-from gpu_platform.plans.workloads import OFF_GPU_NODES
 from gpu_platform.scheduling import pool_tolerations, selector_labels
 from gpu_platform.sharing import advertised_resources
 from gpu_platform.stack import load_platform
@@ -243,7 +243,7 @@ def test_volcano_queues_hold_the_pools_advertised_capacity(plan_stack: Callable[
     )
     assert advertised("h100-mig") == {"nvidia.com/mig-1g.10gb": 56}
     # cpu as Kueue counts it: the node's allocatable less the GPU Operator's pods, below the raw vCPUs.
-    from gpu_platform.plans.kueue import node_units
+    from gpu_platform.addons.kueue.plan import node_units
 
     assert spec.volcano is not None
     per_node, _ = node_units(pools["h100"], spec.volcano.capacity_basis, spec.volcano.pools)
@@ -318,8 +318,8 @@ def test_volcano_only_stack_exposes_the_pool_placements(plan_stack: Callable[...
 
 
 def _volcano_placements(spec: Any) -> dict[str, Any]:
-    from gpu_platform.plans.volcano import volcano_plan
-    from gpu_platform.plans.workloads import controller_placement
+    from gpu_platform.addons.volcano.plan import volcano_plan
+    from gpu_platform.addons.workloads.plan import controller_placement
 
     return volcano_plan(spec.volcano, controller_placement(spec.cloud)).placements
 
@@ -331,7 +331,7 @@ def _volcano_placements(spec: Any) -> dict[str, Any]:
 def test_repository_stacks_install_what_their_queues_integrate(stack: str) -> None:
     spec = load_platform(stack_raw_config(stack))
     assert spec.kueue is not None and spec.workloads.installed
-    from gpu_platform.resolve.workloads import CONTROLLER_FRAMEWORKS
+    from gpu_platform.addons.workloads.checks import CONTROLLER_FRAMEWORKS
 
     integrated = set(spec.kueue.integrations)
     for controller, frameworks in CONTROLLER_FRAMEWORKS.items():

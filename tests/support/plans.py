@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpu_platform.addons.docker_host.checks import resolve_docker_host
+from gpu_platform.addons.docker_host.plan import DockerHostPlan, docker_host_plan
+from gpu_platform.addons.kueue.args_checks import resolve_kueue_args
+from gpu_platform.addons.kueue.plan import KueuePlan, kueue_plan
 from gpu_platform.clouds.aks import checks as aks
 from gpu_platform.clouds.aks.infiniband_plan import NetworkOperatorPlan, network_operator_plan
 from gpu_platform.clouds.aks.nap_plan import AksNapPoolPlan, aks_nap_pool_plan
@@ -23,10 +27,6 @@ from gpu_platform.clouds.eks.node_pool_plan import EksNodePoolPlan, eks_node_poo
 from gpu_platform.clouds.gke import checks as gke
 from gpu_platform.clouds.gke.compute_class_plan import ComputeClassPlan, compute_class_plan
 from gpu_platform.clouds.gke.node_pool_plan import GkeNodePoolPlan, gke_node_pool_plan
-from gpu_platform.plans.docker_host import DockerHostPlan, docker_host_plan
-from gpu_platform.plans.kueue import KueuePlan, kueue_plan
-from gpu_platform.resolve.docker_host import resolve_docker_host
-from gpu_platform.resolve.kueue_component import resolve_kueue_args
 
 
 def plan_gke_node_pool(args: Any) -> GkeNodePoolPlan:

@@ -8,16 +8,6 @@ from gpu_platform._moved import moved_attribute
 from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.args.cluster import SystemPoolArgs
 from gpu_platform.args.common import Cloud, DriverArgs, DriverOwner
-from gpu_platform.args.inference import GpuInferenceServiceArgs, InferenceServiceConfigArgs
-from gpu_platform.args.kueue import (
-    ClusterQueueArgs,
-    KueueArgs,
-    PreemptionArgs,
-    PriorityClassArgs,
-    RequeuingStrategyArgs,
-    TeamArgs,
-    WaitForPodsReadyArgs,
-)
 from gpu_platform.args.operators import (
     CertManagerArgs,
     DcgmExporterArgs,
@@ -41,34 +31,25 @@ __all__ = [
     "CapacityType",
     "CertManagerArgs",
     "Cloud",
-    "ClusterQueueArgs",
     "DcgmExporterArgs",
     "DeploymentMode",
     "DriverArgs",
     "DriverOwner",
     "EksAutoscaler",
-    "GpuInferenceServiceArgs",
     "GpuOperatorArgs",
     "GpuPoolArgs",
-    "InferenceServiceConfigArgs",
     "KServeArgs",
-    "KueueArgs",
     "ManagedBy",
     "MigArgs",
     "MigStrategy",
-    "PreemptionArgs",
-    "PriorityClassArgs",
-    "RequeuingStrategyArgs",
     "SharingArgs",
     "SharingMode",
     "SystemPoolArgs",
     "TaintArgs",
     "TaintEffect",
-    "TeamArgs",
-    "WaitForPodsReadyArgs",
 ]
 
 
 def __getattr__(name: str) -> object:
-    # Each cloud's argument types moved to its folder; the old names resolve here, with a warning.
+    # Each cloud's and each add-on's argument types moved to its folder; the old names resolve here, with a warning.
     return moved_attribute(__name__, name)

@@ -1,6 +1,3 @@
-"""Greenfield clusters per cloud: ``GkeCluster``, ``EksCluster``, ``AksCluster``.
-
-Each creates the network basics, the control plane, a small untainted system pool for operators and
-ordinary pods, and a Kubernetes provider (``k8s_provider``) built from a secret kubeconfig that
-authenticates with the cloud's exec plugin. Cloud SDKs load only when a cluster is built.
-"""
+"""Empty: kept only so the old module paths under ``gpu_platform.clusters`` (now in ``gpu_platform.clouds.<cloud>``
+and ``gpu_platform.addons.<add-on>``) still import, with a warning, until 0.3.0 (``gpu_platform._moved``,
+docs/UPGRADE.md). Nothing may be added here."""

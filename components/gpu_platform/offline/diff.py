@@ -23,11 +23,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpu_platform.addons import GPU_OPERATOR, crd_charts
-from gpu_platform.addons import chart_name as addon_chart_name
 from gpu_platform.catalog.drivers import GPU_OPERATOR_DEFAULT_DRIVER
-from gpu_platform.clouds import PROFILES
+from gpu_platform.cloud_facts import PROFILES
 from gpu_platform.offline.errors import PlanInputError
+from gpu_platform.releases import GPU_OPERATOR, crd_charts
+from gpu_platform.releases import chart_name as addon_chart_name
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 MIG_LABEL = "nvidia.com/mig.config"

@@ -16,7 +16,7 @@ from typing import Any
 import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 
-from gpu_platform.clouds import PROFILES
+from gpu_platform.cloud_facts import PROFILES
 from gpu_platform.offline.batch_runtime import batch_runtime
 from gpu_platform.offline.sdk_internals import ThreadLoops, check_urn, deserialize, is_secret, require_sdk
 

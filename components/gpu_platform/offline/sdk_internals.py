@@ -17,7 +17,7 @@ public. What remains below leans on how the SDK is *built*, and an SDK upgrade m
 * ``MockMonitor.make_urn`` builds URNs unlike the engine (it keeps ``pulumi:pulumi:Stack`` in
   top-level URNs and only the parent's last type for grandchildren), so the recorder overrides it;
   :func:`check_urn` turns a silent change in how the SDK calls it into a loud error.
-* ``gpu_platform.operators.kueue`` reads ``pulumi_kubernetes._utilities.get_version()``;
+* ``gpu_platform.addons.kueue.component`` reads ``pulumi_kubernetes._utilities.get_version()``;
   :func:`pulumi_kubernetes_version` is the public equivalent it can switch to.
 
 :func:`missing_sdk_surface` lists what is gone; ``tests/test_plan_runner.py`` fails on it naming
@@ -47,7 +47,7 @@ SDK_SURFACE: list[tuple[str, str, str]] = [
     ("pulumi.runtime.rpc", "deserialize_properties", "inputs as sent to the engine"),
     ("pulumi.runtime.rpc", "is_rpc_secret", "secret inputs masked in plan.json"),
     ("pulumi.runtime.proto.resource_pb2", "RegisterResourceRequest", "resource options"),
-    ("pulumi_kubernetes._utilities", "get_version", "used by gpu_platform.operators.kueue"),
+    ("pulumi_kubernetes._utilities", "get_version", "used by gpu_platform.addons.kueue.component"),
 ]
 
 # Fields of RegisterResourceRequest the recorder reads.

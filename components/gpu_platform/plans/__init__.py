@@ -1,5 +1,6 @@
-"""Pure plans: what each component will create, decided from resolved objects before anything exists.
+"""Plan pieces every cloud and add-on shares: Helm value merging, system and GPU pool labels and taints,
+replacement names, Karpenter NodePools, node agents and the tolerations node DaemonSets need.
 
-Each ``plan_<component>(args)`` checks a component's arguments and returns its plan; the matching
-``<component>_plan(...)`` builds the same plan from objects the stack layer has already resolved.
+Each add-on's plan is ``addons/<add-on>/plan.py`` and each cloud's ``clouds/<cloud>/*_plan.py``: a pure
+function from resolved settings to a frozen plan, decided before anything exists.
 """

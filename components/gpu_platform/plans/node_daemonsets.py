@@ -59,13 +59,20 @@ from functools import cache
 from typing import Any
 
 from gpu_platform import versions
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
 from gpu_platform.driver import DriverPlan, installer_manifest
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.kueue import GpuOperatorFacts
 from gpu_platform.scheduling import device_plugin_pools, mig_manager_pools, startup_taints
 from gpu_platform.sharing import device_plugin_config_key
 from gpu_platform.versions import UpstreamFile
+
+
+@dataclass(frozen=True)
+class GpuOperatorFacts:
+    """What decides which GPU Operator operands run on a GPU node: the driver plan, the DCGM exporter."""
+
+    driver: DriverPlan
+    dcgm_exporter: bool = True
 
 
 @dataclass(frozen=True)
@@ -124,11 +131,11 @@ def gpudirect_daemonsets(pool: GpuPool) -> tuple[str, ...]:
 
 
 STARTUP_TAINT_REMOVER_REQUESTS = Requests(10, 64)
-"""The library's startup-taint remover (``plans.startup_taint``) on pools that carry the startup taint: a
+"""The library's startup-taint remover (``addons.gpu_operator.startup_taint``) on pools that carry the startup taint: a
 shell loop around kubectl, which needs some 40 MiB while it runs [U: the library's numbers]."""
 
 GPU_HEALTH_DETECTOR_REQUESTS = Requests(20, 80)
-"""node-problem-detector on every GPU node with observability's health checks (``plans.gpu_health``): the chart
+"""node-problem-detector on every GPU node with observability's health checks (``addons.observability.gpu_health``): the chart
 sets none; its upstream DaemonSet manifest (``deployment/node-problem-detector.yaml``) requests 10m and 80Mi
 and limits memory to 80Mi, which the three log monitors here outgrow [U: the library's numbers]."""
 GPU_HEALTH_REMEDY_REQUESTS = Requests(10, 64)

@@ -5,8 +5,8 @@ is importable and unit-testable anywhere; ``pack`` adapts it to ``pulumi_policy`
 runs it on an offline plan.
 """
 
-from gpu_platform.policy.model import ADVISORY, MANDATORY, PolicyResource, Violation
 from gpu_platform.policy.rules import RULES, Rule, check_all, check_resource, check_stack
+from gpu_platform.policy_model.model import ADVISORY, MANDATORY, PolicyResource, Violation
 
 __all__ = [
     "ADVISORY",

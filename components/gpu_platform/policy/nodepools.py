@@ -11,22 +11,22 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-from gpu_platform.clouds import PROFILES
-from gpu_platform.policy.kube import taint_from_object
-from gpu_platform.policy.model import PolicyResource, as_list, as_map, get, is_unknown
-from gpu_platform.policy.pool_view import NodePoolView, known_str, labels_of, taints_of
+from gpu_platform.cloud_facts import PROFILES
+from gpu_platform.clouds.registry import policy_reader
+from gpu_platform.policy_model.kube import taint_from_object
+from gpu_platform.policy_model.model import PolicyResource, as_list, as_map, get, is_unknown
+from gpu_platform.policy_model.pool_view import NodePoolView, known_str, labels_of, taints_of
 
 __all__ = ["NodePoolView", "cloud_policy", "gpu_pools", "node_pools"]
 
 
 @functools.cache
 def readers() -> dict[str, ModuleType]:
-    """Each cloud's policy module (``CloudProfile.policy_module``), imported on first use."""
-    return {name: import_module(p.policy_module) for name, p in PROFILES.items() if p.policy_module}
+    """Each cloud's policy module (``clouds.registry.policy_reader``), imported on first use."""
+    return {name: module for name in PROFILES if (module := policy_reader(name)) is not None}
 
 
 def cloud_policy(cloud: str) -> ModuleType:

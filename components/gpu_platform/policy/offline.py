@@ -10,8 +10,8 @@ from typing import Any
 
 from gpu_platform.offline import Plan
 from gpu_platform.offline.recorder import Registration
-from gpu_platform.policy.model import UNKNOWN, PolicyResource, Violation
 from gpu_platform.policy.rules import check_all
+from gpu_platform.policy_model.model import UNKNOWN, PolicyResource, Violation
 
 
 def _neutral(value: Any) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from gpu_platform.policy.model import UNKNOWN, PolicyResource, as_list, as_map, get, is_unknown
+from gpu_platform.policy_model.model import UNKNOWN, PolicyResource, as_list, as_map, get, is_unknown
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gpu_platform.policy.model import MANDATORY, UNKNOWN, PolicyResource
 from gpu_platform.policy.rules import RULES, Rule
+from gpu_platform.policy_model.model import MANDATORY, UNKNOWN, PolicyResource
 from gpu_platform.sdk import POLICY, require
 
 PACK_NAME = "gpu-platform"

@@ -17,26 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from gpu_platform import versions
-from gpu_platform.clouds import profile_of
-from gpu_platform.policy.kube import (
-    GPU_RESOURCE_PREFIX,
-    REPELLING_EFFECTS,
-    format_taint,
-    parse_quantity,
-    resource_blocks,
-    untolerated,
-)
-from gpu_platform.policy.model import (
-    ADVISORY,
-    MANDATORY,
-    Level,
-    PolicyResource,
-    Violation,
-    as_map,
-    get,
-    is_unknown,
-    path_is_ignored,
-)
+from gpu_platform.cloud_facts import profile_of
 from gpu_platform.policy.nodepools import NodePoolView, cloud_policy, gpu_pools, node_pools
 from gpu_platform.policy.operators import (
     HELM_TYPES,
@@ -47,6 +28,25 @@ from gpu_platform.policy.operators import (
     device_plugins,
     gpu_operators,
     is_time_slicing_config,
+)
+from gpu_platform.policy_model.kube import (
+    GPU_RESOURCE_PREFIX,
+    REPELLING_EFFECTS,
+    format_taint,
+    parse_quantity,
+    resource_blocks,
+    untolerated,
+)
+from gpu_platform.policy_model.model import (
+    ADVISORY,
+    MANDATORY,
+    Level,
+    PolicyResource,
+    Violation,
+    as_map,
+    get,
+    is_unknown,
+    path_is_ignored,
 )
 from gpu_platform.pools import GPU_TAINT
 from gpu_platform.scheduling import (

@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.dra import dra_pool_problems
+from gpu_platform.resolve.dra_pools import dra_pool_problems
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
 from gpu_platform.versions import GPU_OPERATOR

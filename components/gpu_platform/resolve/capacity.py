@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_platform.cloud import CloudProfile
-from gpu_platform.clouds import clouds_where, profile_of
+from gpu_platform.cloud_facts import clouds_where, profile_of
+from gpu_platform.cloud_facts.profile import CloudProfile
 from gpu_platform.errors import Problems
 from gpu_platform.pools import CapacitySource
 

@@ -6,11 +6,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gpu_platform.args.validate import check_arguments
-from gpu_platform.cloud import PoolProblems
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.dra import dra_pool_problems
+from gpu_platform.resolve.dra_pools import dra_pool_problems
 from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default, resolve_pool_list
 
 

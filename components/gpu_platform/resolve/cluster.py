@@ -21,8 +21,8 @@ from gpu_platform.args.cluster import (
     DEFAULT_VPC_CIDR,
 )
 from gpu_platform.args.validate import check_arguments
-from gpu_platform.cloud import CloudProfile, PoolProblems
-from gpu_platform.clouds import PROFILES, profile_of
+from gpu_platform.cloud_facts import PROFILES, profile_of
+from gpu_platform.cloud_facts.profile import CloudProfile, PoolProblems
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.autoprovisioning import (

@@ -13,8 +13,8 @@ from typing import Any
 
 from gpu_platform.args.common import DEFAULT_DRIVER_OWNER
 from gpu_platform.catalog.drivers import DriverVersion, min_driver_for_cuda
-from gpu_platform.cloud import PoolProblems
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.driver import DriverPlan, DriverPlanError
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from gpu_platform.addons import reserved_namespaces
+from gpu_platform.releases import reserved_namespaces
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 """Namespaces and most object names (RFC 1123 label, at most 63)."""

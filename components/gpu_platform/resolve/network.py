@@ -18,8 +18,8 @@ from typing import Any
 from gpu_platform.catalog.gpudirect import GpuDirect
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.topology import NetworkTopology
-from gpu_platform.cloud import CloudProfile, PoolProblems
-from gpu_platform.clouds import clouds_where, profile_of
+from gpu_platform.cloud_facts import clouds_where, profile_of
+from gpu_platform.cloud_facts.profile import CloudProfile, PoolProblems
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 

@@ -31,8 +31,8 @@ from gpu_platform.catalog.drivers import CUDA_MIN_DRIVER
 from gpu_platform.catalog.gpus import GPUS
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.mig import MIG_TABLES, MigLayoutError, resolve_layout
-from gpu_platform.cloud import PoolProblems
-from gpu_platform.clouds import clouds_where, profile_of
+from gpu_platform.cloud_facts import clouds_where, profile_of
+from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.errors import Key, Problems
 from gpu_platform.pools import GPU_TAINT, CapacitySource, GpuPool, Sharing, Taint
 from gpu_platform.resolve.capacity import resolve_capacity

@@ -13,8 +13,8 @@ import dataclasses
 from collections.abc import Sequence
 
 from gpu_platform.catalog.machines import MachineType
-from gpu_platform.cloud import CloudProfile, PoolProblems
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts.profile import CloudProfile, PoolProblems
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 

@@ -1,104 +1,39 @@
-"""What every cloud's stack wiring returns and shares: the cluster (or an attachment to one), its Kubernetes
-provider and its tainted GPU pools.
-
-Each cloud's ``deploy(spec, opts)`` is ``gpu_platform/clouds/<cloud>/stack.py``: it builds the component plans
-straight from the resolved ``PlatformSpec`` (no argument dicts) and imports its cloud SDK only when called.
-"""
+"""The cluster and pools of the spec's cloud, and the cloud's own operators, by the cloud's wiring
+(``clouds.registry``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from gpu_platform.clouds import profile_of
+from gpu_platform.clouds.infrastructure import Infrastructure
+from gpu_platform.clouds.registry import wiring_of
 
 if TYPE_CHECKING:
-    from gpu_platform.pools import GpuPool
+    from gpu_platform.addons.deployment import Installer
     from gpu_platform.stack.spec import PlatformSpec
-
-
-@dataclass
-class Infrastructure:
-    k8s_provider: pulumi.ProviderResource
-    """Kubernetes provider for the cluster; every add-on is created through it."""
-    kubeconfig: pulumi.Output[str]
-    """Secret."""
-    cluster_name: pulumi.Output[str] | str
-    node_pools: Mapping[str, pulumi.Resource] = field(default_factory=dict)
-    """GPU pool components by pool name (empty for existing clusters)."""
-    cluster: pulumi.Resource | None = None
-
-
-def kubeconfig_provider(
-    spec: PlatformSpec, opts: pulumi.ResourceOptions | None
-) -> tuple[Any, pulumi.Output[str]]:
-    """A Kubernetes provider for a cluster made elsewhere, from secret config or another stack's output."""
-    import pulumi_kubernetes as k8s
-
-    c = spec.cluster
-    kubeconfig: pulumi.Output[str]
-    if c.kubeconfig_stack is not None:
-        ref = pulumi.StackReference(f"{c.name}-infra", stack_name=c.kubeconfig_stack, opts=opts)
-        kubeconfig = pulumi.Output.secret(ref.require_output(c.kubeconfig_output).apply(str))
-    else:
-        kubeconfig = pulumi.Output.secret(c.kubeconfig if c.kubeconfig is not None else "")
-    provider = k8s.Provider(f"{c.name}-k8s", kubeconfig=kubeconfig, enable_server_side_apply=True, opts=opts)
-    return provider, kubeconfig
-
-
-def planned_pools(
-    spec: PlatformSpec,
-    component: Any,
-    build: Callable[..., Any],
-    inputs: dict[str, Any],
-    opts: Any,
-    only: Callable[[GpuPool], bool] | None = None,
-) -> dict[str, Any]:
-    """One pool component per GPU pool of the spec (or those ``only`` keeps), each from
-    ``build(pool, driver, inputs)``."""
-    return {
-        p.name: planned_pool(spec, component, build, p, inputs, opts)
-        for p in spec.pools
-        if only is None or only(p)
-    }
-
-
-def planned_pool(
-    spec: PlatformSpec,
-    component: Any,
-    build: Callable[..., Any],
-    pool: GpuPool,
-    inputs: dict[str, Any],
-    opts: Any,
-) -> Any:
-    """The pool component of one GPU pool, from ``build(pool, driver, inputs)``: for a cloud whose pools differ
-    in their inputs (one call per pool, so the stack stays linear in pools)."""
-    inputs = {**inputs, "protect": not spec.cluster.disposable}
-    return component.from_plan(pool.name, build(pool, spec.driver, inputs), opts)
 
 
 def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> dict[str, Any]:
     """The cloud's own operators on the cluster (``cloud_addons`` of its stack module, when it has one);
     returns their stack outputs."""
-    module = import_module(profile_of(spec.cloud).stack_module)
-    extra = getattr(module, "cloud_addons", None)
+    extra = wiring_of(spec.cloud).cloud_addons
     return dict(extra(spec, infra, opts)) if extra is not None else {}
 
 
 def metrics_cluster(spec: PlatformSpec, infra: Infrastructure) -> dict[str, Any]:
     """The cluster a managed Prometheus backend collects from (``ManagedPrometheusCluster``), by the cloud's
     stack module (``metrics_cluster``); empty for a cloud without one."""
-    module = import_module(profile_of(spec.cloud).stack_module)
-    found = getattr(module, "metrics_cluster", None)
+    found = wiring_of(spec.cloud).metrics_cluster
     return dict(found(spec, infra)) if found is not None else {}
+
+
+def cloud_installers(spec: PlatformSpec) -> dict[str, Installer]:
+    """The cloud's installers that take an add-on's plan in place of its Helm component (OLM on OpenShift)."""
+    return dict(wiring_of(spec.cloud).installers)
 
 
 def deploy_infrastructure(spec: PlatformSpec, opts: pulumi.ResourceOptions | None = None) -> Infrastructure:
     """The cluster and pools of the spec's cloud, by that cloud's own wiring (imported only when used)."""
-    deploy: Callable[[PlatformSpec, pulumi.ResourceOptions | None], Infrastructure]
-    deploy = import_module(profile_of(spec.cloud).stack_module).deploy
-    return deploy(spec, opts)
+    return wiring_of(spec.cloud).deploy(spec, opts)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from gpu_platform.addons import KUEUE
-from gpu_platform.plans.kueue import CLUSTER_QUEUE_NAMESPACE_LABEL
-from gpu_platform.plans.volcano import TEAM_LABEL as VOLCANO_TEAM_LABEL
+from gpu_platform.addons.kueue.plan import CLUSTER_QUEUE_NAMESPACE_LABEL
+from gpu_platform.addons.volcano.plan import TEAM_LABEL as VOLCANO_TEAM_LABEL
+from gpu_platform.releases import KUEUE
 from gpu_platform.resolve.kubernetes import RESERVED_NAMESPACES
 
 if TYPE_CHECKING:

@@ -17,10 +17,10 @@ from typing import Any, cast
 import pulumi
 from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
-from gpu_platform.args.platform import GpuPlatformArgs
 from gpu_platform.args.validate import is_unknown
 from gpu_platform.component import PlannedComponent
 from gpu_platform.errors import Problems
+from gpu_platform.stack.platform_args import GpuPlatformArgs
 from gpu_platform.stack.program import deploy_platform
 from gpu_platform.stack.spec import PlatformSpec, resolve_platform
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pulumi
 
-from gpu_platform.args.stack import StackConfigArgs
 from gpu_platform.args.validate import hints
 from gpu_platform.errors import NAMESPACE
+from gpu_platform.stack.sections import StackConfigArgs
 
 
 def _camel(key: str) -> str:

@@ -15,30 +15,68 @@ code to look the name up in.
 from __future__ import annotations
 
 import enum
-import importlib
-import pkgutil
 import re
 from functools import cache
+from types import ModuleType
 from typing import Any
 
 from pydantic import TypeAdapter
 
-from gpu_platform.args.stack import StackConfigArgs
 from gpu_platform.args.validate import attribute_docstrings
 from gpu_platform.errors import NAMESPACE
+from gpu_platform.stack.sections import StackConfigArgs
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _CONSTANT = re.compile(r"``([A-Z][A-Z0-9_]{2,})``")
 
 
+def _settings_modules() -> tuple[ModuleType, ...]:
+    """Every module that defines settings, in the order their constants are looked up (first name wins)."""
+    from gpu_platform.addons.docker_host import settings as docker_host
+    from gpu_platform.addons.dra import settings as dra
+    from gpu_platform.addons.kserve import service_settings as inference
+    from gpu_platform.addons.kueue import settings as kueue
+    from gpu_platform.addons.observability import settings as observability
+    from gpu_platform.addons.slurm import settings as slurm
+    from gpu_platform.addons.workloads import settings as workloads
+    from gpu_platform.args import (
+        autoprovisioning,
+        autoscaling,
+        cluster,
+        common,
+        nodepools,
+        operators,
+        pool,
+        validate,
+    )
+    from gpu_platform.stack import platform_args, sections
+
+    return (
+        autoprovisioning,
+        autoscaling,
+        cluster,
+        common,
+        docker_host,
+        dra,
+        inference,
+        kueue,
+        nodepools,
+        observability,
+        operators,
+        platform_args,
+        pool,
+        slurm,
+        sections,
+        validate,
+        workloads,
+    )
+
+
 @cache
 def _constants() -> dict[str, Any]:
-    """Module-level constants and enum members of ``gpu_platform.args``, by name (what docstrings cite)."""
-    import gpu_platform.args as package
-
+    """Module-level constants and enum members of the settings modules, by name (what docstrings cite)."""
     found: dict[str, Any] = {}
-    for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
-        module = importlib.import_module(info.name)
+    for module in _settings_modules():
         for name, value in vars(module).items():
             if name.isupper() and isinstance(value, (str, int, float, bool, dict, tuple, frozenset)):
                 found.setdefault(name, value)

@@ -3,7 +3,7 @@
 Each section is validated on its own and every resolver runs, so one run reports every problem of a
 stack file, each once, as ``gpu-platform:<camelCase path>: <reason>``; a broken pool produces no
 follow-on errors in the queues and services that name it. Nothing is registered until this passes.
-The checks themselves live in ``resolve`` (``resolve.stack`` for those across sections); this module only
+The checks themselves live in ``resolve`` (``stack.resolve_sections`` for those across sections); this module only
 runs them in order and assembles the spec.
 """
 
@@ -13,23 +13,26 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpu_platform.addons.dra.checks import DraSpec
+from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec, no_operator_sharing
+from gpu_platform.addons.kserve.plan import check_kserve_settings
+from gpu_platform.addons.kueue.checks import KueueSpec, resolve_kueue, without_exclusive
+from gpu_platform.addons.observability.checks import ObservabilitySpec, resolve_observability
+from gpu_platform.addons.slurm.checks import SlurmSpec, slurm_pool_names
+from gpu_platform.addons.volcano.checks import VolcanoSpec
+from gpu_platform.addons.workloads.checks import WorkloadsSpec
 from gpu_platform.args.common import Cloud
-from gpu_platform.cloud import PoolProblems
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
-from gpu_platform.plans.kserve import check_kserve_settings
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
-from gpu_platform.resolve.dra import DraSpec
-from gpu_platform.resolve.gpu_operator import GpuOperatorSpec, no_operator_sharing
-from gpu_platform.resolve.kueue import KueueSpec, resolve_kueue, without_exclusive
 from gpu_platform.resolve.network import topology_needs_kueue
-from gpu_platform.resolve.observability import ObservabilitySpec, resolve_observability
 from gpu_platform.resolve.pools import check_cuda_default
-from gpu_platform.resolve.slurm import SlurmSpec, slurm_pool_names
-from gpu_platform.resolve.stack import (
+from gpu_platform.resolve.zones import spread_over_gpu_zones
+from gpu_platform.stack.resolve_sections import (
     KServeSpec,
     config_sections,
     given_keys,
@@ -42,9 +45,6 @@ from gpu_platform.resolve.stack import (
     with_capacity_basis,
     workload_layer,
 )
-from gpu_platform.resolve.volcano import VolcanoSpec
-from gpu_platform.resolve.workloads import WorkloadsSpec
-from gpu_platform.resolve.zones import spread_over_gpu_zones
 
 __all__ = ["KServeSpec", "PlatformSpec", "load_platform"]
 

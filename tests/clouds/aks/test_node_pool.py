@@ -191,7 +191,7 @@ def test_invalid_pools_fail_before_registering(
 
 def test_aks_mig_profiles_match_the_documented_a100_40gb_mapping() -> None:
     from gpu_platform.catalog.mig import MIG_TABLES
-    from gpu_platform.clouds.aks.profile import mig_instance_profiles as aks_mig_profiles
+    from gpu_platform.cloud_facts.aks.profile import mig_instance_profiles as aks_mig_profiles
 
     # learn.microsoft.com azure/aks/gpu-multi-instance (GPU_PLATFORM_FACTS.md 1.3).
     assert aks_mig_profiles(MIG_TABLES["a100-40gb"]) == {

@@ -325,8 +325,8 @@ def test_the_node_pool_components_refuse_what_the_stack_refuses() -> None:
 
 
 def test_components_that_only_describe_pools_do_not_care_about_min_nodes() -> None:
-    from gpu_platform.plans.gpu_operator import gpu_operator_plan
-    from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
+    from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
+    from gpu_platform.addons.gpu_operator.plan import gpu_operator_plan
 
     pool = {
         "name": "gpu",

@@ -10,21 +10,25 @@ import pytest
 import yaml
 
 from gpu_platform import versions
+from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
+from gpu_platform.addons.gpu_operator.plan import (
+    gke_driver_installers,
+    gpu_operator_plan,
+    operand_tolerations,
+)
+from gpu_platform.addons.kueue.plan import resource_flavor
+from gpu_platform.addons.observability.gpu_health import gpu_health_plan
 from gpu_platform.catalog.gpudirect import RDMA_A4X
 from gpu_platform.catalog.topology import GCE_A4X_TOPOLOGY, GCE_TOPOLOGY
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts.gke.profile import ARM_TAINT
 from gpu_platform.clouds.gke.gpudirect_plan import daemonsets, gpudirect_plan
 from gpu_platform.clouds.gke.node_pool_plan import gke_node_pool_plan
-from gpu_platform.clouds.gke.profile import ARM_TAINT
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import ArgumentsError, Problems
 from gpu_platform.offline.runner import Plan
-from gpu_platform.plans.gpu_health import gpu_health_plan
-from gpu_platform.plans.gpu_operator import gke_driver_installers, gpu_operator_plan, operand_tolerations
-from gpu_platform.plans.kueue import resource_flavor
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_pools
-from gpu_platform.resolve.gpu_operator import resolve_gpu_operator
 from gpu_platform.resolve.pools import resolve_pool_list
 from gpu_platform.scheduling import pool_tolerations
 from tests.conftest import REPO, load_yaml_docs, upstream

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from gpu_platform.catalog.gpudirect import DEFAULT_GPU_NETWORK_CIDR, GpuNetworkLayout
+from gpu_platform.cloud_facts.gke.profile import gpu_network_problems
 from gpu_platform.clouds.gke.gpudirect_plan import gpudirect_plan
-from gpu_platform.clouds.gke.profile import gpu_network_problems
 from gpu_platform.errors import ArgumentsError, Problems
 from gpu_platform.offline import run_program
 from gpu_platform.resolve.cloud_pools import resolve_pools

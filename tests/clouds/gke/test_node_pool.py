@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
 from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_program

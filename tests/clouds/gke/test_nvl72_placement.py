@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from gpu_platform.catalog.nvlink import GB200_NVL72
-from gpu_platform.clouds import profile_of
-from gpu_platform.clouds.gke import resource_types
+from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts.gke import resource_types
 from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_program

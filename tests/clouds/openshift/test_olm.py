@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_platform import addons, versions
+from gpu_platform import releases, versions
+from gpu_platform.addons.gpu_operator.checks import ResolvedGpuOperator
+from gpu_platform.addons.gpu_operator.plan import OperatorPlan, gpu_operator_plan
 from gpu_platform.clouds.openshift import olm_plan as o
 from gpu_platform.errors import ConfigError
-from gpu_platform.plans.gpu_operator import OperatorPlan, gpu_operator_plan
-from gpu_platform.resolve.gpu_operator import ResolvedGpuOperator
 from gpu_platform.stack import load_platform
 from tests.conftest import UPSTREAM
 from tests.support.crds import problems_of
@@ -54,7 +54,7 @@ def plan() -> OperatorPlan:
     spec = load_platform(stack())
     assert spec.gpu_operator is not None
     target = ResolvedGpuOperator(
-        spec.cloud, spec.pools, spec.driver, spec.gpu_operator, addons.GPU_OPERATOR.namespace
+        spec.cloud, spec.pools, spec.driver, spec.gpu_operator, releases.GPU_OPERATOR.namespace
     )
     return gpu_operator_plan(target)
 
@@ -176,15 +176,15 @@ def test_stack_installs_no_helm_release_of_the_operator() -> None:
 def _observed(plan: OperatorPlan) -> OperatorPlan:
     from dataclasses import replace
 
+    from gpu_platform.addons.observability.checks import ObservabilitySpec
+    from gpu_platform.addons.observability.plan import dcgm_exporter_values
     from gpu_platform.plans.helm import deep_merge
-    from gpu_platform.plans.observability import dcgm_exporter_values
-    from gpu_platform.resolve.observability import ObservabilitySpec
 
     return replace(plan, values=deep_merge(plan.values, dcgm_exporter_values(ObservabilitySpec("openshift"))))
 
 
 def test_the_counters_config_map_is_the_one_the_chart_would_render(plan: OperatorPlan) -> None:
-    from gpu_platform.plans.gpu_rules import DCGM_EXTRA_FIELDS, DCGM_METRICS_CONFIG_MAP
+    from gpu_platform.addons.observability.rules import DCGM_EXTRA_FIELDS, DCGM_METRICS_CONFIG_MAP
 
     observed = _observed(plan)
     (gpu_wave,) = [
@@ -214,7 +214,7 @@ def test_the_counters_config_map_is_the_one_the_chart_would_render(plan: Operato
 
 
 def test_the_cluster_policy_names_the_counters_and_validates(plan: OperatorPlan) -> None:
-    from gpu_platform.plans.gpu_rules import DCGM_METRICS_CONFIG_MAP
+    from gpu_platform.addons.observability.rules import DCGM_METRICS_CONFIG_MAP
 
     observed = _observed(plan)
     policy = o.cluster_policy(observed)
@@ -235,8 +235,8 @@ def test_the_cluster_policy_names_the_counters_and_validates(plan: OperatorPlan)
 
 
 def test_the_openshift_stack_makes_the_counters_config_map() -> None:
+    from gpu_platform.addons.observability.rules import DCGM_METRICS_CONFIG_MAP
     from gpu_platform.offline import run_program
-    from gpu_platform.plans.gpu_rules import DCGM_METRICS_CONFIG_MAP
     from gpu_platform.stack.program import deploy
 
     spec = load_platform(stack())

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.clouds import profile_of
-from gpu_platform.clouds.yandex import machines as table
+from gpu_platform.addons.kueue.plan import pool_capacity
+from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts.yandex import machines as table
 from gpu_platform.errors import ConfigError
-from gpu_platform.plans.kueue import pool_capacity
 from gpu_platform.pools import GPU_TAINT
 from gpu_platform.scheduling import pool_tolerations
 from gpu_platform.stack import load_platform

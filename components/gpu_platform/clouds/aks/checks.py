@@ -7,13 +7,13 @@ from typing import Any
 
 from gpu_platform.args.cluster import DEFAULT_AKS_OS_SKU
 from gpu_platform.args.validate import check_arguments
+from gpu_platform.cloud_facts.aks.profile import DRIVER_NONE, PROFILE, agent_pool_name_problem
 from gpu_platform.clouds.aks.args import (
     AksClusterArgs,
     AksGpuNodePoolArgs,
     AksNapGpuNodePoolArgs,
     NetworkOperatorArgs,
 )
-from gpu_platform.clouds.aks.profile import DRIVER_NONE, PROFILE, agent_pool_name_problem
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool

@@ -7,11 +7,11 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
+from gpu_platform.cloud_facts.aks.profile import PROFILE
 from gpu_platform.clouds.aks.args import AksClusterArgs
 from gpu_platform.clouds.aks.checks import cluster_args
 from gpu_platform.clouds.aks.cluster_plan import AksClusterPlan, aks_cluster_plan, ksm_labels_allowlist
-from gpu_platform.clouds.aks.profile import PROFILE
-from gpu_platform.clusters.inputs import sequence as _sequence
+from gpu_platform.clouds.cluster_inputs import sequence as _sequence
 from gpu_platform.component import PlannedComponent
 
 POD_CIDR = "192.168.0.0/16"

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gpu_platform.addons.observability.plan import ksm_allowlist
 from gpu_platform.args.cluster import DEFAULT_AKS_OS_SKU, DEFAULT_VPC_CIDR
 from gpu_platform.plans.clusters import ClusterPlan
-from gpu_platform.plans.observability import ksm_allowlist
 from gpu_platform.resolve.cluster import SystemPool
 
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pulumi
 
+from gpu_platform.addons.docker_host.plan import DockerHostPlan
+from gpu_platform.cloud_facts.aks.profile import PROFILE
 from gpu_platform.clouds.aks.docker_host_plan import nic_inputs, public_ip_inputs, vm_inputs
-from gpu_platform.clouds.aks.profile import PROFILE
-from gpu_platform.plans.docker_host import DockerHostPlan
 
 
 def _private_ip(configs: Any) -> str:

@@ -12,7 +12,7 @@ import base64
 import re
 from typing import Any
 
-from gpu_platform.plans.docker_host import DockerHostPlan
+from gpu_platform.addons.docker_host.plan import DockerHostPlan
 
 
 def image_reference(image: str) -> dict[str, str]:

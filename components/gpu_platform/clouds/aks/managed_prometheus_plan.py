@@ -14,7 +14,7 @@ from typing import Any
 
 import pulumi
 
-from gpu_platform.plans.gpu_rules import Rule, RuleGroup
+from gpu_platform.addons.observability.rules import Rule, RuleGroup
 
 STREAM = "Microsoft-PrometheusMetrics"
 """The one stream of managed Prometheus: the metrics add-on forwards to it, the rule sends it to the workspace."""

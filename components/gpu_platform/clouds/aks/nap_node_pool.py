@@ -1,7 +1,7 @@
 """``AksNapGpuNodePool``: one GPU pool as an AKS Node Auto Provisioning ``NodePool`` + ``AKSNodeClass``.
 
 NAP must be enabled on the cluster (AKS ``nodeProvisioningProfile.mode: Auto``); the objects carry the labels
-and taints ``AksGpuNodePool`` would give an agent pool (``plans.aks_nap``).
+and taints ``AksGpuNodePool`` would give an agent pool (``clouds.aks.nap_plan``).
 """
 
 from typing import Any, cast
@@ -12,7 +12,7 @@ from pulumi_kubernetes.apiextensions import CustomResource
 from gpu_platform.clouds.aks import nap_plan as nap
 from gpu_platform.clouds.aks.args import AksNapGpuNodePoolArgs
 from gpu_platform.clouds.aks.checks import nap_pool_args
-from gpu_platform.nodepools.common import GpuNodePoolComponent
+from gpu_platform.clouds.node_pool_component import GpuNodePoolComponent
 
 
 def _custom(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> CustomResource:

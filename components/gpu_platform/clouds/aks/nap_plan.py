@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_platform.clouds.aks.profile import DRIVER_NONE, PROFILE
+from gpu_platform.cloud_facts.aks.profile import DRIVER_NONE, PROFILE
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.karpenter import (
     DO_NOT_DISRUPT,

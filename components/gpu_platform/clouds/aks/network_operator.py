@@ -12,7 +12,6 @@ import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
 from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
-from gpu_platform.addons import NETWORK_OPERATOR
 from gpu_platform.clouds.aks.args import NetworkOperatorArgs
 from gpu_platform.clouds.aks.checks import network_operator_args
 from gpu_platform.clouds.aks.infiniband_plan import (
@@ -22,7 +21,8 @@ from gpu_platform.clouds.aks.infiniband_plan import (
     nic_cluster_policy,
 )
 from gpu_platform.component import PlannedComponent
-from gpu_platform.operators.helm import helm_namespace, helm_release
+from gpu_platform.helm_release import helm_namespace, helm_release
+from gpu_platform.releases import NETWORK_OPERATOR
 
 PRIVILEGED = {"pod-security.kubernetes.io/enforce": "privileged"}
 """The driver and device-plugin pods are privileged (Azure/aks-rdma-infiniband, "Network Operator")."""

@@ -13,11 +13,11 @@ from typing import Any
 
 import pulumi
 
+from gpu_platform.cloud_facts.aks.profile import PROFILE
 from gpu_platform.clouds.aks.args import AksGpuNodePoolArgs
 from gpu_platform.clouds.aks.checks import node_pool_args
 from gpu_platform.clouds.aks.node_pool_plan import AksNodePoolPlan, aks_node_pool_plan
-from gpu_platform.clouds.aks.profile import PROFILE
-from gpu_platform.nodepools.common import GpuNodePoolComponent
+from gpu_platform.clouds.node_pool_component import GpuNodePoolComponent
 
 IGNORE_CHANGES = ["count"]
 """The autoscaler owns the node count; AKS refuses manual scaling of an autoscaled pool."""

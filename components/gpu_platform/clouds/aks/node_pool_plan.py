@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_platform.clouds.aks.profile import PROFILE, default_agent_pool_name, mig_instance_profiles
+from gpu_platform.cloud_facts.aks.profile import PROFILE, default_agent_pool_name, mig_instance_profiles
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.nodepools import NodePoolPlan, base_plan
 from gpu_platform.pools import GpuPool

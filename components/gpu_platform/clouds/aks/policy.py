@@ -7,10 +7,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_platform.clouds.aks.profile import PROFILE, SPOT_TAINT
-from gpu_platform.policy.kube import format_taint, taint_from_string
-from gpu_platform.policy.model import PolicyResource, as_list, get, is_unknown
-from gpu_platform.policy.pool_view import NodePoolView, known_str, labels_of, taints_of
+from gpu_platform.cloud_facts.aks.profile import PROFILE, SPOT_TAINT
+from gpu_platform.policy_model.kube import format_taint, taint_from_string
+from gpu_platform.policy_model.model import PolicyResource, as_list, get, is_unknown
+from gpu_platform.policy_model.pool_view import NodePoolView, known_str, labels_of, taints_of
 from gpu_platform.pools import GPU_TAINT
 
 _AGENT_POOL = re.compile(r"^azure-native:containerservice(/v[\w]+)?:AgentPool$")

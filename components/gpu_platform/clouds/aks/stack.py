@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
+from gpu_platform.cloud_facts.aks.profile import PROFILE
 from gpu_platform.clouds.aks.cluster_plan import aks_cluster_plan
 from gpu_platform.clouds.aks.node_pool_plan import aks_node_pool_plan
-from gpu_platform.clouds.aks.profile import PROFILE
-from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provider, planned_pools
+from gpu_platform.clouds.infrastructure import Infrastructure, kubeconfig_provider, planned_pools
 
 if TYPE_CHECKING:
     from gpu_platform.stack.spec import PlatformSpec
@@ -103,9 +103,9 @@ def _nap_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | 
 def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> dict[str, Any]:
     """The NVIDIA Network Operator when a pool sets ``infiniband``, after the pools (its NicClusterPolicy
     selects their nodes by label). Returns the stack outputs."""
-    from gpu_platform.addons import NETWORK_OPERATOR
     from gpu_platform.clouds.aks.infiniband_plan import network_operator_plan
     from gpu_platform.clouds.aks.network_operator import NetworkOperator
+    from gpu_platform.releases import NETWORK_OPERATOR
 
     plan = network_operator_plan(spec.pools)
     if not plan.pools:

@@ -4,7 +4,7 @@ The Cluster Autoscaler (kubernetes/autoscaler ``cloudprovider/aws/README.md`` at
 finds the node groups by their Auto Scaling group tags and learns what an empty group's nodes offer from
 ``node_template_tags`` (``plans.nodepools``); its IAM is the README's full-feature policy, with the two
 actions that change capacity limited to this cluster's groups. The EFA device plugin (aws/eks-charts)
-advertises ``vpc.amazonaws.com/efa``; the node groups attach the interfaces (``nodepools.eks``).
+advertises ``vpc.amazonaws.com/efa``; the node groups attach the interfaces (``clouds.eks.node_pool``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform import versions
+from gpu_platform.cloud_facts.eks.profile import CA_TAG_PREFIX
 from gpu_platform.clouds.eks.args import (
     AUTOSCALER_SERVICE_ACCOUNT,
     DEFAULT_AUTOSCALER_EXPANDER,
@@ -22,7 +23,6 @@ from gpu_platform.clouds.eks.args import (
     DEFAULT_MAX_NODE_PROVISION_TIME,
     AutoscalerIam,
 )
-from gpu_platform.clouds.eks.profile import CA_TAG_PREFIX
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import EFA_DEVICE_PLUGIN_REQUESTS
 from gpu_platform.pools import GpuPool

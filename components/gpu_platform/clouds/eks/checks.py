@@ -9,6 +9,7 @@ from typing import Any
 from gpu_platform import versions
 from gpu_platform.args.autoprovisioning import DEFAULT_KARPENTER_REPLICAS
 from gpu_platform.args.validate import check_arguments
+from gpu_platform.cloud_facts.eks.profile import MAX_ZONES, ROLE_ARN, subnet_id_problems
 from gpu_platform.clouds.eks.args import (
     DEFAULT_AMI_VERSION,
     DEFAULT_AUTOSCALER_IAM,
@@ -20,7 +21,6 @@ from gpu_platform.clouds.eks.args import (
     EksKarpenterArgs,
     EksKarpenterGpuNodePoolArgs,
 )
-from gpu_platform.clouds.eks.profile import MAX_ZONES, ROLE_ARN, subnet_id_problems
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool

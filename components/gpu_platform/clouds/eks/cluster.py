@@ -7,12 +7,12 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
+from gpu_platform.cloud_facts.eks.profile import DEFAULT_ZONES, PROFILE
+from gpu_platform.clouds.cluster_inputs import sequence as _sequence
 from gpu_platform.clouds.eks.args import DISCOVERY_TAG, EksClusterArgs
 from gpu_platform.clouds.eks.checks import cluster_args
 from gpu_platform.clouds.eks.cluster_plan import EksClusterPlan, eks_cluster_plan, zone_cidrs
-from gpu_platform.clouds.eks.profile import DEFAULT_ZONES, PROFILE
-from gpu_platform.clusters.inputs import sequence as _sequence
-from gpu_platform.clusters.kubeconfig import exec_kubeconfig
+from gpu_platform.clouds.kubeconfig import exec_kubeconfig
 from gpu_platform.component import PlannedComponent
 
 AWS_POLICY = "arn:aws:iam::aws:policy/"

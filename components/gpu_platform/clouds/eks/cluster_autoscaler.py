@@ -13,7 +13,6 @@ import pulumi
 from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform import versions
-from gpu_platform.addons import CLUSTER_AUTOSCALER
 from gpu_platform.clouds.eks.args import AutoscalerIam, ClusterAutoscalerArgs
 from gpu_platform.clouds.eks.autoscaling_plan import (
     ClusterAutoscalerPlan,
@@ -25,7 +24,8 @@ from gpu_platform.clouds.eks.autoscaling_plan import (
 )
 from gpu_platform.clouds.eks.checks import cluster_autoscaler_args
 from gpu_platform.component import PlannedComponent
-from gpu_platform.operators.helm import helm_release
+from gpu_platform.helm_release import helm_release
+from gpu_platform.releases import CLUSTER_AUTOSCALER
 
 
 class ClusterAutoscaler(PlannedComponent[ClusterAutoscalerPlan]):

@@ -6,9 +6,9 @@ from typing import Any
 
 import pulumi
 
+from gpu_platform.addons.docker_host.plan import DockerHostPlan
+from gpu_platform.cloud_facts.eks.profile import PROFILE
 from gpu_platform.clouds.eks.docker_host_plan import instance_inputs
-from gpu_platform.clouds.eks.profile import PROFILE
-from gpu_platform.plans.docker_host import DockerHostPlan
 
 
 def create_docker_host(parent: pulumi.Resource, name: str, plan: DockerHostPlan) -> pulumi.Output[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpu_platform.plans.docker_host import DockerHostPlan
+from gpu_platform.addons.docker_host.plan import DockerHostPlan
 
 
 def instance_inputs(plan: DockerHostPlan, name: str, ami: Any) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
-from gpu_platform.addons import AWS_EFA_DEVICE_PLUGIN
 from gpu_platform.clouds.eks.args import EfaDevicePluginArgs
 from gpu_platform.clouds.eks.autoscaling_plan import (
     EfaDevicePluginPlan,
@@ -19,7 +18,8 @@ from gpu_platform.clouds.eks.autoscaling_plan import (
 )
 from gpu_platform.clouds.eks.checks import efa_device_plugin_args
 from gpu_platform.component import PlannedComponent
-from gpu_platform.operators.helm import helm_release
+from gpu_platform.helm_release import helm_release
+from gpu_platform.releases import AWS_EFA_DEVICE_PLUGIN
 
 
 class EfaDevicePlugin(PlannedComponent[EfaDevicePluginPlan]):

@@ -18,12 +18,12 @@ import pulumi
 from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform import versions
-from gpu_platform.addons import KARPENTER, KARPENTER_CRD
 from gpu_platform.clouds.eks import karpenter_plan as kp
 from gpu_platform.clouds.eks.args import DISCOVERY_TAG, EksKarpenterArgs
 from gpu_platform.clouds.eks.checks import karpenter_args
 from gpu_platform.component import PlannedComponent
-from gpu_platform.operators.helm import helm_release
+from gpu_platform.helm_release import helm_release
+from gpu_platform.releases import KARPENTER, KARPENTER_CRD
 
 AWS_POLICY = "arn:{partition}:iam::aws:policy/"
 

@@ -14,7 +14,7 @@ from pulumi_kubernetes.apiextensions import CustomResource
 from gpu_platform.clouds.eks import karpenter_plan as kp
 from gpu_platform.clouds.eks.args import EksKarpenterGpuNodePoolArgs
 from gpu_platform.clouds.eks.checks import karpenter_pool_args
-from gpu_platform.nodepools.common import GpuNodePoolComponent
+from gpu_platform.clouds.node_pool_component import GpuNodePoolComponent
 
 
 class EksKarpenterGpuNodePool(GpuNodePoolComponent[kp.EksKarpenterPoolPlan]):

@@ -16,8 +16,8 @@ from typing import Any
 
 from gpu_platform import scheduling, versions
 from gpu_platform.args.autoprovisioning import DEFAULT_KARPENTER_REPLICAS
+from gpu_platform.cloud_facts.eks.profile import AL2023, BOTTLEROCKET, PROFILE
 from gpu_platform.clouds.eks.args import DEFAULT_AMI_VERSION, DISCOVERY_TAG
-from gpu_platform.clouds.eks.profile import AL2023, BOTTLEROCKET, PROFILE
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.karpenter import (

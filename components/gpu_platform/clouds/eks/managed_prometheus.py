@@ -8,11 +8,11 @@ from typing import Any
 
 import pulumi
 
+from gpu_platform.addons.observability.plan import PROMETHEUS_SERVICE_ACCOUNT, ObservabilityPlan, remote_write
+from gpu_platform.cloud_facts.eks.profile import PROFILE
 from gpu_platform.clouds.eks import managed_prometheus_plan as mp
 from gpu_platform.clouds.eks.autoscaling_plan import pod_identity_trust
-from gpu_platform.clouds.eks.profile import PROFILE
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.observability import PROMETHEUS_SERVICE_ACCOUNT, ObservabilityPlan, remote_write
 
 
 def install(owner: PlannedComponent[Any], name: str, plan: ObservabilityPlan) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from gpu_platform.plans.gpu_rules import RuleGroup, rule_file
+from gpu_platform.addons.observability.rules import RuleGroup, rule_file
 
 __all__ = [
     "RULE_NAMESPACE",

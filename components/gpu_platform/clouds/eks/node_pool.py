@@ -17,12 +17,12 @@ from typing import Any
 
 import pulumi
 
+from gpu_platform.cloud_facts.eks.profile import CA_NODE_TEMPLATE, PROFILE
 from gpu_platform.clouds.eks.args import EksGpuNodePoolArgs
 from gpu_platform.clouds.eks.autoscaling_plan import DISCOVERY_TAGS, OWNED
 from gpu_platform.clouds.eks.checks import node_pool_args
 from gpu_platform.clouds.eks.node_pool_plan import EksNodePoolPlan, eks_node_pool_plan
-from gpu_platform.clouds.eks.profile import CA_NODE_TEMPLATE, PROFILE
-from gpu_platform.nodepools.common import GpuNodePoolComponent
+from gpu_platform.clouds.node_pool_component import GpuNodePoolComponent
 
 IGNORE_CHANGES = ["scalingConfig.desiredSize"]
 """The autoscaler owns the desired size (pulumi-aws "Ignoring Changes to Desired Size")."""

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_platform.clouds.eks.profile import AL2023, CA_NODE_TEMPLATE, PROFILE
+from gpu_platform.cloud_facts.eks.profile import AL2023, CA_NODE_TEMPLATE, PROFILE
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.nodepools import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
 from gpu_platform.pools import GpuPool, Taint

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpu_platform.clouds.eks.profile import PROFILE
-from gpu_platform.clouds.eks.resource_types import NODE_GROUP
-from gpu_platform.policy.kube import effect_to_cloud, taint_from_object
-from gpu_platform.policy.model import PolicyResource, as_list, as_map, is_unknown
-from gpu_platform.policy.pool_view import NodePoolView, known_str, labels_of, taints_of
+from gpu_platform.cloud_facts.eks.profile import PROFILE
+from gpu_platform.cloud_facts.eks.resource_types import NODE_GROUP
+from gpu_platform.policy_model.kube import effect_to_cloud, taint_from_object
+from gpu_platform.policy_model.model import PolicyResource, as_list, as_map, is_unknown
+from gpu_platform.policy_model.pool_view import NodePoolView, known_str, labels_of, taints_of
 from gpu_platform.pools import GPU_TAINT
 
 _GPU_FAMILIES = re.compile(

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from gpu_platform import addons, versions
+from gpu_platform import releases, versions
 from gpu_platform.args.autoscaling import EksAutoscaler
+from gpu_platform.cloud_facts.eks.profile import DEFAULT_ZONES, PROFILE
 from gpu_platform.clouds.eks.autoscaling_plan import (
     ClusterAutoscalerPlan,
     efa_device_plugin_plan,
@@ -16,8 +17,7 @@ from gpu_platform.clouds.eks.autoscaling_plan import (
 from gpu_platform.clouds.eks.checks import autoscaler_image_tag
 from gpu_platform.clouds.eks.cluster_plan import eks_cluster_plan
 from gpu_platform.clouds.eks.node_pool_plan import eks_node_pool_plan
-from gpu_platform.clouds.eks.profile import DEFAULT_ZONES, PROFILE
-from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provider
+from gpu_platform.clouds.infrastructure import Infrastructure, kubeconfig_provider
 
 if TYPE_CHECKING:
     from gpu_platform.stack.spec import PlatformSpec
@@ -28,7 +28,7 @@ NODE_MONITORING_AGENT = versions.EKS_NODE_MONITORING_AGENT_ADDON
 ``cluster-autoscaler`` and ``karpenter`` would create a second add-on of the same kind, which EKS refuses."""
 KARPENTER_COMPONENT = ("gpu-platform:index:EksKarpenter", "karpenter")
 PREVIOUS_OWNERS = (
-    ("gpu-platform:index:ClusterAutoscaler", addons.CLUSTER_AUTOSCALER.component_name),
+    ("gpu-platform:index:ClusterAutoscaler", releases.CLUSTER_AUTOSCALER.component_name),
     KARPENTER_COMPONENT,
 )
 """Components that created the add-on as ``<name>-pod-identity-agent`` before: its aliases, so existing stacks
@@ -242,14 +242,14 @@ def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.Resourc
         agent = _pod_identity_agent(spec, infra.cluster_name, opts.parent)
         after = pulumi.ResourceOptions(depends_on=[*infra.node_pools.values(), *agent])
         autoscaler = ClusterAutoscaler.from_plan(
-            addons.CLUSTER_AUTOSCALER.component_name, plan, pulumi.ResourceOptions.merge(opts, after)
+            releases.CLUSTER_AUTOSCALER.component_name, plan, pulumi.ResourceOptions.merge(opts, after)
         )
         outputs["clusterAutoscalerStatus"] = autoscaler.status
     elif c.autoscaler == EksAutoscaler.NONE.value and _amp(spec):  # Prometheus's credentials need the agent
         _pod_identity_agent(spec, infra.cluster_name, opts.parent)
     efa = efa_device_plugin_plan(spec.pools)
     if efa.pools:
-        plugin = EfaDevicePlugin.from_plan(addons.AWS_EFA_DEVICE_PLUGIN.component_name, efa, opts)
+        plugin = EfaDevicePlugin.from_plan(releases.AWS_EFA_DEVICE_PLUGIN.component_name, efa, opts)
         outputs["efaDevicePluginStatus"] = plugin.status
     return outputs
 

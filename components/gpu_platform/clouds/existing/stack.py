@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pulumi
 
-from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provider
+from gpu_platform.clouds.infrastructure import Infrastructure, kubeconfig_provider
 
 if TYPE_CHECKING:
     from gpu_platform.stack.spec import PlatformSpec

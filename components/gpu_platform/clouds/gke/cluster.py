@@ -6,12 +6,12 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
+from gpu_platform.cloud_facts.gke.profile import PROFILE
+from gpu_platform.clouds.cluster_inputs import each
 from gpu_platform.clouds.gke.args import GkeClusterArgs
 from gpu_platform.clouds.gke.checks import cluster_args
 from gpu_platform.clouds.gke.cluster_plan import GkeClusterPlan, gke_cluster_plan
-from gpu_platform.clouds.gke.profile import PROFILE
-from gpu_platform.clusters.inputs import each
-from gpu_platform.clusters.kubeconfig import exec_kubeconfig
+from gpu_platform.clouds.kubeconfig import exec_kubeconfig
 from gpu_platform.component import PlannedComponent
 
 NODE_ROLES = ("roles/container.defaultNodeServiceAccount", "roles/artifactregistry.reader")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_platform.args.cluster import DEFAULT_RELEASE_CHANNEL, DEFAULT_VPC_CIDR
-from gpu_platform.clouds.gke.profile import region_of
+from gpu_platform.cloud_facts.gke.profile import region_of
 from gpu_platform.plans.clusters import ClusterPlan
 from gpu_platform.resolve.cluster import SystemPool
 

@@ -1,7 +1,7 @@
 """``GkeGpuComputeClass``: one GPU pool as a GKE custom ComputeClass with node pool auto-creation.
 
 GKE creates node pools for pending pods that select the class (``workload_node_selector``) and removes
-them when empty; the nodes carry the pool's labels and taints (``plans.compute_class``). Nothing else is
+them when empty; the nodes carry the pool's labels and taints (``clouds.gke.compute_class_plan``). Nothing else is
 installed: ComputeClass is a GKE API (GKE >= 1.30.3-gke.1451000 on Standard clusters).
 """
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pulumi
 
+from gpu_platform.addons.docker_host.plan import DockerHostPlan
+from gpu_platform.cloud_facts.gke.profile import PROFILE
 from gpu_platform.clouds.gke.docker_host_plan import instance_inputs
-from gpu_platform.clouds.gke.profile import PROFILE
-from gpu_platform.plans.docker_host import DockerHostPlan
 
 
 def _get(obj: Any, key: str) -> Any:

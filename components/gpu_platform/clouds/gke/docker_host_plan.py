@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpu_platform.plans.docker_host import DockerHostPlan
+from gpu_platform.addons.docker_host.plan import DockerHostPlan
 
 HYPERDISK_ONLY = ("a3-ultragpu-", "a4-highgpu-")
 """Machine series whose boot disk must be Hyperdisk (Compute Engine, A3 Ultra and A4 disk support)."""

@@ -13,6 +13,7 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
 
+from gpu_platform.cloud_facts.gke.profile import PROFILE
 from gpu_platform.clouds.gke.args import GkeGpuDirectArgs
 from gpu_platform.clouds.gke.gpudirect_plan import (
     GkeGpuDirectPlan,
@@ -22,7 +23,6 @@ from gpu_platform.clouds.gke.gpudirect_plan import (
     plan_gpudirect,
     pods_by_pool,
 )
-from gpu_platform.clouds.gke.profile import PROFILE
 from gpu_platform.component import PlannedComponent
 
 

@@ -38,8 +38,8 @@ from gpu_platform.catalog.gpudirect import (
     GpuNetworkLayout,
     GpuNic,
 )
+from gpu_platform.cloud_facts.gke.profile import gpu_network_problems
 from gpu_platform.clouds.gke.args import GkeGpuDirectArgs
-from gpu_platform.clouds.gke.profile import gpu_network_problems
 from gpu_platform.errors import Problems
 from gpu_platform.plans.node_daemonsets import GPUDIRECT_DAEMONSET_REQUESTS
 from gpu_platform.pools import GpuPool

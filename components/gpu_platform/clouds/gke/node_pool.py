@@ -18,11 +18,11 @@ from typing import Any
 
 import pulumi
 
+from gpu_platform.cloud_facts.gke.profile import PROFILE
 from gpu_platform.clouds.gke.args import GkeGpuNodePoolArgs
 from gpu_platform.clouds.gke.checks import node_pool_args
 from gpu_platform.clouds.gke.node_pool_plan import GkeNodePoolPlan, gke_node_pool_plan
-from gpu_platform.clouds.gke.profile import PROFILE
-from gpu_platform.nodepools.common import GpuNodePoolComponent
+from gpu_platform.clouds.node_pool_component import GpuNodePoolComponent
 
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 """Google's recommended node scope: access is then limited by the node service account's IAM roles."""

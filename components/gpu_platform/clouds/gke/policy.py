@@ -7,11 +7,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_platform.clouds.gke.profile import PROFILE
-from gpu_platform.clouds.gke.resource_types import CLUSTER, NODE_POOL
-from gpu_platform.policy.kube import effect_to_cloud, taint_from_object
-from gpu_platform.policy.model import PolicyResource, as_list, as_map, get, is_unknown
-from gpu_platform.policy.pool_view import NodePoolView, known_str, labels_of, taints_of
+from gpu_platform.cloud_facts.gke.profile import PROFILE
+from gpu_platform.cloud_facts.gke.resource_types import CLUSTER, NODE_POOL
+from gpu_platform.policy_model.kube import effect_to_cloud, taint_from_object
+from gpu_platform.policy_model.model import PolicyResource, as_list, as_map, get, is_unknown
+from gpu_platform.policy_model.pool_view import NodePoolView, known_str, labels_of, taints_of
 from gpu_platform.pools import GPU_TAINT
 
 _GPU_FAMILIES = re.compile(r"^(a2|a3|a4|a4x|g2|g4)-")

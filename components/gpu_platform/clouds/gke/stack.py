@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
+from gpu_platform.cloud_facts.gke.profile import PROFILE
 from gpu_platform.clouds.gke.cluster_plan import gke_cluster_plan
 from gpu_platform.clouds.gke.gpudirect_plan import GkeGpuDirectPlan, gpudirect_plan, pods_by_pool
 from gpu_platform.clouds.gke.node_pool_plan import gke_node_pool_plan
-from gpu_platform.clouds.gke.profile import PROFILE
-from gpu_platform.stack.infrastructure import Infrastructure, kubeconfig_provider, planned_pool
+from gpu_platform.clouds.infrastructure import Infrastructure, kubeconfig_provider, planned_pool
 
 if TYPE_CHECKING:
     from gpu_platform.pools import GpuPool
@@ -108,9 +108,9 @@ def _compute_classes(
     """A custom ComputeClass with node pool auto-creation for each pool with a fallback chain: GKE tries the
     priorities (one per capacity source) in order when it creates nodes for the class's pending pods."""
     from gpu_platform.catalog.drivers import DriverVersion
+    from gpu_platform.cloud_facts.gke.profile import HOST_DRIVER_FLOOR
     from gpu_platform.clouds.gke.compute_class import GkeGpuComputeClass
     from gpu_platform.clouds.gke.compute_class_plan import compute_class_plan
-    from gpu_platform.clouds.gke.profile import HOST_DRIVER_FLOOR
 
     on_cluster = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=provider))
     host = DriverVersion.parse(HOST_DRIVER_FLOOR)

@@ -7,14 +7,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_platform.clouds import profile_of
+from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts.openshift.profile import PROFILE
 from gpu_platform.clouds.openshift.args import OpenShiftGpuMachineSetArgs
 from gpu_platform.clouds.openshift.machine_set_plan import (
     MAX_MACHINE_SET_NAME,
     PLATFORMS,
     machine_set_name,
 )
-from gpu_platform.clouds.openshift.profile import PROFILE
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool

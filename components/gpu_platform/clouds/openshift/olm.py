@@ -6,8 +6,8 @@ from typing import Any
 
 import pulumi
 
+from gpu_platform.addons.gpu_operator.plan import OperatorPlan
 from gpu_platform.clouds.openshift.olm_plan import olm_plan
-from gpu_platform.plans.gpu_operator import OperatorPlan
 from gpu_platform.versions import OPENSHIFT_GPU_OPERATOR
 
 

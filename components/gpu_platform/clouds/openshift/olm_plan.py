@@ -1,6 +1,6 @@
 """The GPU Operator through OLM as pure manifests: Node Feature Discovery, then the NVIDIA GPU Operator
 (OperatorGroup + Subscription pinned by channel and ``startingCSV``), then a ``ClusterPolicy`` made from the same
-values the Helm release would get (``plans.gpu_operator``).
+values the Helm release would get (``addons.gpu_operator.plan``).
 
 The ClusterPolicy is the chart's ``templates/clusterpolicy.yaml`` meaning of those values: each spec section is
 the values section of the same name, less what only Helm reads (``config.create`` and the DCGM exporter's
@@ -14,14 +14,14 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_platform.plans.gpu_operator import (
+from gpu_platform.addons.gpu_operator.plan import (
     DEVICE_PLUGIN_CONFIG_MAP,
     MIG_PARTED_CONFIG_MAP,
     OperatorPlan,
     device_plugin_config_data,
     mig_parted_config_data,
 )
-from gpu_platform.plans.gpu_rules import DCGM_METRICS_KEY
+from gpu_platform.addons.observability.rules import DCGM_METRICS_KEY
 from gpu_platform.versions import OPENSHIFT_GPU_OPERATOR, OPENSHIFT_NFD, OlmPin
 
 CLUSTER_POLICY_NAME = "gpu-cluster-policy"

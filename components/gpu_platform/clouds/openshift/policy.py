@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpu_platform.clouds import PROFILES
+from gpu_platform.cloud_facts import PROFILES
 from gpu_platform.clouds.openshift.machine_set_plan import ACCELERATOR_LABEL, PLATFORMS
-from gpu_platform.policy.kube import format_taint, taint_from_object
-from gpu_platform.policy.model import PolicyResource, as_list, as_map, get, is_unknown
-from gpu_platform.policy.pool_view import NodePoolView, known_str, labels_of, taints_of
+from gpu_platform.policy_model.kube import format_taint, taint_from_object
+from gpu_platform.policy_model.model import PolicyResource, as_list, as_map, get, is_unknown
+from gpu_platform.policy_model.pool_view import NodePoolView, known_str, labels_of, taints_of
 from gpu_platform.pools import GPU_TAINT
 
 MACHINE_SET = "kubernetes:machine.openshift.io/v1beta1:MachineSet"

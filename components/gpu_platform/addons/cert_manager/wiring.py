@@ -1,0 +1,33 @@
+"""cert-manager in the stack, once: KServe's webhook and Slinky's both take their certificates from it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pulumi
+
+from gpu_platform.addons.cert_manager.plan import cert_manager_plan
+from gpu_platform.releases import CERT_MANAGER
+
+if TYPE_CHECKING:
+    from gpu_platform.addons.deployment import Deployment
+    from gpu_platform.stack.spec import PlatformSpec
+
+
+def enabled(spec: PlatformSpec) -> bool:
+    """For KServe or for Slurm, each unless told the cluster runs it already."""
+    kserve = spec.kserve is not None and spec.kserve.install_cert_manager
+    return kserve or (spec.slurm is not None and spec.slurm.install_cert_manager)
+
+
+def install_cert_manager(opts: pulumi.ResourceOptions) -> Any:
+    """The ``CertManager`` component with every default, under ``opts``."""
+    from gpu_platform.addons.cert_manager.component import CertManager
+
+    return CertManager.from_plan(CERT_MANAGER.component_name, cert_manager_plan(CERT_MANAGER.namespace), opts)
+
+
+def deploy(d: Deployment) -> dict[str, Any]:
+    component = install_cert_manager(d.opts)
+    d.created["cert_manager"] = component
+    return {"certManagerStatus": component.status}

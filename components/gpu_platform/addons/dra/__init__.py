@@ -1,0 +1,1 @@
+"""NVIDIA's DRA driver: DeviceClasses, ResourceClaimTemplates and ComputeDomains for pools that allocate GPUs through Dynamic Resource Allocation."""

@@ -1,0 +1,36 @@
+"""The GPU Operator in the stack: its plan from the spec and the metrics path's contribution, installed by its
+Helm component or by the cloud's installer where the platform does not take the chart (OLM on OpenShift)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gpu_platform.addons.gpu_operator.checks import ResolvedGpuOperator
+from gpu_platform.addons.gpu_operator.plan import gpu_operator_plan
+from gpu_platform.releases import GPU_OPERATOR
+
+if TYPE_CHECKING:
+    from gpu_platform.addons.deployment import Deployment
+    from gpu_platform.stack.spec import PlatformSpec
+
+
+def enabled(spec: PlatformSpec) -> bool:
+    return spec.gpu_operator is not None
+
+
+def deploy(d: Deployment) -> dict[str, Any]:
+    from gpu_platform.addons.gpu_operator.component import GpuOperator
+
+    spec = d.spec
+    assert spec.gpu_operator is not None
+    target = ResolvedGpuOperator(
+        spec.cloud, spec.pools, spec.driver, spec.gpu_operator, GPU_OPERATOR.namespace
+    )
+    plan = gpu_operator_plan(target, d.contributions.get("gpu_operator"), secret=d.secret("gpu_operator"))
+    if (installer := d.installers.get("gpu_operator")) is not None:
+        # OLM: the installer makes the counters ConfigMap the chart would template, and the ClusterPolicy names it.
+        component = installer(GPU_OPERATOR.component_name, plan, d.opts)
+    else:
+        component = GpuOperator.from_plan(GPU_OPERATOR.component_name, plan, d.opts)
+    d.created["gpu_operator"] = component
+    return {"gpuOperatorStatus": component.status}

@@ -1,0 +1,181 @@
+"""Inference services: what each asks of its pool, resolved and checked once.
+
+A request is judged by ``gpu_requests`` whether it comes from the stack file or from
+``GpuInferenceService``: whole units of what the pool advertises, fitting on one node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_platform.addons.kserve.gpu_requests import gpu_resource, gpu_units_problems, whole_number_problems
+from gpu_platform.addons.kserve.service_settings import (
+    DEFAULT_MIN_REPLICAS,
+    DEFAULT_SERVICE_CPU,
+    DEFAULT_SERVICE_GPUS,
+    DEFAULT_SERVICE_MEMORY,
+    DEFAULT_SERVICE_NAMESPACE,
+    GpuInferenceServiceArgs,
+)
+from gpu_platform.args.operators import DEFAULT_DEPLOYMENT_MODE
+from gpu_platform.args.validate import check_arguments
+from gpu_platform.errors import Problems
+from gpu_platform.pools import GpuPool
+from gpu_platform.resolve.kubernetes import (
+    DNS_1035_LABEL,
+    DNS_SUBDOMAIN,
+    QUANTITY,
+    RESERVED_NAMESPACES,
+    namespace_problem,
+)
+from gpu_platform.resolve.pools import resolve_pool_list
+
+_FIELD = {"gpus": "gpus", "mig_profile": "mig_profile"}
+INT32_MAX = 2**31 - 1
+"""Replica counts land in int32 fields of the InferenceService."""
+STORAGE_SCHEMES = ("gs", "s3", "pvc", "hf", "http", "https", "oci", "hdfs", "webhdfs")
+"""The schemes KServe's storage initializer downloads from."""
+
+
+@dataclass(frozen=True)
+class ServiceRequest:
+    """What one replica of a service asks for, on which pool."""
+
+    name: str
+    namespace: str
+    pool: GpuPool
+    resource: str
+    """Extended resource requested (``nvidia.com/gpu``, ``nvidia.com/mig-3g.40gb`` ...)."""
+    units: int
+    min_replicas: int
+    max_replicas: int
+    cpu: str
+    memory: str
+    queue: str | None
+    priority_class: str | None
+
+
+def check_service_shape(raw: Mapping[str, Any], name: str, p: Problems) -> tuple[int, int]:
+    """Name, namespace, quantities and replica bounds; returns ``(min_replicas, max_replicas)``."""
+    if not DNS_1035_LABEL.match(name):
+        p.add(
+            ("name",),
+            f"{name!r} is not a DNS-1035 label (lowercase letters, digits, '-', starting with a letter, <= 63)",
+        )
+    namespace = raw.get("namespace", DEFAULT_SERVICE_NAMESPACE)
+    if isinstance(namespace, str) and (reason := namespace_problem(namespace)):
+        p.add(("namespace",), reason)
+    elif namespace != "default" and namespace in RESERVED_NAMESPACES:
+        p.add(
+            ("namespace",),
+            f"'{namespace}' is {RESERVED_NAMESPACES[namespace]}; run models in their own namespace",
+        )
+    for key, default in (("cpu", DEFAULT_SERVICE_CPU), ("memory", DEFAULT_SERVICE_MEMORY)):
+        value = raw.get(key, default)
+        if isinstance(value, str) and not QUANTITY.match(value):
+            p.add((key,), f"{value!r} is not a Kubernetes quantity (like '2', '500m', '8Gi')")
+    _check_model(raw, p)
+    low = raw.get("min_replicas", DEFAULT_MIN_REPLICAS)
+    high = raw.get("max_replicas", max(low, 1))
+    for key, count in (("min_replicas", low), ("max_replicas", high)):
+        if count > INT32_MAX:
+            p.add((key,), f"{count} is past the 32-bit replica field (at most {INT32_MAX})")
+    if low < 0:
+        p.add(("min_replicas",), f"{low} is negative")
+    if high < 1:
+        p.add(("max_replicas",), f"{high} is less than 1")
+    elif high < low:
+        p.add(("max_replicas",), f"{high} is less than minReplicas {low}")
+    return low, high
+
+
+def _check_model(raw: Mapping[str, Any], p: Problems) -> None:
+    """A model format KServe can match, and a storage URI its storage initializer can download."""
+    model_format = raw.get("model_format")
+    if isinstance(model_format, str) and not model_format.strip():
+        p.add(("model_format",), "empty: name the model's format (huggingface, sklearn, onnx ...)")
+    runtime = raw.get("runtime")
+    if isinstance(runtime, str) and (len(runtime) > 253 or not DNS_SUBDOMAIN.match(runtime)):
+        p.add(
+            ("runtime",),
+            f"{runtime!r} is not a ServingRuntime name (a Kubernetes object name: lowercase letters, digits, "
+            "'-' and '.', like kserve-huggingfaceserver)",
+        )
+    uri = raw.get("storage_uri")
+    if isinstance(uri, str):
+        scheme, sep, rest = uri.partition("://")
+        if not sep or scheme not in STORAGE_SCHEMES:
+            p.add(
+                ("storage_uri",),
+                f"{uri!r}: the scheme must be one of {', '.join(f'{s}://' for s in STORAGE_SCHEMES)}",
+            )
+        elif not rest.strip("/"):
+            p.add(("storage_uri",), f"{uri!r} names no bucket, volume or path after {scheme}://")
+
+
+def resolve_request(
+    raw: Mapping[str, Any], name: str, pool: GpuPool | None, p: Problems
+) -> ServiceRequest | None:
+    """The service's request on ``pool`` (``None`` when the pool is unknown or broken), checked."""
+    before = p.count()
+    low, high = check_service_shape(raw, name, p)
+    gpus = raw.get("gpus", DEFAULT_SERVICE_GPUS)
+    if pool is None:
+        for key, reason in whole_number_problems(gpus):
+            p.add((_FIELD[key],), reason)
+        return None
+    if pool.dra:  # DRA: no extended resources to request on these nodes
+        p.add(
+            ("pool",),
+            f"pool '{pool.name}' has allocation 'dra': its GPUs are claimed through ResourceClaimTemplates, not "
+            "requested as nvidia.com/* resources; build the predictor with gpu_platform.addons.dra.plan.predictor_claims "
+            "(KServe Standard mode), or serve from a device-plugin pool",
+        )
+        return None
+    resource, problems = gpu_resource(pool, raw.get("mig_profile"))
+    problems += gpu_units_problems(gpus, pool, resource)
+    for key, reason in problems:
+        p.add((_FIELD[key],), reason)
+    if pool.max_nodes == 0:
+        p.add(("pool",), f"pool '{pool.name}' has {{{{max_nodes}}}} 0: the service could never run")
+    if p.count() != before or resource is None:
+        return None
+    return ServiceRequest(
+        name=name,
+        namespace=raw.get("namespace", DEFAULT_SERVICE_NAMESPACE),
+        pool=pool,
+        resource=resource,
+        units=int(gpus),
+        min_replicas=low,
+        max_replicas=high,
+        cpu=raw.get("cpu", DEFAULT_SERVICE_CPU),
+        memory=raw.get("memory", DEFAULT_SERVICE_MEMORY),
+        queue=raw.get("queue"),
+        priority_class=raw.get("priority_class"),
+    )
+
+
+def resolve_service_args(name: str, args: Any) -> tuple[ServiceRequest, Mapping[str, Any], str]:
+    """``GpuInferenceService``'s arguments checked: the request, the model settings and the deployment mode;
+    ``ArgumentsError`` lists every problem."""
+    p = Problems()
+    checked = check_arguments(GpuInferenceServiceArgs, args, p)
+    if checked is None:
+        p.raise_for_arguments()
+    assert checked is not None
+    resolved = resolve_pool_list(checked["cloud"], [checked["pool"]], None, lambda _: p.at("pool"))
+    pool = resolved.pools[0] if resolved.pools else None
+    request = resolve_request(checked, checked.get("name", name), pool, p)
+    if checked.get("priority_class") is not None and checked.get("queue") is None:
+        # Kueue reads the priority only of workloads it admits, i.e. those labelled with a LocalQueue; the
+        # component cannot see which LocalQueues the namespace has (the stack file defaults a team's).
+        p.add(
+            ("priority_class",),
+            "needs {{queue}}: without a LocalQueue the predictor bypasses Kueue and the priority means nothing; "
+            "name the namespace's LocalQueue",
+        )
+    p.raise_for_arguments()
+    assert request is not None
+    return request, checked, checked.get("deployment_mode", DEFAULT_DEPLOYMENT_MODE)

@@ -1,0 +1,61 @@
+"""The observability add-on in the stack: its contributions to the GPU Operator's and Kueue's plans, then the
+metrics path, dashboards and rules; deployed first, since their ServiceMonitors need the Prometheus Operator
+CRDs it installs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from gpu_platform.addons.gpu_operator.plan import MetricsContribution
+from gpu_platform.addons.observability.plan import dcgm_exporter_values, kueue_values, observability_plan
+from gpu_platform.cloud_facts import profile_of
+from gpu_platform.releases import KUBE_PROMETHEUS_STACK
+
+if TYPE_CHECKING:
+    from gpu_platform.addons.deployment import Deployment
+    from gpu_platform.stack.spec import PlatformSpec
+
+
+def enabled(spec: PlatformSpec) -> bool:
+    return spec.observability is not None
+
+
+def managed_metrics(spec: PlatformSpec) -> bool:
+    """The metrics go to the cloud's managed Prometheus, whose cloud side the stack creates (EKS, AKS)."""
+    profile = profile_of(spec.cloud)
+    return (
+        spec.observability is not None
+        and profile.managed_prometheus_installer is not None
+        and spec.observability.backend == profile.managed_prometheus
+    )
+
+
+def contributions(spec: PlatformSpec) -> dict[str, Any]:
+    """What the metrics path asks of the other add-ons' plans: the DCGM exporter's counters and ServiceMonitor
+    (GPU Operator), Kueue's ServiceMonitor and metrics Role (Kueue)."""
+    assert spec.observability is not None
+    return {
+        "gpu_operator": MetricsContribution(
+            dcgm_exporter_values(spec.observability), spec.observability.prometheus_operator
+        ),
+        "kueue": kueue_values(spec.observability),
+    }
+
+
+def deploy(d: Deployment) -> dict[str, Any]:
+    """``GpuObservability``; a managed backend collects from the cloud's cluster (``Deployment.metrics_cluster``)."""
+    from gpu_platform.addons.observability.component import GpuObservability
+
+    spec = d.spec
+    assert spec.observability is not None
+    target = spec.observability
+    if managed_metrics(spec):
+        target = replace(target, cluster=d.metrics_cluster())
+    plan = observability_plan(target, secret=d.secret("observability"), pools=spec.pools)
+    component = GpuObservability.from_plan(KUBE_PROMETHEUS_STACK.component_name, plan, d.opts)
+    d.created["observability"] = component
+    outputs: dict[str, Any] = {"observabilityBackend": component.backend}
+    if managed_metrics(spec):  # where the metrics went
+        outputs["observabilityWorkspace"] = component.workspace
+    return outputs

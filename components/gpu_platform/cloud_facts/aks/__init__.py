@@ -1,0 +1,1 @@
+"""AKS's facts: its profile, machine table, allocatable model and resource types."""

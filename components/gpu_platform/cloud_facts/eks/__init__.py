@@ -1,0 +1,1 @@
+"""EKS's facts: its profile, machine table, allocatable model and resource types."""

@@ -1,0 +1,301 @@
+"""EKS: instance types, AMI types, driver ownership, allocatable, labels, zones and pool rules."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from gpu_platform.catalog.cpu_machines import CpuShape
+from gpu_platform.catalog.drivers import DriverVersion
+from gpu_platform.catalog.machines import MachineType
+from gpu_platform.cloud_facts.eks import machines as table
+from gpu_platform.cloud_facts.eks import resource_types as types
+from gpu_platform.cloud_facts.eks.allocatable import (
+    AMI_CPU_BASIS_POINTS,
+    AMI_CPU_RANGES,
+    MEMORY_BASE_MIB,
+    MEMORY_PER_POD_MIB,
+    node_group_max_pods,
+)
+from gpu_platform.cloud_facts.profile import (
+    CloudProfile,
+    DockerHostImage,
+    NodeImage,
+    PoolProblems,
+    ResourceTypes,
+)
+from gpu_platform.driver import DriverPlan, DriverPlanError
+from gpu_platform.errors import Key, Problems
+from gpu_platform.pools import GpuPool
+from gpu_platform.sdk import Extra
+
+ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
+"""The Cluster Autoscaler's GPU label on AWS (its README, "Special note on GPU instances"): a new node with it
+but without ``nvidia.com/gpu`` yet counts as not ready, so the autoscaler waits for the device plugin instead
+of adding more nodes. Only on pools whose nodes advertise ``nvidia.com/gpu``: on MIG or renamed-sharing pools
+that resource never appears and the node would look unready for ever
+(kubernetes/autoscaler ``processors/customresources/gpu_processor.go``)."""
+CA_TAG_PREFIX = "k8s.io/cluster-autoscaler"
+CA_NODE_TEMPLATE = f"{CA_TAG_PREFIX}/node-template"
+"""Cluster Autoscaler's AWS tags describing an empty node group's nodes (cloudprovider/aws/README.md)."""
+ASG_TAG_KEY_MAX = 128
+"""Longest tag key EC2 Auto Scaling accepts."""
+MAX_ZONES = 6
+"""Public subnets of up to six zones keep stable CIDR slots (``cluster_plan.PUBLIC_SLOTS``)."""
+DEFAULT_ZONES = 3
+SECURITY_GROUP_ID = re.compile(r"^sg-[0-9a-f]{8}([0-9a-f]{9})?$")
+"""Zones a created cluster's VPC spans when ``cluster.zones`` is not given."""
+ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
+SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8}([0-9a-f]{9})?$")
+"""EC2 subnet IDs (8 or 17 hex digits)."""
+
+
+def subnet_id_problems(ids: Any, p: Problems) -> None:
+    """Subnet IDs as EKS takes them: a non-empty list of ``subnet-...`` IDs, none twice (``p`` is the list's
+    location). Outputs pass unchecked."""
+    if isinstance(ids, str):
+        p.add((), f"a list of subnet IDs, not one string: [{ids!r}]")
+        return
+    if not isinstance(ids, (list, tuple)):
+        return
+    if not ids:
+        p.add((), "at least one subnet ID (the subnets decide the nodes' zones)")
+    for i, subnet in enumerate(ids):
+        if not isinstance(subnet, str):
+            continue
+        if "/" in subnet:
+            p.add((i,), f"'{subnet}' is a CIDR; give the subnet's ID, like subnet-0123456789abcdef0")
+        elif not SUBNET_ID.match(subnet):
+            p.add((i,), f"'{subnet}' is not a subnet ID like subnet-0123456789abcdef0")
+        elif subnet in ids[:i]:
+            p.add((i,), f"'{subnet}' is listed twice")
+
+
+HOST_DRIVER_FLOOR = "580.95.05"
+"""EKS AL2023 / Bottlerocket NVIDIA AMIs of 2026 ship the R580 branch [U]: the CUDA check's floor."""
+BOTTLEROCKET = NodeImage(
+    "BOTTLEROCKET_x86_64_NVIDIA", "bottlerocket", device_plugin="cloud", root_device="/dev/xvdb"
+)
+AL2023 = NodeImage("AL2023_x86_64_NVIDIA", "al2023", root_device="/dev/xvda")
+
+
+CAPACITY_RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
+"""EC2 capacity reservation IDs (On-Demand Capacity Reservations and Capacity Blocks alike)."""
+
+
+class EksProfile(CloudProfile):
+    name = "eks"
+    display = "EKS"
+    article = "an"
+    extra = Extra("eks", "pulumi_aws", "pulumi-aws", "the AWS SDK")
+    docker_host = DockerHostImage(
+        service="EC2",
+        image="/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id",
+        driver="595.91.07",
+        driver_from="image",
+        source="AWS Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04), AMI ID from its public SSM "
+        "parameter; release notes 2026-10 list NVIDIA driver 595.91.07, Docker and the Container Toolkit",
+        section="ec2",
+    )
+    resource_types = ResourceTypes(
+        types.FORCE_NEW,
+        types.IN_PLACE_IF,
+        types.STATEFUL,
+        types.NODE_POOLS,
+        types.mock_state,
+        types.mock_call,
+    )
+    managed_prometheus = "amazon-managed-prometheus"
+    managed_prometheus_installer = "gpu_platform.clouds.eks.managed_prometheus"
+    machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
+    images: ClassVar[Mapping[str, NodeImage]] = {i.name: i for i in (AL2023, BOTTLEROCKET)}
+    default_image = AL2023.name
+    system_machine_type = "m6i.large"
+    machine_shape = table.MACHINE_NAME
+    cluster_keys = frozenset(
+        {
+            "existing_node_role_arn",
+            "existing_subnet_ids",
+            "existing_security_group_ids",
+            "zones",
+            "autoscaler",
+            "pod_identity_agent",
+        }
+    )
+    host_driver_floor = HOST_DRIVER_FLOOR
+    mig_manager_reboot = True
+    capacity_types = True
+    reservation_kind = "EKS Capacity Blocks"
+    # Managed node groups: capacity type ON_DEMAND (with an ODCR targeted by the launch template), SPOT or
+    # CAPACITY_BLOCK; Karpenter adds chains of its capacity types (``reserved`` for ODCRs and Capacity Blocks).
+    capacity_sources = frozenset({"on-demand", "spot", "reservation", "capacity-block"})
+    chain_sources = frozenset({"on-demand", "spot", "reservation", "capacity-block"})
+    chain_served_by = "Karpenter (cluster.autoscaler: karpenter)"
+    chain_provisioner = "karpenter"
+    chain_autoscaler = "karpenter"
+
+    @classmethod
+    def reservation_problem(cls, source: str, reservation: str) -> str | None:
+        if not CAPACITY_RESERVATION_ID.match(reservation):
+            what = "Capacity Block" if source == "capacity-block" else "capacity reservation"
+            return f"'{reservation}' is not a {what} ID like cr-0123456789abcdef0"
+        return None
+
+    efa = True
+    compact_placement = "a cluster placement group"
+    publishes_allocatable = True
+    kueue_vm_overhead = True
+    autoscaler_choice = True
+    eviction_memory_mib = 100
+    startup_taint_for_late_resources = True
+    """Managed node groups are grown by the upstream Cluster Autoscaler (the library's or the cluster
+    owner's), which honours startup taints; Karpenter NodePools never carry such pools (refused)."""
+
+    @classmethod
+    def cpu_shape(cls, name: str) -> CpuShape | None:
+        return table.cpu_shape(name)
+
+    @classmethod
+    def default_max_pods(cls, machine_type: str, vcpus: int) -> int:
+        return node_group_max_pods(machine_type, vcpus)
+
+    @classmethod
+    def reserved(cls, vcpus: int, memory_mib: int, max_pods: int) -> tuple[int, int]:
+        """The AMI's integer arithmetic, range by range (so 192 vCPUs reserve 550m, not 550.0m rounded)."""
+        total = vcpus * 1000
+        ends = (*AMI_CPU_RANGES[1:], total)
+        cpu = 0
+        for start, end, points in zip(AMI_CPU_RANGES, ends, AMI_CPU_BASIS_POINTS, strict=True):
+            if total > start:
+                cpu += (min(total, end) - start) * points // 10000
+        return cpu, MEMORY_PER_POD_MIB * max_pods + MEMORY_BASE_MIB
+
+    @classmethod
+    def plan_driver(
+        cls, image: str | None, owner: str, operator: DriverVersion, host: DriverVersion | None
+    ) -> DriverPlan:
+        node_image = cls.images[image or AL2023.name]
+        if owner == "operator":
+            raise DriverPlanError(
+                f"EKS {node_image.name} nodes ship the NVIDIA driver and container toolkit; the operator cannot "
+                "replace a host driver. Use owner 'cloud' (or 'auto')"
+            )
+        floor = host or DriverVersion.parse(HOST_DRIVER_FLOOR)
+        return DriverPlan("cloud", "cloud", node_image.device_plugin, floor)
+
+    @classmethod
+    def image_ships_device_plugin(cls, name: str) -> bool:
+        """Every Bottlerocket NVIDIA variant (x86_64 and ARM) runs Bottlerocket's own device plugin."""
+        return name.startswith("BOTTLEROCKET") or super().image_ships_device_plugin(name)
+
+    @classmethod
+    def accelerator_label(cls, pool: GpuPool) -> tuple[str, str] | None:
+        return ACCELERATOR_LABEL, f"nvidia-{pool.gpu.key}"
+
+    @classmethod
+    def pool_problems(cls, pool: GpuPool, p: Problems) -> None:
+        if pool.max_nodes < 1:
+            p.add(("max_nodes",), "EKS node groups need {{max_nodes}} >= 1")
+        # Each label and taint becomes a Cluster Autoscaler tag on the Auto Scaling group (scale from zero).
+        room = ASG_TAG_KEY_MAX - len(f"{CA_NODE_TEMPLATE}/label/")
+        for key in pool.user_labels:
+            if len(key) > room:
+                p.add(
+                    ("labels", Key(key)), f"longer than {room} characters: too long for the autoscaler's tag"
+                )
+        room = ASG_TAG_KEY_MAX - len(f"{CA_NODE_TEMPLATE}/taint/")
+        for j, taint in enumerate(pool.user_taints):
+            if len(taint.key) > room:
+                p.add(
+                    ("taints", j, "key"), f"longer than {room} characters: too long for the autoscaler's tag"
+                )
+
+    @classmethod
+    def auto_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
+        cls.pool_problems(pool, p)
+
+    @classmethod
+    def dra_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
+        image = cls.image(pool)
+        if pool.image and image is not None and image.device_plugin == "cloud":
+            p.add(
+                ("image",),
+                f"{pool.image} runs its own NVIDIA device plugin, which the library cannot switch off, and a "
+                "device plugin never runs next to DRA: use AL2023_x86_64_NVIDIA for DRA pools",
+            )
+
+    @classmethod
+    def zone_pattern(cls, region: str) -> tuple[str, re.Pattern[str], str] | None:
+        return region, re.compile(rf"^{re.escape(region)}[a-z]$"), f"{region}a"
+
+    @classmethod
+    def attach_problems(
+        cls, c: Mapping[str, Any], pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+    ) -> None:
+        for key in ("existing_node_role_arn", "existing_subnet_ids"):
+            if not c.get(key):
+                p.add((key,), "required when cluster.create is false on EKS")
+        if c.get("existing_subnet_ids"):
+            subnet_id_problems(list(c["existing_subnet_ids"]), p.at("existing_subnet_ids"))
+        for pool in pools:
+            if pool.zones:
+                at(pool.index).add(
+                    ("zones",), "on an attached EKS cluster the subnets decide the zones; remove it"
+                )
+            if pool.efa and not c.get("existing_security_group_ids"):
+                at(pool.index).add(
+                    ("efa",),
+                    "EFA on an attached cluster needs {{cluster.existing_security_group_ids}}: the cluster security "
+                    "group (EFA needs one that allows all traffic to and from itself)",
+                )
+        for j, group in enumerate(c.get("existing_security_group_ids", ())):
+            if not SECURITY_GROUP_ID.match(group):
+                p.add(
+                    ("existing_security_group_ids", j),
+                    f"'{group}' is not a security group ID like sg-0123abcd",
+                )
+
+    @classmethod
+    def cluster_zones(
+        cls, c: Mapping[str, Any], region: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+    ) -> tuple[str, ...]:
+        """The VPC's zones: fixed in config whenever pools name zones, so pool edits never move subnets."""
+        zones = tuple(c.get("zones", ()))
+        if zones and not 2 <= len(zones) <= MAX_ZONES:
+            p.add(("zones",), f"EKS needs two to {MAX_ZONES} zones (got {len(zones)})")
+        for j, zone in enumerate(zones):
+            if zone in zones[:j]:
+                p.add(("zones", j), f"'{zone}' is listed twice")
+            elif region and not re.match(rf"^{re.escape(region)}[a-z]$", zone):
+                p.add(("zones", j), f"'{zone}' is not a zone of {region} (like {region}a)")
+        in_region = re.compile(rf"^{re.escape(region or '')}[a-z]$")
+        # A pool whose zones are not even in the region is already refused: no follow-on requirement.
+        named = [pool for pool in pools if pool.zones and all(in_region.match(z) for z in pool.zones)]
+        if named and not zones and c.get("create", True):
+            p.add(
+                ("zones",),
+                f"required when pools name zones (pool '{named[0].name}'): list the VPC's zones so that editing "
+                "a pool never moves a subnet; pools use a subset",
+            )
+        if zones:
+            for pool in pools:
+                for j, zone in enumerate(pool.zones):
+                    if zone not in zones and in_region.match(zone):
+                        reason = f"'{zone}' is not one of {{{{cluster.zones}}}} ({', '.join(zones)})"
+                        at(pool.index).add(("zones", j), reason)
+        return zones
+
+    @classmethod
+    def cluster_settings_problems(
+        cls, c: Mapping[str, Any], vpc: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
+    ) -> None:
+        arn = c.get("existing_node_role_arn")
+        if arn is not None and not ROLE_ARN.match(arn):
+            p.add(
+                ("existing_node_role_arn",),
+                f"'{arn}' is not an IAM role ARN like arn:aws:iam::123456789012:role/nodes",
+            )
+
+
+PROFILE = EksProfile()

@@ -1,0 +1,1 @@
+"""An existing cluster's facts: its profile."""

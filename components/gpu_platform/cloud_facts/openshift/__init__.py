@@ -1,0 +1,1 @@
+"""OpenShift's facts: its profile."""

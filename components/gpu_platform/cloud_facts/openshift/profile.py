@@ -1,0 +1,57 @@
+"""OpenShift: a cluster made elsewhere (GPU nodes from MachineSets, declared as pools) whose NVIDIA GPU Operator
+comes from OLM, not Helm. On RHCOS the operator builds the driver with the OpenShift Driver Toolkit, so the
+driver is always the operator's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpu_platform.catalog.drivers import DriverVersion
+from gpu_platform.cloud_facts.profile import CloudProfile
+from gpu_platform.driver import DriverPlan, DriverPlanError
+from gpu_platform.pools import GpuPool
+
+
+class OpenShiftProfile(CloudProfile):
+    name = "openshift"
+    display = "OpenShift"
+    article = "an"
+    privileged_pods_need_scc = True
+    creates_nodes = False
+
+    @classmethod
+    def plan_driver(
+        cls, image: str | None, owner: str, operator: DriverVersion, host: DriverVersion | None
+    ) -> DriverPlan:
+        if owner == "cloud":
+            raise DriverPlanError(
+                "RHCOS nodes get the driver from the GPU Operator (Driver Toolkit images); use owner 'operator' "
+                "(or 'auto')"
+            )
+        return DriverPlan("operator", "operator", "operator", operator)
+
+    @classmethod
+    def gpu_operator_values(cls, values: dict[str, Any], driver: DriverPlan) -> None:
+        # RHCOS has no kernel headers to build against: the driver container builds with the cluster's Driver
+        # Toolkit image, as the certified operator's own example ClusterPolicy (alm-examples) sets.
+        values.setdefault("operator", {})["use_ocp_driver_toolkit"] = True
+
+    @classmethod
+    def scale_from_zero_problem(cls, pool: GpuPool) -> str | None:
+        # The machine API tells the autoscaler an empty MachineSet's GPU count (machine.openshift.io/GPU),
+        # which it reads as whole nvidia.com/gpu; slices and renamed replicas exist only once a node runs.
+        s = pool.sharing
+        if s.mode == "mig":
+            return (
+                "OpenShift's cluster autoscaler knows an empty MachineSet's GPUs only as whole nvidia.com/gpu; "
+                "the GPU Operator's MIG slices exist only once a node runs"
+            )
+        if s.mode in ("time-slicing", "mps") and s.rename_by_default:
+            return (
+                "OpenShift's cluster autoscaler does not know nvidia.com/gpu.shared, which the GPU Operator adds "
+                "only once a node runs"
+            )
+        return None
+
+
+PROFILE = OpenShiftProfile()

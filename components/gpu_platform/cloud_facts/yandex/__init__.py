@@ -1,0 +1,1 @@
+"""Yandex Cloud's facts: its profile and machine table."""

@@ -1,0 +1,396 @@
+"""Every check of the stack file as a whole, written once: its sections, the config keys around it, and
+what one section asks of another (services of Kueue queues, DRA of the cluster version and the operator).
+
+``stack.spec.load_platform`` runs these in order and builds the ``PlatformSpec``; nothing here registers
+anything.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gpu_platform.addons.dra.checks import (
+    DraSpec,
+    check_dra_settings,
+    cluster_dra_problems,
+    dra_driver_problems,
+    kubernetes_version_problem,
+)
+from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec, check_operator_settings
+from gpu_platform.addons.kserve.service_checks import ServiceRequest, resolve_request
+from gpu_platform.addons.kserve.service_settings import InferenceServiceConfigArgs
+from gpu_platform.addons.kueue.checks import CapacityBasis, GpuOperatorFacts, KueueSpec, QueueIndex
+from gpu_platform.addons.kueue.settings import DEFAULT_LOCAL_QUEUE
+from gpu_platform.addons.observability.checks import ObservabilitySpec
+from gpu_platform.addons.slurm.checks import SlurmSpec, resolve_slurm
+from gpu_platform.addons.volcano.checks import VolcanoSpec, resolve_volcano
+from gpu_platform.addons.workloads.checks import WorkloadsSpec, resolve_workloads, with_workload_integrations
+from gpu_platform.args.validate import hints, parse, unknown_key_reason
+from gpu_platform.cloud_facts.profile import PoolProblems
+from gpu_platform.driver import DriverPlan
+from gpu_platform.errors import NAMESPACE, Problems
+from gpu_platform.resolve.cluster import ClusterSpec
+from gpu_platform.resolve.driver import DriverLocations, resolve_driver
+from gpu_platform.resolve.pools import ResolvedPools
+from gpu_platform.stack import sections as schema
+
+DRIVER_FIX = "{{gpu_operator.driver.version}} (operator driver) or {{gpu_operator.driver.host_version}} (cloud image driver)"
+
+
+@dataclass(frozen=True)
+class KServeSpec:
+    """The ``kserve`` section: settings for the charts and one checked request per service."""
+
+    settings: Mapping[str, Any]
+    install_cert_manager: bool
+    services: tuple[tuple[Mapping[str, Any], ServiceRequest], ...] = ()
+    """``(service config, request)`` per ``kserve.services`` entry."""
+
+
+def config_sections(raw: Any, p: Problems, camel: bool = True) -> dict[str, Any]:
+    """Top-level keys known and present; each section validated on its own so one bad section does not
+    hide the problems of the others."""
+    if not isinstance(raw, Mapping):
+        p.add((), "the gpu-platform configuration must be a mapping of keys")
+        return {}
+    fields = hints(schema.StackConfigArgs)
+    snake = {_snake(k): k for k in raw}
+    out: dict[str, Any] = {}
+    suggested = set()
+    for key, given in snake.items():
+        if key not in fields:
+            reason = unknown_key_reason(given, list(fields), camel=camel)
+            p.add((given,), reason)
+            suggested |= {f for f in fields if f"'{_camel(f) if camel else f}'?" in reason}
+    for key in sorted(schema.StackConfigArgs.__required_keys__):
+        if key not in snake and key not in suggested:  # a misspelt key is one mistake, said once
+            p.add((key,), "required key is missing" if camel else "required argument is missing")
+    for key, tp in fields.items():
+        if key not in snake or key == "gpu_pools":
+            continue
+        value = raw[snake[key]]
+        services = value.get("services", []) if key == "kserve" and isinstance(value, Mapping) else None
+        if services is not None:
+            value = {k: v for k, v in value.items() if k != "services"}
+        parsed = parse(tp, value, p.at(key), camel=camel)
+        if parsed is not None:
+            out[key] = parsed
+            if services is not None:
+                # Services are checked only against a valid kserve section: no follow-on errors.
+                out["kserve_services"] = services
+    if "gpu_pools" in snake:
+        pools = raw[snake["gpu_pools"]]
+        if not isinstance(pools, list) or not pools:
+            p.add(("gpu_pools",), "must be a list of at least one GPU pool")
+        else:
+            out["gpu_pools"] = pools
+    return out
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _snake(key: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in str(key))
+
+
+def resolve_kserve(
+    section: Mapping[str, Any],
+    raw_services: Any,
+    pools: ResolvedPools,
+    kueue: KueueSpec | None,
+    kueue_on: bool,
+    p: Problems,
+    camel: bool = True,
+) -> KServeSpec | None:
+    """The ``kserve`` services on a section whose settings are checked (``addons.kserve.plan`` checks those)."""
+    enabled = section.get("enabled", False)
+    services: list[tuple[Mapping[str, Any], ServiceRequest]] = []
+    if not isinstance(raw_services, Sequence) or isinstance(raw_services, str):
+        p.add(("kserve", "services"), "must be a list of services")
+        return None
+    seen: set[tuple[str, str]] = set()
+    by_name = pools.by_name()
+    index: QueueIndex | None = None
+    for i, raw in enumerate(raw_services):
+        here = p.at("kserve", "services", i)
+        svc = parse(InferenceServiceConfigArgs, raw, here, camel=camel)
+        if svc is None:
+            continue
+        if not enabled:
+            here.add((), "{{kserve.enabled}} is false")
+            continue
+        key = (svc.get("namespace", "default"), svc["name"])
+        if key in seen:
+            here.add(("name",), f"'{svc['name']}' is already used in namespace '{key[0]}'")
+        seen.add(key)
+        queue = _service_queue(svc, kueue, kueue_on, here, p)
+        if queue is not None:
+            svc = {**svc, "queue": queue}
+        pool = by_name.get(svc["pool"])
+        if pool is None and svc["pool"] not in pools.broken:
+            here.add(("pool",), f"'{svc['pool']}' is not a GPU pool; valid: {', '.join(by_name)}")
+        elif pool is not None and queue is not None and kueue is not None and kueue_on:
+            index = index or QueueIndex(kueue.cluster_queues, pools.pools)
+            if reason := _unreachable_pool(kueue, index, svc.get("namespace", "default"), queue, pool.name):
+                here.add(("queue",) if "queue" in raw_keys(raw) else ("pool",), reason)
+        request = resolve_request(svc, svc["name"], pool, here)
+        if request is not None:
+            services.append((svc, request))
+    if not enabled:
+        return None
+    return KServeSpec(section, section.get("install_cert_manager", True), tuple(services))
+
+
+def raw_keys(raw: Any) -> set[str]:
+    """The snake_case keys a stack-file entry gave."""
+    return {_snake(k) for k in raw} if isinstance(raw, Mapping) else set()
+
+
+def _unreachable_pool(
+    kueue: KueueSpec, index: QueueIndex, namespace: str, queue: str, pool: str
+) -> str | None:
+    """Why Kueue would never admit a predictor of ``pool`` through the LocalQueue ``namespace/queue``: its
+    ClusterQueue neither owns the pool nor can borrow it in its cohort (``None`` when it can)."""
+    team = next((t for t in kueue.teams if (t.namespace, t.queue_name) == (namespace, queue)), None)
+    cq = next((q for q in kueue.cluster_queues if team is not None and q.name == team.cluster_queue), None)
+    if cq is None or pool in {p.name for p in index.own(cq)}:
+        return None
+    if cq.cohort is not None and cq.borrowing_limit_percent != 0:
+        lenders = [
+            q
+            for q in kueue.cluster_queues
+            if q is not cq and q.cohort == cq.cohort and pool in {p.name for p in index.own(q)}
+        ]
+        if any(q.lending_limit_percent != 0 for q in lenders):
+            return None
+    return (
+        f"LocalQueue '{queue}' feeds ClusterQueue '{cq.name}', which neither owns pool '{pool}' nor can borrow "
+        "it from its cohort: Kueue would never admit the predictor. Use a queue whose ClusterQueue lists the "
+        "pool, or put both queues in one cohort with borrowing allowed"
+    )
+
+
+def _service_queue(
+    svc: Mapping[str, Any], kueue: KueueSpec | None, kueue_on: bool, here: Problems, p: Problems
+) -> str | None:
+    """The LocalQueue the service's predictor is labelled with: its ``queue``, or, when it has only a
+    ``priority_class``, its namespace's team LocalQueue (a priority without a queue would bypass Kueue)."""
+    priority = svc.get("priority_class")
+    known = kueue is not None and priority in [c.name for c in kueue.priority_classes]
+    if priority is not None and not kueue_on:
+        here.add(
+            ("priority_class",), "a Kueue WorkloadPriorityClass, but Kueue is off; remove it or enable Kueue"
+        )
+    elif priority is not None and kueue is not None and not known:
+        valid = ", ".join(c.name for c in kueue.priority_classes)
+        here.add(("priority_class",), f"'{priority}' is not a Kueue WorkloadPriorityClass; valid: {valid}")
+    queue = svc.get("queue")
+    namespace = svc.get("namespace", "default")
+    if queue is None and priority is not None and kueue is not None and known:
+        queue = _team_queue(kueue, namespace, priority, here)
+    if queue is None:
+        return None
+    if not kueue_on or (kueue is not None and (namespace, queue) not in kueue.local_queues()):
+        here.add(("queue",), f"no Kueue LocalQueue '{queue}' in namespace '{namespace}' (kueue.teams)")
+    elif kueue is not None and not {"pod", "deployment"} <= set(kueue.integrations):
+        p.add(("kueue", "integrations"), "KServe predictors are Deployments: add 'pod' and 'deployment'")
+    return queue
+
+
+def _team_queue(kueue: KueueSpec, namespace: str, priority: str, here: Problems) -> str | None:
+    """The namespace's team LocalQueue for a service with a priority and no queue; refused when there is
+    none (Kueue would never see the service, so its priority would mean nothing) or it is ambiguous."""
+    queues = kueue.namespace_queues(namespace)
+    if not queues:
+        teams = sorted({t.namespace for t in kueue.teams})
+        where = f"a team namespace ({', '.join(teams)})" if teams else "a team namespace (kueue.teams)"
+        here.add(
+            ("priority_class",),
+            f"'{priority}' is a Kueue priority, but namespace '{namespace}' has no Kueue team, so no LocalQueue "
+            f"admits the service and Kueue never sees it: run it in {where}, whose LocalQueue then admits "
+            "it, or remove {{priority_class}}",
+        )
+        return None
+    if len(queues) > 1 and DEFAULT_LOCAL_QUEUE not in queues:
+        here.add(
+            ("queue",),
+            f"required with {{{{priority_class}}}}: namespace '{namespace}' has several LocalQueues "
+            f"({', '.join(queues)}); name one",
+        )
+        return None
+    # One team queue; or Kueue's own choice (LocalQueueDefaulting picks the one named 'default').
+    return queues[0] if len(queues) == 1 else DEFAULT_LOCAL_QUEUE
+
+
+def resolve_stack_driver(
+    cloud: str, section: Mapping[str, Any], pools: ResolvedPools, n_pools: int, p: Problems
+) -> DriverPlan | None:
+    """The cluster's one driver plan, from the ``gpu_operator`` section (it decides the driver even when the
+    operator is off)."""
+    before = p.count()
+    check_operator_settings(section, p.at("gpu_operator"))
+    if p.count() != before or len(pools.pools) != n_pools:
+        # The driver decision needs every pool and a known operator; what is broken is already reported.
+        return None
+    at = DriverLocations(
+        p.at("gpu_operator", "driver"),
+        lambda i: p.at("gpu_pools", i),
+        p.at("gpu_pools"),
+        p.at("cuda_version"),
+        DRIVER_FIX,
+    )
+    operator = GpuOperatorSpec.from_settings(section)
+    return resolve_driver(cloud, pools.pools, operator.driver, operator.version, at)
+
+
+# --- workload layer ---
+def workload_layer(
+    cfg: Mapping[str, Any], pools: ResolvedPools, kueue: KueueSpec | None, kueue_on: bool, p: Problems
+) -> tuple[WorkloadsSpec, VolcanoSpec | None, KueueSpec | None]:
+    """``workloads`` and ``volcano``; Kueue's integrations then follow the installed controllers."""
+    section = cfg.get("volcano", {})
+    volcano_on = section.get("enabled", False)
+    workloads = resolve_workloads(cfg.get("workloads", {}), volcano_on, p.at("workloads"))
+    kueue_section = cfg.get("kueue", {})
+    if kueue_on:
+        kueue = with_workload_integrations(kueue, kueue_section, workloads, p.at("kueue", "integrations"))
+    volcano = None
+    if volcano_on:
+        at = lambda i: p.at("gpu_pools", i)  # noqa: E731
+        volcano = resolve_volcano(section, pools, at, p.at("volcano"), kueue_section if kueue_on else None)
+    elif section.get("teams"):
+        p.add(("volcano", "teams"), "{{volcano.enabled}} is false")
+    return workloads, volcano, kueue
+
+
+# --- end workload layer ---
+
+
+def resolve_stack_slurm(
+    cfg: Mapping[str, Any], pools: ResolvedPools, kueue_on: bool, p: Problems
+) -> SlurmSpec | None:
+    """The ``slurm`` section over every pool, with the Kueue queues, Volcano teams and KServe services of the
+    same stack: none of them may use a pool Slurm owns."""
+    section = cfg.get("slurm", {})
+    if not section.get("enabled", False):
+        for key in ("pools", "login", "accounting", "controller"):
+            if key in section:
+                p.add(("slurm", key), "{{slurm.enabled}} is false")
+        return None
+    volcano = cfg.get("volcano", {})
+    serving = cfg.get("kserve", {}).get("enabled", False)
+    return resolve_slurm(
+        section,
+        pools,
+        p.at("slurm"),
+        cfg.get("kueue", {}) if kueue_on else None,
+        volcano if volcano.get("enabled", False) else None,
+        cfg.get("kserve_services", []) if serving else [],
+        p.at("kserve", "services"),
+    )
+
+
+def given_keys(raw: Any) -> set[str]:
+    """The stack file's top-level keys, snake_case."""
+    return {_snake(k) for k in raw} if isinstance(raw, Mapping) else set()
+
+
+def with_capacity_basis(
+    cloud: str,
+    kueue: KueueSpec | None,
+    volcano: VolcanoSpec | None,
+    operator: GpuOperatorSpec,
+    driver: DriverPlan,
+    dra: DraSpec | None = None,
+    observability: ObservabilitySpec | None = None,
+) -> tuple[KueueSpec | None, VolcanoSpec | None]:
+    """Kueue's quotas and Volcano's queues count a node alike: the cloud's allocatable less the operands the
+    GPU Operator runs on it, the DRA plugin containers that run and the GPU health checks' pod."""
+    health_checks = observability is not None and observability.health_checks
+    facts = None
+    if operator.enabled:
+        facts = GpuOperatorFacts(driver, operator.dcgm_exporter)
+    domains = dra is not None and dra.compute_domains
+    if kueue is not None:
+        kueue = replace(
+            kueue, gpu_operator=facts, dra_compute_domains=domains, gpu_health_checks=health_checks
+        )
+    if volcano is not None:
+        basis = (
+            kueue.capacity_basis
+            if kueue is not None
+            else CapacityBasis(
+                cloud, gpu_operator=facts, dra_compute_domains=domains, gpu_health_checks=health_checks
+            )
+        )
+        volcano = replace(volcano, capacity_basis=basis)
+    return kueue, volcano
+
+
+def plain_kubeconfig_problem(
+    cfg: Mapping[str, Any], secret_sections: frozenset[str] | None, p: Problems
+) -> None:
+    """A kubeconfig outside a secret section would be plain text in the stack file and in the state."""
+    if secret_sections is None or "kubeconfig" not in cfg.get("cluster", {}) or "cluster" in secret_sections:
+        return
+    p.add(
+        ("cluster", "kubeconfig"),
+        "is plain text in the stack file (and would be in the state): set it as a secret with "
+        "`pulumi config set --secret --path 'gpu-platform:cluster.kubeconfig' \"$(cat kubeconfig)\"`, "
+        "or use {{cluster.kubeconfig_stack_reference}}",
+    )
+
+
+def resolve_stack_dra(
+    cfg: Mapping[str, Any],
+    pools: ResolvedPools,
+    cluster: ClusterSpec | None,
+    driver: DriverPlan | None,
+    operator: GpuOperatorSpec,
+    at: PoolProblems,
+    p: Problems,
+) -> DraSpec | None:
+    """The ``dra`` section: settings, the cluster version, the GPU Operator and the node driver."""
+    section = DraSpec.from_settings(cfg.get("dra", {}))
+    cluster_dra_problems(pools.pools, cfg.get("gpu_pools", []), section.enabled, at, p.at("dra"))
+    if not section.enabled:
+        return None
+    check_dra_settings(section, p.at("dra"))
+    if cluster is not None and (reason := kubernetes_version_problem(cluster.kubernetes_version)):
+        p.add(("cluster", "kubernetes_version"), reason)
+    if not operator.enabled:
+        p.add(
+            ("dra", "enabled"),
+            "needs {{gpu_operator.enabled}}: the operator's NFD labels place the DRA plugin and its per-node "
+            "labels keep its device plugin off the DRA nodes",
+        )
+    if driver is not None:
+        dra_driver_problems(
+            pools.pools,
+            driver,
+            section.compute_domains,
+            at,
+            p.at("gpu_operator", "driver"),
+        )
+    return section
+
+
+def misspelled_namespace_problems(keys: list[str], p: Problems) -> None:
+    """``gpu-platfrom:kserve`` would be silently ignored by Pulumi: refuse a namespace that is one typo
+    away from ``gpu-platform``."""
+    for key in keys:
+        namespace, _, rest = key.partition(":")
+        if namespace == NAMESPACE or not rest:
+            continue
+        if difflib.SequenceMatcher(None, namespace, NAMESPACE).ratio() >= 0.8:
+            p.add(
+                (rest,),
+                f"set as '{key}': '{namespace}' is not the '{NAMESPACE}' namespace, so this setting would be "
+                f"ignored; write it as '{NAMESPACE}:{rest}'",
+            )
