@@ -6,8 +6,10 @@ each component module is imported on first use, and its cloud SDK only when it c
     from gpu_platform import GkeCluster, GkeGpuNodePool, GpuOperator
 """
 
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from gpu_platform import _moved
@@ -149,157 +151,209 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.0.0+unknown"
 
-_COMPONENTS: tuple[str, ...] = (
-    "GpuPlatform",
-    "GkeCluster",
-    "EksCluster",
-    "AksCluster",
-    "GkeGpuNodePool",
-    "EksGpuNodePool",
-    "AksGpuNodePool",
-    "GpuOperator",
-    "Kueue",
-    "CertManager",
-    "KServe",
-    "GpuInferenceService",
-    "ClusterAutoscaler",
-    "EfaDevicePlugin",
-    "NetworkOperator",
-    "GkeGpuDirect",
-    "JobSet",
-    "LeaderWorkerSet",
-    "KubeflowTrainer",
-    "KubeRay",
-    "Volcano",
-    "SlurmCluster",
-    "GpuObservability",
-    "DraDriver",
-    "EksKarpenter",
-    "EksKarpenterGpuNodePool",
-    "AksNapGpuNodePool",
-    "GkeGpuComputeClass",
-    "OpenShiftGpuMachineSet",
-    "GpuDockerHost",
-)
-"""The component classes, each imported on first attribute access (``_component``)."""
+
+def _stack_platform() -> ModuleType:
+    from gpu_platform.stack import platform as stack_platform
+
+    return stack_platform
 
 
-def _component(name: str) -> Any:
-    """The class ``name``, its module imported now: pulumi_kubernetes, and a cloud SDK only when it creates
-    resources. Plain imports (not ``import_module``), so the import contracts see every edge."""
-    if name == "GpuPlatform":
-        from gpu_platform.stack import platform as stack_platform
+def _gke_cluster() -> ModuleType:
+    from gpu_platform.clouds.gke import cluster as gke_cluster
 
-        return getattr(stack_platform, name)
-    if name == "GkeCluster":
-        from gpu_platform.clouds.gke import cluster as gke_cluster
+    return gke_cluster
 
-        return getattr(gke_cluster, name)
-    if name == "EksCluster":
-        from gpu_platform.clouds.eks import cluster as eks_cluster
 
-        return getattr(eks_cluster, name)
-    if name == "AksCluster":
-        from gpu_platform.clouds.aks import cluster as aks_cluster
+def _eks_cluster() -> ModuleType:
+    from gpu_platform.clouds.eks import cluster as eks_cluster
 
-        return getattr(aks_cluster, name)
-    if name == "GkeGpuNodePool":
-        from gpu_platform.clouds.gke import node_pool as gke_node_pool
+    return eks_cluster
 
-        return getattr(gke_node_pool, name)
-    if name == "EksGpuNodePool":
-        from gpu_platform.clouds.eks import node_pool as eks_node_pool
 
-        return getattr(eks_node_pool, name)
-    if name == "AksGpuNodePool":
-        from gpu_platform.clouds.aks import node_pool as aks_node_pool
+def _aks_cluster() -> ModuleType:
+    from gpu_platform.clouds.aks import cluster as aks_cluster
 
-        return getattr(aks_node_pool, name)
-    if name == "GpuOperator":
-        from gpu_platform.addons.gpu_operator import component as gpu_operator_component
+    return aks_cluster
 
-        return getattr(gpu_operator_component, name)
-    if name == "Kueue":
-        from gpu_platform.addons.kueue import component as kueue_component
 
-        return getattr(kueue_component, name)
-    if name == "CertManager":
-        from gpu_platform.addons.cert_manager import component as cert_manager_component
+def _gke_node_pool() -> ModuleType:
+    from gpu_platform.clouds.gke import node_pool as gke_node_pool
 
-        return getattr(cert_manager_component, name)
-    if name == "KServe":
-        from gpu_platform.addons.kserve import component as kserve_component
+    return gke_node_pool
 
-        return getattr(kserve_component, name)
-    if name == "GpuInferenceService":
-        from gpu_platform.addons.kserve import service as kserve_service
 
-        return getattr(kserve_service, name)
-    if name == "ClusterAutoscaler":
-        from gpu_platform.clouds.eks import cluster_autoscaler as eks_cluster_autoscaler
+def _eks_node_pool() -> ModuleType:
+    from gpu_platform.clouds.eks import node_pool as eks_node_pool
 
-        return getattr(eks_cluster_autoscaler, name)
-    if name == "EfaDevicePlugin":
-        from gpu_platform.clouds.eks import efa as eks_efa
+    return eks_node_pool
 
-        return getattr(eks_efa, name)
-    if name == "NetworkOperator":
-        from gpu_platform.clouds.aks import network_operator as aks_network_operator
 
-        return getattr(aks_network_operator, name)
-    if name == "GkeGpuDirect":
-        from gpu_platform.clouds.gke import gpudirect as gke_gpudirect
+def _aks_node_pool() -> ModuleType:
+    from gpu_platform.clouds.aks import node_pool as aks_node_pool
 
-        return getattr(gke_gpudirect, name)
-    if name in ("JobSet", "LeaderWorkerSet", "KubeflowTrainer", "KubeRay"):
-        from gpu_platform.addons.workloads import component as workloads_component
+    return aks_node_pool
 
-        return getattr(workloads_component, name)
-    if name == "Volcano":
-        from gpu_platform.addons.volcano import component as volcano_component
 
-        return getattr(volcano_component, name)
-    if name == "SlurmCluster":
-        from gpu_platform.addons.slurm import component as slurm_component
+def _gpu_operator_component() -> ModuleType:
+    from gpu_platform.addons.gpu_operator import component as gpu_operator_component
 
-        return getattr(slurm_component, name)
-    if name == "GpuObservability":
-        from gpu_platform.addons.observability import component as observability_component
+    return gpu_operator_component
 
-        return getattr(observability_component, name)
-    if name == "DraDriver":
-        from gpu_platform.addons.dra import component as dra_component
 
-        return getattr(dra_component, name)
-    if name == "EksKarpenter":
-        from gpu_platform.clouds.eks import karpenter as eks_karpenter
+def _kueue_component() -> ModuleType:
+    from gpu_platform.addons.kueue import component as kueue_component
 
-        return getattr(eks_karpenter, name)
-    if name == "EksKarpenterGpuNodePool":
-        from gpu_platform.clouds.eks import karpenter_node_pool as eks_karpenter_node_pool
+    return kueue_component
 
-        return getattr(eks_karpenter_node_pool, name)
-    if name == "AksNapGpuNodePool":
-        from gpu_platform.clouds.aks import nap_node_pool as aks_nap_node_pool
 
-        return getattr(aks_nap_node_pool, name)
-    if name == "GkeGpuComputeClass":
-        from gpu_platform.clouds.gke import compute_class as gke_compute_class
+def _cert_manager_component() -> ModuleType:
+    from gpu_platform.addons.cert_manager import component as cert_manager_component
 
-        return getattr(gke_compute_class, name)
-    if name == "OpenShiftGpuMachineSet":
-        from gpu_platform.clouds.openshift import machine_set as openshift_machine_set
+    return cert_manager_component
 
-        return getattr(openshift_machine_set, name)
-    if name == "GpuDockerHost":
-        from gpu_platform import docker_host as docker_host
 
-        return getattr(docker_host, name)
-    raise AttributeError(f"module 'gpu_platform' has no attribute {name!r}")
+def _kserve_component() -> ModuleType:
+    from gpu_platform.addons.kserve import component as kserve_component
+
+    return kserve_component
+
+
+def _kserve_service() -> ModuleType:
+    from gpu_platform.addons.kserve import service as kserve_service
+
+    return kserve_service
+
+
+def _eks_cluster_autoscaler() -> ModuleType:
+    from gpu_platform.clouds.eks import cluster_autoscaler as eks_cluster_autoscaler
+
+    return eks_cluster_autoscaler
+
+
+def _eks_efa() -> ModuleType:
+    from gpu_platform.clouds.eks import efa as eks_efa
+
+    return eks_efa
+
+
+def _aks_network_operator() -> ModuleType:
+    from gpu_platform.clouds.aks import network_operator as aks_network_operator
+
+    return aks_network_operator
+
+
+def _gke_gpudirect() -> ModuleType:
+    from gpu_platform.clouds.gke import gpudirect as gke_gpudirect
+
+    return gke_gpudirect
+
+
+def _workloads_component() -> ModuleType:
+    from gpu_platform.addons.workloads import component as workloads_component
+
+    return workloads_component
+
+
+def _volcano_component() -> ModuleType:
+    from gpu_platform.addons.volcano import component as volcano_component
+
+    return volcano_component
+
+
+def _slurm_component() -> ModuleType:
+    from gpu_platform.addons.slurm import component as slurm_component
+
+    return slurm_component
+
+
+def _observability_component() -> ModuleType:
+    from gpu_platform.addons.observability import component as observability_component
+
+    return observability_component
+
+
+def _dra_component() -> ModuleType:
+    from gpu_platform.addons.dra import component as dra_component
+
+    return dra_component
+
+
+def _eks_karpenter() -> ModuleType:
+    from gpu_platform.clouds.eks import karpenter as eks_karpenter
+
+    return eks_karpenter
+
+
+def _eks_karpenter_node_pool() -> ModuleType:
+    from gpu_platform.clouds.eks import karpenter_node_pool as eks_karpenter_node_pool
+
+    return eks_karpenter_node_pool
+
+
+def _aks_nap_node_pool() -> ModuleType:
+    from gpu_platform.clouds.aks import nap_node_pool as aks_nap_node_pool
+
+    return aks_nap_node_pool
+
+
+def _gke_compute_class() -> ModuleType:
+    from gpu_platform.clouds.gke import compute_class as gke_compute_class
+
+    return gke_compute_class
+
+
+def _openshift_machine_set() -> ModuleType:
+    from gpu_platform.clouds.openshift import machine_set as openshift_machine_set
+
+    return openshift_machine_set
+
+
+def _docker_host() -> ModuleType:
+    from gpu_platform import docker_host as docker_host
+
+    return docker_host
+
+
+_COMPONENTS: dict[str, Callable[[], ModuleType]] = {
+    "GpuPlatform": _stack_platform,
+    "GkeCluster": _gke_cluster,
+    "EksCluster": _eks_cluster,
+    "AksCluster": _aks_cluster,
+    "GkeGpuNodePool": _gke_node_pool,
+    "EksGpuNodePool": _eks_node_pool,
+    "AksGpuNodePool": _aks_node_pool,
+    "GpuOperator": _gpu_operator_component,
+    "Kueue": _kueue_component,
+    "CertManager": _cert_manager_component,
+    "KServe": _kserve_component,
+    "GpuInferenceService": _kserve_service,
+    "ClusterAutoscaler": _eks_cluster_autoscaler,
+    "EfaDevicePlugin": _eks_efa,
+    "NetworkOperator": _aks_network_operator,
+    "GkeGpuDirect": _gke_gpudirect,
+    "JobSet": _workloads_component,
+    "LeaderWorkerSet": _workloads_component,
+    "KubeflowTrainer": _workloads_component,
+    "KubeRay": _workloads_component,
+    "Volcano": _volcano_component,
+    "SlurmCluster": _slurm_component,
+    "GpuObservability": _observability_component,
+    "DraDriver": _dra_component,
+    "EksKarpenter": _eks_karpenter,
+    "EksKarpenterGpuNodePool": _eks_karpenter_node_pool,
+    "AksNapGpuNodePool": _aks_nap_node_pool,
+    "GkeGpuComputeClass": _gke_compute_class,
+    "OpenShiftGpuMachineSet": _openshift_machine_set,
+    "GpuDockerHost": _docker_host,
+}
+"""Component class -> its module, imported on first attribute access: pulumi_kubernetes, and a cloud SDK only when
+it creates resources. Plain imports (not ``import_module``), so the import contracts see every edge."""
 
 
 def __getattr__(name: str) -> Any:
-    return _component(name)
+    if name in _COMPONENTS:
+        return getattr(_COMPONENTS[name](), name)
+    raise AttributeError(f"module 'gpu_platform' has no attribute {name!r}")
 
 
 __all__ = [
