@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -76,6 +77,21 @@ def run_component() -> Callable[..., Plan]:
     return run_program
 
 
+@functools.cache
+def planned_stack(stack: str, project: Path = REPO) -> Plan:
+    """The plan of a project's stack (the repository's ``stacks/Pulumi.<stack>.yaml`` unless ``project`` is
+    another, such as an example), planned once per session: read it, never change it."""
+    return run_plan(project, stack)
+
+
+@pytest.fixture(scope="module")
+def kps_chart(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """kube-prometheus-stack with its dependencies under charts/, as ``helm dependency build`` leaves it."""
+    from tests.support.observability import kube_prometheus_stack_chart
+
+    return kube_prometheus_stack_chart(tmp_path_factory.mktemp("charts"))
+
+
 def upstream(*parts: str) -> Path:
     """A vendored upstream file under tests/upstream. A missing one fails the test: the suite never skips."""
     path = UPSTREAM.joinpath(*parts)
@@ -93,7 +109,14 @@ def load_yaml_docs(path: Path) -> list[Any]:
     return [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
 
 
+def stack_file_config(stack: str, project: Path = REPO) -> dict[str, Any]:
+    """The ``config`` of ``stacks/Pulumi.<stack>.yaml``, keys as written there (``gpu-platform:cloud``)."""
+    doc = yaml.safe_load((project / "stacks" / f"Pulumi.{stack}.yaml").read_text())
+    config: dict[str, Any] = doc["config"]
+    return config
+
+
 def stack_raw_config(stack: str, project: Path = REPO) -> dict[str, Any]:
     """The ``gpu-platform:`` keys of a stack file as a plain dict (for config-only tests)."""
-    doc = yaml.safe_load((project / "stacks" / f"Pulumi.{stack}.yaml").read_text())
-    return {k.split(":", 1)[1]: v for k, v in doc["config"].items() if k.startswith("gpu-platform:")}
+    config = stack_file_config(stack, project)
+    return {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith("gpu-platform:")}

@@ -344,7 +344,7 @@ def test_closed_pipe_is_quiet(tmp_path: Path, argv: list[str]) -> None:
 
 def test_a_thousand_queue_invalid_config_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Refused before anything is planned: 1,000 queues in one cohort each list more than 64 flavors (the
-    checks are linear, so this is quick; tests/resolve/test_kueue.py counts the work)."""
+    checks are linear, so this is quick; tests/addons/kueue/test_checks.py counts the work)."""
     n = 1000
     pools = [
         {"name": f"a{i}", "gpu": "a100-80gb", "gpusPerNode": 4, "cpusPerNode": 64, "memoryGibPerNode": 512}

@@ -5,7 +5,6 @@ exist or what they contain stay plain and refuse an Output, with the reason."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import pulumi
@@ -14,7 +13,7 @@ import pytest
 from gpu_platform import AksCluster, ArgumentsError, EksCluster, GkeCluster
 from gpu_platform.clouds.cluster_inputs import each, is_known, sequence
 from gpu_platform.offline import run_program
-from gpu_platform.provider import schema
+from tests.support.provider import served
 
 TOKEN = "gpu-platform:index:"
 OUTPUT_INPUTS = {
@@ -26,11 +25,6 @@ OUTPUT_INPUTS = {
 NAT = "203.0.113.7/32"
 GROUP = "00000000-0000-0000-0000-000000000001"
 CONFIG = {"gcp:project": "p", "aws:region": "us-east-1"}
-
-
-@cache
-def served() -> dict[str, Any]:
-    return schema()
 
 
 @pytest.mark.parametrize(("component", "prop"), sorted(OUTPUT_INPUTS))

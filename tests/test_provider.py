@@ -26,21 +26,11 @@ from gpu_platform.provider import (
     GpuPlatformProvider,
     component_provider,
     components,
-    schema,
 )
 from tests.conftest import REPO
+from tests.support.provider import camel, served
 
 TOKEN = f"{PACKAGE}:index:"
-
-
-def camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(p.title() for p in rest)
-
-
-@cache
-def served() -> dict[str, Any]:
-    return schema()
 
 
 @cache

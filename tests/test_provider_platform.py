@@ -4,32 +4,15 @@ and the package metadata (license, keywords, publisher) a registry shows."""
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any
-
 import pytest
 
 from gpu_platform.args.validate import hints
-from gpu_platform.provider import KEYWORDS, schema
+from gpu_platform.provider import KEYWORDS
 from gpu_platform.stack.sections import StackConfigArgs
+from tests.support.provider import camel, kubernetes_version, served
 
 TOKEN = "gpu-platform:index:"
 PROVIDER_REF = "/kubernetes/v{version}/schema.json#/resources/pulumi:providers:kubernetes"
-
-
-@cache
-def served() -> dict[str, Any]:
-    return schema()
-
-
-def camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(p.title() for p in rest)
-
-
-def kubernetes_version() -> str:
-    [dep] = [d for d in served().get("dependencies", []) if d["name"] == "kubernetes"]
-    return str(dep["version"])
 
 
 def test_gpu_platform_takes_every_stack_file_key() -> None:

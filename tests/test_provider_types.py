@@ -18,8 +18,9 @@ import gpu_platform
 from gpu_platform import versions
 from gpu_platform.clouds.node_pool_component import GpuNodePoolComponent
 from gpu_platform.descriptions import markdown
-from gpu_platform.provider import KUBERNETES_TYPES, component_provider, kubernetes_type_ref, schema
+from gpu_platform.provider import KUBERNETES_TYPES, component_provider, kubernetes_type_ref
 from gpu_platform.stack.schema import with_values
+from tests.support.provider import kubernetes_version, served
 
 TOKEN = "gpu-platform:index:"
 KUBERNETES_NAMES = {"tolerations", "taints", "affinity", "resources", "nodeAffinity", "status"}
@@ -27,18 +28,8 @@ KUBERNETES_NAMES = {"tolerations", "taints", "affinity", "resources", "nodeAffin
 
 
 @cache
-def served() -> dict[str, Any]:
-    return schema()
-
-
-@cache
 def python_names() -> frozenset[str]:
     return frozenset(component_provider().python_names())
-
-
-def kubernetes_version() -> str:
-    [dep] = [d for d in served()["dependencies"] if d["name"] == "kubernetes"]
-    return str(dep["version"])
 
 
 def ref_of(token: str) -> str:

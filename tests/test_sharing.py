@@ -14,12 +14,7 @@ from gpu_platform.sharing import (
     device_plugin_config_key,
     mig_parted_config,
 )
-
-
-def pool(cloud: str, **kw):
-    base = {"name": "p", "max_nodes": 2}
-    base.update(kw)
-    return resolve_pools(cloud, [base])[0]
+from tests.support.pools import resolved_pool
 
 
 @pytest.mark.parametrize(
@@ -80,11 +75,11 @@ def pool(cloud: str, **kw):
     ],
 )
 def test_advertised_resources(cloud: str, spec: dict, expected: dict) -> None:
-    assert advertised_resources(pool(cloud, **spec)) == expected
+    assert advertised_resources(resolved_pool(cloud, **spec)) == expected
 
 
 def test_time_slicing_config_has_the_device_plugin_shape() -> None:
-    p = pool(
+    p = resolved_pool(
         "gke",
         machine_type="g2-standard-8",
         sharing={"mode": "time-slicing", "replicas": 4, "fail_requests_greater_than_one": True},
@@ -104,7 +99,7 @@ def test_time_slicing_config_has_the_device_plugin_shape() -> None:
 
 
 def test_mps_config_shape() -> None:
-    p = pool("eks", machine_type="g6.xlarge", sharing={"mode": "mps", "replicas": 2})
+    p = resolved_pool("eks", machine_type="g6.xlarge", sharing={"mode": "mps", "replicas": 2})
     cfg = device_plugin_config(p, "none")
     assert cfg["sharing"] == {
         "mps": {"renameByDefault": False, "resources": [{"name": "nvidia.com/gpu", "replicas": 2}]}
@@ -112,10 +107,10 @@ def test_mps_config_shape() -> None:
 
 
 def test_no_device_plugin_config_for_plain_mig_or_cloud_managed_pools() -> None:
-    assert device_plugin_config_key(pool("gke", machine_type="g2-standard-8")) is None
+    assert device_plugin_config_key(resolved_pool("gke", machine_type="g2-standard-8")) is None
     assert (
         device_plugin_config_key(
-            pool(
+            resolved_pool(
                 "gke",
                 machine_type="g2-standard-8",
                 sharing={"mode": "time-slicing", "replicas": 4, "managed_by": "cloud"},
@@ -126,7 +121,7 @@ def test_no_device_plugin_config_for_plain_mig_or_cloud_managed_pools() -> None:
 
 
 def test_mig_parted_config_per_gpu_with_device_filters() -> None:
-    h100 = pool(
+    h100 = resolved_pool(
         "eks",
         machine_type="p5.48xlarge",
         sharing={"mode": "mig", "mig": {"profiles": ["3g.40gb", "2g.20gb", "2g.20gb"]}},
@@ -159,12 +154,12 @@ def test_mig_parted_config_per_gpu_with_device_filters() -> None:
 
 
 def test_cluster_mig_strategy() -> None:
-    single = pool(
+    single = resolved_pool(
         "eks",
         machine_type="p5.48xlarge",
         sharing={"mode": "mig", "mig": {"layout": "all-1g.10gb", "strategy": "single"}},
     )
-    mixed = pool(
+    mixed = resolved_pool(
         "eks", machine_type="p5.48xlarge", sharing={"mode": "mig", "mig": {"layout": "all-balanced"}}
     )
     assert cluster_mig_strategy([single]) == "single"
@@ -173,7 +168,7 @@ def test_cluster_mig_strategy() -> None:
 
 def test_a_list_of_profiles_under_layout_is_refused_pointing_at_profiles() -> None:
     with pytest.raises(ArgumentsError) as err:
-        pool(
+        resolved_pool(
             "eks",
             machine_type="p5.48xlarge",
             sharing={"mode": "mig", "mig": {"layout": ["3g.40gb", "2g.20gb", "2g.20gb"]}},

@@ -28,7 +28,7 @@ from gpu_platform.offline import Plan
 from gpu_platform.offline.recorder import close_mock_runtime, run_under_mocks, start_mock_runtime
 from gpu_platform.offline.stack_file import engine_config
 from gpu_platform.stack.program import main as stack_main
-from tests.conftest import REPO
+from tests.conftest import planned_stack, stack_file_config
 from tests.support.plans import plan_kueue
 
 CQ = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
@@ -181,9 +181,7 @@ def flavor_quota(cq: dict[str, Any], flavor: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module", params=sorted(MACHINES))
 def stack(request: pytest.FixtureRequest) -> tuple[str, Plan]:
-    from gpu_platform.offline import run_plan
-
-    return request.param, run_plan(REPO, request.param)
+    return request.param, planned_stack(request.param)
 
 
 def test_every_gpu_quota_is_the_machine_less_the_documented_reservation(stack: tuple[str, Plan]) -> None:
@@ -311,7 +309,7 @@ def test_prod_chat_small_is_labelled_with_its_team_queue(plan_stack: Callable[..
 
 
 def _prod_with_chat_small_in(namespace: str) -> dict[str, Any]:
-    config = yaml.safe_load((REPO / "stacks" / "Pulumi.prod.yaml").read_text())["config"]
+    config = stack_file_config("prod")
     config["gpu-platform:kserve"]["services"][0]["namespace"] = namespace
     return dict(config)
 

@@ -15,7 +15,6 @@ from gpu_platform.clouds.aks import nap_plan as nap
 from gpu_platform.clouds.aks.nap_node_pool import AksNapGpuNodePool
 from gpu_platform.clouds.gke import compute_class_plan as cc
 from gpu_platform.clouds.gke.compute_class import GkeGpuComputeClass
-from gpu_platform.errors import ArgumentsError
 from tests.support.crds import problems_of
 from tests.support.plans import (
     plan_aks_nap_pool,
@@ -23,13 +22,7 @@ from tests.support.plans import (
     plan_gke_compute_class,
     plan_gke_node_pool,
 )
-
-
-def arg_problems(fn: Any, args: dict[str, Any]) -> dict[str, str]:
-    with pytest.raises(ArgumentsError) as err:
-        fn(args)
-    return dict(err.value.problems)
-
+from tests.support.refusals import arg_problems
 
 # --- AKS Node Auto Provisioning ------------------------------------------------------------------------------
 

@@ -6,40 +6,32 @@ import shlex
 import sys
 import tomllib
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 
 from gpu_platform.cli import main
 from tests.conftest import REPO
-
-DOC = (REPO / "docs" / "adopting.md").read_text()
-FILE_BLOCK = re.compile(r"<!-- file: (?P<name>[^ ]+) -->\n```[a-z]*\n(?P<body>.*?)```", re.S)
-
-
-def files() -> dict[str, str]:
-    return {m["name"]: m["body"] for m in FILE_BLOCK.finditer(DOC)}
-
+from tests.support.adopting import DOC, adopting_files
+from tests.support.workflows import parse_workflow, vendored_schema
 
 WORKFLOW = ".github/workflows/gpu-platform.yml"
 
 
 def test_the_doc_shows_a_whole_project() -> None:
-    assert sorted(files()) == [WORKFLOW, "Pulumi.dev.yaml", "Pulumi.yaml", "__main__.py", "requirements.txt"]
+    assert sorted(adopting_files()) == [
+        WORKFLOW,
+        "Pulumi.dev.yaml",
+        "Pulumi.yaml",
+        "__main__.py",
+        "requirements.txt",
+    ]
     release = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"].split(".dev")[0]
-    assert files()["requirements.txt"].split() == [f"gpu-platform[gke]=={release}"]
-
-
-def _load_workflow(text: str) -> dict[str, Any]:
-    doc = yaml.safe_load(text)
-    doc["on"] = doc.pop(True)  # YAML 1.1 reads `on:` as a boolean key
-    return doc
+    assert adopting_files()["requirements.txt"].split() == [f"gpu-platform[gke]=={release}"]
 
 
 def test_the_ci_workflow_calls_the_reusable_one_with_its_real_inputs() -> None:
-    caller = _load_workflow(files()[WORKFLOW])
-    reusable = _load_workflow((REPO / ".github" / "workflows" / "gpu-platform-plan.yml").read_text())
+    caller = parse_workflow(adopting_files()[WORKFLOW])
+    reusable = parse_workflow((REPO / ".github" / "workflows" / "gpu-platform-plan.yml").read_text())
     job = caller["jobs"]["plan"]
     path, _, ref = job["uses"].partition("@")
     assert path == "gpu-platform/gpu-platform/.github/workflows/gpu-platform-plan.yml" and ref
@@ -52,11 +44,11 @@ def test_the_ci_workflow_calls_the_reusable_one_with_its_real_inputs() -> None:
 def test_the_ci_workflow_is_a_valid_github_workflow() -> None:
     import jsonschema
 
-    from tests.project.test_workflows import _vendored_schema
-
-    schema = _vendored_schema("github-workflows")
+    schema = vendored_schema("github-workflows")
     errors = list(
-        jsonschema.validators.validator_for(schema)(schema).iter_errors(_load_workflow(files()[WORKFLOW]))
+        jsonschema.validators.validator_for(schema)(schema).iter_errors(
+            parse_workflow(adopting_files()[WORKFLOW])
+        )
     )
     assert [e.message for e in errors] == []
 
@@ -95,7 +87,7 @@ def test_the_gke_platform_plans_offline_with_only_the_gke_sdk(
 ) -> None:
     project = tmp_path / "acme"
     project.mkdir()
-    for name, body in files().items():
+    for name, body in adopting_files().items():
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(body)
     for sdk in ("pulumi_aws", "pulumi_azure_native"):

@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from gpu_platform.catalog.gpus import GPUS
 from gpu_platform.cloud_facts import profile_of
 from tests.conftest import REPO, UPSTREAM
+from tests.support.scripts import load_script
 
-
-def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "gen_machine_types", REPO / "scripts" / "gen_machine_types.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-gen = _load_script()
+gen = load_script(REPO / "scripts" / "gen_machine_types.py", "gen_machine_types")
 MAPPINGS = json.loads((UPSTREAM / "cluster-toolkit" / "machine_mappings.json").read_text())
 # Google's GPU names (accelerator_shorthand_map keys) -> the catalog's GPU keys.
 GOOGLE_GPU = {

@@ -1,26 +1,17 @@
 """docs/reference.md is generated from the components' argument types: it cannot drift from the code."""
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from gpu_platform import _COMPONENTS
 from tests.conftest import REPO
+from tests.support.scripts import load_script
 
 SCRIPT = REPO / "scripts" / "gen_reference.py"
 
 
-def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_reference", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-gen_reference = _load_script()
+gen_reference = load_script(SCRIPT, "gen_reference")
 
 
 def test_reference_doc_is_up_to_date() -> None:

@@ -19,8 +19,9 @@ from gpu_platform.addons.workloads.plan import kueue_integrations
 from gpu_platform.offline import Plan, run_plan
 from gpu_platform.policy_model.kube import tolerates
 from gpu_platform.pools import Taint
-from tests.conftest import REPO, UPSTREAM
+from tests.conftest import REPO
 from tests.support.crds import problems_of
+from tests.support.helm import render_texts
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 
@@ -80,14 +81,14 @@ def test_no_device_plugin_next_to_dra(dra_plan: Plan) -> None:
 
 
 def test_dra_release_renders_with_the_planned_values(dra_plan: Plan) -> None:
-    helm = pytest.importorskip("helm_python")
     release = dra_plan.one(RELEASE, "dra-helm")
     assert release.inputs["version"] == "0.4.1"
-    texts = helm.Chart.load(UPSTREAM / "charts" / "dra-driver-nvidia-gpu-0.4.1").render(
-        values=release.inputs["values"],
-        name=release.inputs["name"],
-        namespace=release.inputs["namespace"],
-        is_install=True,
+    texts = render_texts(
+        "dra-driver-nvidia-gpu-0.4.1",
+        release.inputs["values"],
+        release.inputs["name"],
+        release.inputs["namespace"],
+        skip_without_helm=True,
     )
     docs = [d for t in texts.values() for d in yaml.safe_load_all(t) if isinstance(d, dict)]
     classes = {d["metadata"]["name"] for d in docs if d.get("kind") == "DeviceClass"}

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from gpu_platform.cli import main
-from tests.conftest import REPO
+from tests.conftest import REPO, stack_file_config
 
 STACKS = sorted(p.name.split(".")[1] for p in (REPO / "stacks").glob("Pulumi.*.yaml"))
 EXAMPLES = sorted(
@@ -71,11 +71,7 @@ def test_example_plans(tmp_path: Path, project: Path) -> None:
 def test_stacks_and_examples_cover_every_cloud() -> None:
     clouds = set()
     for stack in STACKS:
-        clouds.add(
-            yaml.safe_load((REPO / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"][
-                "gpu-platform:cloud"
-            ]
-        )
+        clouds.add(stack_file_config(stack)["gpu-platform:cloud"])
     for project in EXAMPLES:
         text = (project / "__main__.py").read_text()
         cfg = yaml.safe_load(next(project.glob("Pulumi.*.yaml")).read_text()).get("config", {})

@@ -7,14 +7,12 @@ offers; every Kueue object validates against Kueue 0.19.2's CRDs.
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import pytest
 
 from gpu_platform.cli import main
-from gpu_platform.offline import Plan, run_plan
-from tests.conftest import REPO
+from tests.conftest import REPO, planned_stack
 from tests.support import crds
 
 EXAMPLE = REPO / "examples" / "topology-aware-training"
@@ -26,11 +24,6 @@ STACKS = {
     "example": ("h100-efa", "ec2-network-topology", "topology.k8s.aws/network-node-layer-1"),
     "aks-nd-h100": ("ndh100", "hostname", "kubernetes.io/hostname"),
 }
-
-
-@cache
-def plan(stack: str) -> Plan:
-    return run_plan(EXAMPLE, stack)
 
 
 def test_every_stack_file_is_one_of_these() -> None:
@@ -47,7 +40,7 @@ def test_the_cli_plans_the_stack(tmp_path: Path, stack: str) -> None:
 @pytest.mark.parametrize("stack", sorted(STACKS))
 def test_the_pool_flavor_names_the_cloud_topology(stack: str) -> None:
     pool, name, top = STACKS[stack]
-    p = plan(stack)
+    p = planned_stack(stack, EXAMPLE)
     (topology,) = p.by_type(KUEUE + "Topology")
     assert topology.inputs["metadata"]["name"] == name
     levels = [lvl["nodeLabel"] for lvl in topology.inputs["spec"]["levels"]]
@@ -66,7 +59,7 @@ def test_the_queue_covers_everything_the_nodes_offer(stack: str) -> None:
     """The resources a training pod asks for on these nodes (GPUs; EFA devices and huge pages on EKS) are all
     quota'd, so a job requesting them is admitted rather than refused for an uncovered resource."""
     pool = STACKS[stack][0]
-    (cq,) = plan(stack).by_type(KUEUE + "ClusterQueue")
+    (cq,) = planned_stack(stack, EXAMPLE).by_type(KUEUE + "ClusterQueue")
     (group,) = cq.inputs["spec"]["resourceGroups"]
     flavor = next(f for f in group["flavors"] if f["name"] == pool)
     quota = {r["name"]: r["nominalQuota"] for r in flavor["resources"]}
@@ -85,7 +78,7 @@ def test_the_queue_covers_everything_the_nodes_offer(stack: str) -> None:
 def test_gke_a3_mega_is_compactly_placed_in_its_one_zone() -> None:
     pools = [
         r
-        for r in plan("gke-a3-mega").by_type("gcp:container/nodePool:NodePool")
+        for r in planned_stack("gke-a3-mega", EXAMPLE).by_type("gcp:container/nodePool:NodePool")
         if r.inputs["nodeConfig"].get("guestAccelerators")
     ]
     (pool,) = pools
@@ -97,7 +90,7 @@ def test_gke_a3_mega_is_compactly_placed_in_its_one_zone() -> None:
 def test_gke_a4_takes_its_placement_from_the_reservation() -> None:
     (pool,) = [
         r
-        for r in plan("gke-a4").by_type("gcp:container/nodePool:NodePool")
+        for r in planned_stack("gke-a4", EXAMPLE).by_type("gcp:container/nodePool:NodePool")
         if r.inputs["nodeConfig"].get("guestAccelerators")
     ]
     assert "placementPolicy" not in pool.inputs
@@ -107,7 +100,7 @@ def test_gke_a4_takes_its_placement_from_the_reservation() -> None:
 
 
 def test_eks_p5_has_a_cluster_placement_group_and_every_efa_device() -> None:
-    p = plan("example")
+    p = planned_stack("example", EXAMPLE)
     (group,) = p.by_type("aws:ec2/placementGroup:PlacementGroup")
     assert group.inputs["strategy"] == "cluster"
     (lt,) = p.by_type("aws:ec2/launchTemplate:LaunchTemplate")
@@ -119,7 +112,7 @@ def test_eks_p5_has_a_cluster_placement_group_and_every_efa_device() -> None:
 
 
 def test_gke_a4x_is_one_nvl72_rack_with_compute_domains() -> None:
-    p = plan("gke-a4x")
+    p = planned_stack("gke-a4x", EXAMPLE)
     (policy,) = p.by_type("gcp:compute/resourcePolicy:ResourcePolicy")
     assert policy.inputs["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "1x72"}
     (pool,) = [

@@ -14,7 +14,6 @@ import json
 import re
 import shutil
 import subprocess
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -23,27 +22,15 @@ import pytest
 import yaml
 
 from gpu_platform.offline import run_program
-from gpu_platform.provider import PACKAGE, component_provider, schema
+from gpu_platform.provider import PACKAGE, component_provider
 from tests.conftest import REPO
+from tests.support.provider import KINDS, SchemaChecker, on_the_wire, ours, served
 
 EXAMPLE = REPO / "examples" / "typescript-gke-gpu-pools"
 STUBS = Path(__file__).parent / "nodejs_stubs"
 NODE = shutil.which("node")
-KINDS: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list,),
-}
 EXACT_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
-
-
-@cache
-def package() -> dict[str, Any]:
-    return schema()
 
 
 def project() -> dict[str, Any]:
@@ -57,7 +44,7 @@ def stack_config() -> dict[str, Any]:
 def sdk_stub() -> str:
     """``@pulumi/gpu-platform`` as the program sees it: one class per resource of the schema, with its outputs."""
     lines = ['import { resourceClass } from "@gpu-platform-test/record";']
-    for token, resource in sorted(package()["resources"].items()):
+    for token, resource in sorted(served()["resources"].items()):
         outputs = json.dumps(sorted(resource.get("properties", {})))
         lines.append(
             f"export const {token.rsplit(':', 1)[1]} = resourceClass({json.dumps(token)}, {outputs});"
@@ -109,28 +96,23 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return run_node(tmp_path_factory.mktemp("ts"), (EXAMPLE / "index.ts").read_text())
 
 
-def ours(call: dict[str, Any]) -> bool:
-    return str(call["type"]).startswith(f"{PACKAGE}:")
-
-
 def output_ref(value: Any) -> str | None:
     return value["__output"] if isinstance(value, dict) and set(value) == {"__output"} else None
 
 
-class Checker:
+class Checker(SchemaChecker):
     """Walks a recorded argument against a schema property, collecting ``path: problem`` lines."""
 
     def __init__(self, calls: list[dict[str, Any]]) -> None:
-        self.types = package()["types"]
+        super().__init__()
         self.names = {c["name"]: c for c in calls}
-        self.problems: list[str] = []
 
     def output_kind(self, ref: str) -> str | None:
         name, _, prop = ref.partition(".")
         call = self.names[name]
         if not ours(call):
             return None
-        output = package()["resources"][call["type"]]["properties"][prop]
+        output = served()["resources"][call["type"]]["properties"][prop]
         return output.get("type", "object" if "$ref" in output else None)
 
     def check(self, value: Any, prop: dict[str, Any], path: str) -> None:
@@ -163,21 +145,8 @@ class Checker:
             for key, entry in value.items():
                 self.check(entry, prop["additionalProperties"], f"{path}.{key}")
 
-    def check_object(self, value: Any, properties: dict[str, Any], required: list[str], path: str) -> None:
-        if not isinstance(value, dict):
-            self.problems.append(f"{path}: {value!r} is not an object")
-            return
-        for key in required:
-            if key not in value:
-                self.problems.append(f"{path}.{key}: required, missing")
-        for key, item in value.items():
-            if key not in properties:
-                self.problems.append(f"{path}.{key}: no such property (has {sorted(properties)})")
-            else:
-                self.check(item, properties[key], f"{path}.{key}")
-
     def check_call(self, call: dict[str, Any]) -> None:
-        resources = package()["resources"]
+        resources = served()["resources"]
         if call["type"] not in resources:
             self.problems.append(f"{call['name']}: {call['type']} is not in the package")
             return
@@ -199,7 +168,7 @@ def test_example_is_a_typescript_project_using_this_repository_as_a_package() ->
     # `pulumi package add` writes the SDK to sdks/<package> and links it as @pulumi/<package>.
     assert deps[f"@pulumi/{PACKAGE}"] == f"file:sdks/{PACKAGE}"
     assert EXACT_VERSION.match(deps["@pulumi/pulumi"]), deps["@pulumi/pulumi"]
-    [kubernetes] = [d for d in package()["dependencies"] if d["name"] == "kubernetes"]
+    [kubernetes] = [d for d in served()["dependencies"] if d["name"] == "kubernetes"]
     assert deps["@pulumi/kubernetes"] == kubernetes["version"]  # the provider the schema's outputs reference
     tsconfig = json.loads((EXAMPLE / "tsconfig.json").read_text())
     assert tsconfig["files"] == ["index.ts"] and tsconfig["compilerOptions"]["strict"] is True
@@ -254,7 +223,7 @@ export const size = cluster.nodeCount;
     assert recorded["problems"] == ["c: gpu-platform:index:GkeCluster has no output 'nodeCount'"]
     checker = Checker(recorded["calls"])
     checker.check_call(recorded["calls"][1])
-    pool_properties = sorted(package()["types"][f"{PACKAGE}:index:GpuPoolArgs"]["properties"])
+    pool_properties = sorted(served()["types"][f"{PACKAGE}:index:GpuPoolArgs"]["properties"])
     assert sorted(checker.problems) == sorted(
         [
             "p.location: required, missing",
@@ -266,19 +235,6 @@ export const size = cluster.nodeCount;
     )
 
 
-def _wire(value: Any) -> Any:
-    """As the engine sends values to a provider: numbers are floats."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return float(value)
-    if isinstance(value, dict):
-        return {k: _wire(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_wire(v) for v in value]
-    return value
-
-
 @needs_node
 def test_the_provider_builds_the_platform_from_the_programs_inputs(recorded: dict[str, Any]) -> None:
     [call] = [c for c in recorded["calls"] if ours(c)]
@@ -286,7 +242,7 @@ def test_the_provider_builds_the_platform_from_the_programs_inputs(recorded: dic
 
     def build() -> None:
         component_provider().construct(
-            call["name"], call["type"], _wire(call["args"]), pulumi.ResourceOptions()
+            call["name"], call["type"], on_the_wire(call["args"]), pulumi.ResourceOptions()
         )
 
     plan = run_program(build, config={"gcp:project": config["gcp:project"]})

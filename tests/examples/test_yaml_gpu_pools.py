@@ -14,19 +14,12 @@ import pulumi
 import yaml
 
 from gpu_platform.offline import run_program
-from gpu_platform.provider import PACKAGE, component_provider, schema
+from gpu_platform.provider import PACKAGE, component_provider
 from tests.conftest import REPO
+from tests.support.provider import KINDS, SchemaChecker, on_the_wire, ours, served
 
 EXAMPLE = REPO / "examples" / "yaml-gpu-pools"
 REF = re.compile(r"^\$\{([^}]+)\}$")
-KINDS: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list,),
-}
 
 
 @cache
@@ -34,22 +27,12 @@ def program() -> dict[str, Any]:
     return yaml.safe_load((EXAMPLE / "Pulumi.yaml").read_text())
 
 
-@cache
-def package() -> dict[str, Any]:
-    return schema()
-
-
-def ours(resource: dict[str, Any]) -> bool:
-    return str(resource["type"]).startswith(f"{PACKAGE}:")
-
-
-class Checker:
+class Checker(SchemaChecker):
     """Walks a YAML value against a schema property, collecting ``path: problem`` lines."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.doc = program()
-        self.types = package()["types"]
-        self.problems: list[str] = []
 
     def resolve(self, value: Any) -> Any:
         """``${variable}`` becomes the variable's value; other references stay strings."""
@@ -71,7 +54,7 @@ class Checker:
             return None
         if not ours(resource):
             return None
-        outputs = package()["resources"][resource["type"]].get("properties", {})
+        outputs = served()["resources"][resource["type"]].get("properties", {})
         if prop not in outputs:
             self.problems.append(f"${{{name}}}: {resource['type']} has no output {prop!r}")
             return None
@@ -102,19 +85,6 @@ class Checker:
             for i, item in enumerate(value):
                 self.check(item, prop["items"], f"{path}[{i}]")
 
-    def check_object(self, value: Any, properties: dict[str, Any], required: list[str], path: str) -> None:
-        if not isinstance(value, dict):
-            self.problems.append(f"{path}: {value!r} is not an object")
-            return
-        for key in required:
-            if key not in value:
-                self.problems.append(f"{path}.{key}: required, missing")
-        for key, item in value.items():
-            if key not in properties:
-                self.problems.append(f"{path}.{key}: no such property (has {sorted(properties)})")
-            else:
-                self.check(item, properties[key], f"{path}.{key}")
-
 
 def test_example_is_a_yaml_project_using_this_repository_as_a_package() -> None:
     doc = program()
@@ -127,7 +97,7 @@ def test_example_is_a_yaml_project_using_this_repository_as_a_package() -> None:
 
 def test_every_gpu_platform_resource_and_property_exists_in_the_schema() -> None:
     checker = Checker()
-    resources = package()["resources"]
+    resources = served()["resources"]
     for name, resource in program()["resources"].items():
         if not ours(resource):
             continue
@@ -145,7 +115,7 @@ def test_every_gpu_platform_resource_and_property_exists_in_the_schema() -> None
 def test_the_checker_catches_what_it_is_for() -> None:
     """A misspelt key, a wrong kind, a bad enum value and a missing required input are all reported."""
     checker = Checker()
-    definition = package()["resources"][f"{PACKAGE}:index:GkeGpuNodePool"]
+    definition = served()["resources"][f"{PACKAGE}:index:GkeGpuNodePool"]
     bad = {
         "cluster": "c",
         "pool": {
@@ -161,7 +131,7 @@ def test_the_checker_catches_what_it_is_for() -> None:
             "bad.location: required, missing",
             "bad.pool.maxNodes: '3' is not of type integer",
             "bad.pool.machine_type: no such property (has "
-            + str(sorted(package()["types"][f"{PACKAGE}:index:GpuPoolArgs"]["properties"]))
+            + str(sorted(served()["types"][f"{PACKAGE}:index:GpuPoolArgs"]["properties"]))
             + ")",
             "bad.pool.sharing.mode: 'slicing' is not one of ['none', 'time-slicing', 'mps', 'mig']",
         ]
@@ -171,19 +141,6 @@ def test_the_checker_catches_what_it_is_for() -> None:
         checker.problems[-1]
         == "${l4-spot.nodeCount}: gpu-platform:index:GkeGpuNodePool has no output 'nodeCount'"
     )
-
-
-def _wire(value: Any) -> Any:
-    """As the engine sends values to a provider: numbers are floats."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return float(value)
-    if isinstance(value, dict):
-        return {k: _wire(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_wire(v) for v in value]
-    return value
 
 
 def _inputs(properties: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
@@ -199,7 +156,7 @@ def _inputs(properties: dict[str, Any], config: dict[str, Any]) -> dict[str, Any
             return [concrete(v) for v in value]
         return value
 
-    return _wire(concrete(properties))
+    return on_the_wire(concrete(properties))
 
 
 def test_the_provider_builds_the_example_from_its_yaml_inputs(tmp_path: Path) -> None:

@@ -13,11 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-import yaml
 
 from gpu_platform.offline import plan_document, run_plan
 from gpu_platform.offline.diff import Change, PlanDiff, diff_plans
-from tests.conftest import REPO
+from tests.conftest import REPO, stack_file_config
 
 INFRA = (
     "aws:eks/cluster:Cluster",
@@ -44,16 +43,12 @@ CRD_RELEASES = ("kserve-crd", "kueue-helm")
 Edit = Callable[[dict[str, Any]], None]
 
 
-def _config(stack: str) -> dict[str, Any]:
-    return yaml.safe_load((REPO / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]
-
-
 def _plan(config: dict[str, Any], stack: str) -> dict[str, Any]:
     return plan_document(run_plan(REPO, stack, config_override=config))
 
 
 def _diff(stack: str, edit: Edit) -> PlanDiff:
-    before = _config(stack)
+    before = stack_file_config(stack)
     after = copy.deepcopy(before)
     edit(after)
     return diff_plans(_plan(before, stack), _plan(after, stack))
@@ -163,7 +158,7 @@ def test_switch_kueue_off(stack: str) -> None:
     # Team namespaces stay in the cluster with everything in them; ones a service still uses stay managed.
     removed = [c for c in d.changes if c.type == NAMESPACE and c.action == "removed"]
     assert all(c.retained for c in removed)
-    services = {s["namespace"] for s in _config(stack)["gpu-platform:kserve"]["services"]}
+    services = {s["namespace"] for s in stack_file_config(stack)["gpu-platform:kserve"]["services"]}
     assert not {c.name.removeprefix("namespace-") for c in removed} & services
 
 
@@ -185,7 +180,7 @@ def test_a_team_may_opt_out_of_keeping_its_namespace() -> None:
             t for t in cfg["gpu-platform:kueue"]["teams"] if t["name"] != "research"
         ]
 
-    before = _config("staging")
+    before = stack_file_config("staging")
     for team in before["gpu-platform:kueue"]["teams"]:
         team["retainNamespace"] = False
     after = copy.deepcopy(before)
@@ -197,7 +192,7 @@ def test_a_team_may_opt_out_of_keeping_its_namespace() -> None:
 
 def test_prod_is_protected_and_dev_is_disposable() -> None:
     for stack, protected in (("prod", True), ("staging", True), ("dev", False)):
-        doc = _plan(_config(stack), stack)
+        doc = _plan(stack_file_config(stack), stack)
         infra = [r for r in doc["resources"] if r["type"] in (*INFRA, *POOLS)]
         assert infra
         assert {r["options"]["protect"] for r in infra} == {protected}, stack

@@ -4,7 +4,6 @@ from one list (or by ``GpuPlatform`` and the stack file) pass."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +13,8 @@ from gpu_platform.offline import run_plan, run_program
 from gpu_platform.policy.offline import check_plan, to_policy_resource
 from gpu_platform.policy.rules import composition_agrees
 from gpu_platform.policy_model.model import UNKNOWN
+from tests.conftest import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 SLICED: GpuPoolArgs = {
     "name": "l4",
     "machine_type": "g2-standard-8",

@@ -14,7 +14,7 @@ from gpu_platform.policy import PolicyResource
 from gpu_platform.policy import rules as R
 from gpu_platform.policy.offline import to_policy_resource
 from tests.conftest import REPO
-from tests.policy.test_rules import eks_group, only, res
+from tests.support.policy import eks_group, only, res
 
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 RULE = "fabric-resources-agree"

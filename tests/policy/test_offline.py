@@ -10,8 +10,8 @@ import pytest
 from gpu_platform.cli import main
 from gpu_platform.offline import Plan, run_plan, run_program
 from gpu_platform.policy.offline import check_plan
+from tests.conftest import REPO, planned_stack
 
-REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "policy-eks-nodegroup"
 Capture = pytest.CaptureFixture[str]
 STACKS = sorted(p.name.split(".")[1] for p in (REPO / "stacks").glob("Pulumi.*.yaml"))
@@ -92,7 +92,7 @@ def test_cli_without_policy_does_not_gate(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module", params=STACKS)
 def stack_plan(request: pytest.FixtureRequest) -> Plan:
-    return run_plan(REPO, request.param)
+    return planned_stack(request.param)
 
 
 def test_the_library_stacks_pass_their_own_policy(stack_plan: Plan) -> None:

@@ -27,9 +27,8 @@ from gpu_platform.policy.operators import (
 )
 from gpu_platform.policy.pack import PACK_NAME, build_policies
 from gpu_platform.policy.project import REPOSITORY, default_requirement, pack_files, pack_version
-from tests.conftest import load_yaml_docs, upstream
+from tests.conftest import REPO, load_yaml_docs, upstream
 
-REPO = Path(__file__).resolve().parents[2]
 POLICY_DIR = REPO / "policy"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 GPU_TAINT_AKS = "nvidia.com/gpu=present:NoSchedule"

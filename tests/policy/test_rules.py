@@ -23,17 +23,11 @@ from gpu_platform.policy_model.model import UNKNOWN, path_is_ignored
 from gpu_platform.pools import GPU_TAINT, Taint
 from gpu_platform.scheduling import ISOLATION_LABEL
 from gpu_platform.versions import ALL_CHARTS
+from tests.support.policy import GPU_TAINT_GKE, eks_group, only, res
 
-GPU_TAINT_GKE = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
 GPU_TAINT_AKS = "nvidia.com/gpu=present:NoSchedule"
 EXISTS_ALL = [{"operator": "Exists"}]
 DRA_LABELS = {"nvidia.com/dra-kubelet-plugin": "true", "nvidia.com/gpu.deploy.device-plugin": "false"}
-
-
-def res(type_: str, props: dict[str, Any], name: str = "r", ignore: tuple[str, ...] = ()) -> PolicyResource:
-    return PolicyResource(
-        type_, name, f"urn:pulumi:test::p::{type_}::{name}", props, {"ignoreChanges": list(ignore)}
-    )
 
 
 def gke_pool(
@@ -54,27 +48,6 @@ def gke_pool(
     if taints is not None:
         node_config["taints"] = list(taints) if not isinstance(taints, type(UNKNOWN)) else taints
     return res("gcp:container/nodePool:NodePool", {"cluster": "c", "nodeConfig": node_config, **extra}, name)
-
-
-def eks_group(
-    name: str = "gpu",
-    taints: Any = (GPU_TAINT_GKE,),
-    ami: str = "AL2023_x86_64_NVIDIA",
-    instance: str = "g6e.xlarge",
-    labels: dict[str, str] | None = None,
-    scaling: tuple[int, int, int] = (0, 2, 0),
-    ignore: tuple[str, ...] = ("scalingConfig.desiredSize",),
-) -> PolicyResource:
-    lo, hi, desired = scaling
-    props = {
-        "clusterName": "c",
-        "amiType": ami,
-        "instanceTypes": [instance],
-        "taints": list(taints),
-        "labels": labels or {},
-        "scalingConfig": {"minSize": lo, "maxSize": hi, "desiredSize": desired},
-    }
-    return res("aws:eks/nodeGroup:NodeGroup", props, name, ignore)
 
 
 def aks_pool(
@@ -120,12 +93,6 @@ def deployment(resources: dict[str, Any]) -> PolicyResource:
         {"spec": {"template": {"spec": {"containers": [container]}}}},
         "llm",
     )
-
-
-def only(violations: list[Violation], policy: str) -> Violation:
-    assert len(violations) == 1, violations
-    assert violations[0].policy == policy
-    return violations[0]
 
 
 # --- gpu-pool-taint ---------------------------------------------------------------------------------

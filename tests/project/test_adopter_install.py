@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.docs.test_adopting import files as adopting_files
+from tests.support.adopting import adopting_files
 from tests.support.wheelhouse import build_wheelhouse
 
 VERSION = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]

@@ -6,27 +6,18 @@ job of .github/workflows/ci.yml installs exactly those and runs the suite, and t
 the newest releases.
 """
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import yaml
 
 from tests.conftest import REPO
+from tests.support.scripts import load_script
 
 SCRIPT = REPO / "scripts" / "check_floors.py"
 
 
-def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("check_floors", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-check_floors = _load_script()
+check_floors = load_script(SCRIPT, "check_floors")
 
 
 def test_pyproject_lower_bounds_are_the_pinned_floors() -> None:

@@ -15,8 +15,8 @@ import pytest
 
 from gpu_platform import versions
 from tests.conftest import REPO
-from tests.project.test_workflows import load
 from tests.support.scripts import load_script
+from tests.support.workflows import load_workflow
 
 WORKFLOWS = REPO / ".github" / "workflows"
 CANONICAL = "https://github.com/gpu-platform/gpu-platform"
@@ -121,7 +121,7 @@ def test_the_documented_pins_name_the_coming_release() -> None:
 # release.yml
 # ---------------------------------------------------------------------------------------------
 
-RELEASE = load(WORKFLOWS / "release.yml")
+RELEASE = load_workflow(WORKFLOWS / "release.yml")
 
 
 def test_release_runs_on_version_tags_only() -> None:
@@ -191,7 +191,7 @@ def test_changelog_notes_come_from_the_release_section(
 # gpu-platform-plan.yml: the reusable workflow for platform repositories
 # ---------------------------------------------------------------------------------------------
 
-PLAN = load(WORKFLOWS / "gpu-platform-plan.yml")
+PLAN = load_workflow(WORKFLOWS / "gpu-platform-plan.yml")
 
 
 def test_the_adopter_workflow_is_reusable_with_inputs() -> None:

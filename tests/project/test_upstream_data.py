@@ -7,7 +7,6 @@ download function, never the network.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import io
 import os
 import re
@@ -15,13 +14,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
 
 from tests.conftest import REPO, UPSTREAM
+from tests.support.scripts import load_script
 
 SCRIPT = REPO / "scripts" / "refresh_upstream.py"
 SOURCES = sorted(UPSTREAM.rglob("SOURCE.yaml"))
@@ -29,15 +28,7 @@ SOURCES = sorted(UPSTREAM.rglob("SOURCE.yaml"))
 LICENSE_TEXT = {"Apache-2.0": "Apache License", "MIT": "MIT License"}
 
 
-def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("refresh_upstream", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-refresh_upstream = _load_script()
+refresh_upstream = load_script(SCRIPT, "refresh_upstream")
 
 
 def _id(source: Path) -> str:

@@ -5,8 +5,6 @@ Structure is checked with PyYAML (which reads the key ``on`` as the boolean True
 applied too.
 """
 
-import importlib.util
-import json
 import re
 import subprocess
 from pathlib import Path
@@ -15,7 +13,10 @@ from typing import Any
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.conftest import REPO
+from tests.support.json_schema import schema_errors
+from tests.support.workflows import load_workflow, vendored_schema
+
 WORKFLOWS = REPO / ".github" / "workflows"
 ACTIONS = REPO / ".github" / "actions"
 ENVIRONMENTS = ["dev", "staging", "prod"]
@@ -24,15 +25,8 @@ PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
 USES_LINE = re.compile(r"^\s*(?:- )?uses: (?P<action>[\w.-]+/[\w./-]+)@(?P<ref>\S+)(?P<rest>.*)$", re.M)
 
 
-def load(path: Path) -> dict[str, Any]:
-    doc = yaml.safe_load(path.read_text())
-    if True in doc:  # YAML 1.1 reads `on:` as a boolean key
-        doc["on"] = doc.pop(True)
-    return doc
-
-
 def workflow(name: str) -> dict[str, Any]:
-    return load(WORKFLOWS / name)
+    return load_workflow(WORKFLOWS / name)
 
 
 def steps_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -47,7 +41,7 @@ def all_files() -> list[Path]:
 
 @pytest.mark.parametrize("path", sorted(WORKFLOWS.glob("*.yml")), ids=lambda p: p.name)
 def test_workflow_structure(path: Path) -> None:
-    doc = load(path)
+    doc = load_workflow(path)
     assert doc.get("name"), "workflow needs a name"
     assert doc["on"], "workflow needs triggers"
     assert doc["jobs"], "workflow needs jobs"
@@ -60,7 +54,7 @@ def test_workflow_structure(path: Path) -> None:
 
 @pytest.mark.parametrize("path", all_files(), ids=lambda p: str(p.relative_to(REPO)))
 def test_every_action_is_pinned_to_a_version(path: Path) -> None:
-    for step in steps_of(load(path)):
+    for step in steps_of(load_workflow(path)):
         uses = step.get("uses")
         if uses is None:
             continue
@@ -98,7 +92,7 @@ def major(uses: str, path: Path) -> int:
 
 
 def test_local_composite_action_sets_up_python_and_policy_venv() -> None:
-    action = load(ACTIONS / "setup" / "action.yml")
+    action = load_workflow(ACTIONS / "setup" / "action.yml")
     assert action["runs"]["using"] == "composite"
     assert action["inputs"]["python-version"]["default"] == "3.11"
     steps = action["runs"]["steps"]
@@ -222,7 +216,7 @@ def _uses_cloud_login(steps: list[dict[str, Any]]) -> bool:
 
 @pytest.mark.parametrize("path", sorted(WORKFLOWS.glob("*.yml")), ids=lambda p: p.name)
 def test_id_token_write_exactly_where_clouds_are_used(path: Path) -> None:
-    doc = load(path)
+    doc = load_workflow(path)
     top = doc.get("permissions") or {}
     assert "id-token" not in top, f"{path.name}: id-token only on the jobs that exchange it"
     for job_id, job in doc["jobs"].items():
@@ -238,7 +232,7 @@ def test_id_token_write_exactly_where_clouds_are_used(path: Path) -> None:
 
 
 def test_cloud_auth_action_logs_in_with_oidc_only() -> None:
-    action = load(ACTIONS / "cloud-auth" / "action.yml")
+    action = load_workflow(ACTIONS / "cloud-auth" / "action.yml")
     steps = {s["uses"].split("@")[0]: s for s in action["runs"]["steps"] if "uses" in s}
     assert set(steps) == {
         "google-github-actions/auth",
@@ -293,7 +287,7 @@ def test_deploy_jobs_log_in_before_pulumi_up() -> None:
 
 
 def test_setup_caches_the_virtualenv_and_pulumi_plugins() -> None:
-    steps = load(ACTIONS / "setup" / "action.yml")["runs"]["steps"]
+    steps = load_workflow(ACTIONS / "setup" / "action.yml")["runs"]["steps"]
     caches = {s["with"]["path"]: s for s in steps if s.get("uses", "").startswith("actions/cache@")}
     venv_key = caches[".venv"]["with"]["key"]
     assert "hashFiles('pyproject.toml')" in venv_key and "steps.python.outputs.python-version" in venv_key
@@ -304,7 +298,7 @@ def test_setup_caches_the_virtualenv_and_pulumi_plugins() -> None:
     assert setup_python["id"] == "python"
     # Every workflow goes through the cached setup.
     for path in sorted(WORKFLOWS.glob("*.yml")):
-        doc = load(path)
+        doc = load_workflow(path)
         for job_id, job in doc["jobs"].items():
             if any(s.get("run", "").startswith(("make", ".venv/")) for s in job["steps"]):
                 assert any(s.get("uses") == "./.github/actions/setup" for s in job["steps"]), (
@@ -315,7 +309,7 @@ def test_setup_caches_the_virtualenv_and_pulumi_plugins() -> None:
 def _scripts() -> list[tuple[str, str]]:
     out = []
     for path in all_files():
-        for i, step in enumerate(steps_of(load(path))):
+        for i, step in enumerate(steps_of(load_workflow(path))):
             if "run" in step:
                 out.append((f"{path.relative_to(REPO)}#{i}", step["run"]))
     return out
@@ -328,22 +322,10 @@ def test_run_scripts_are_valid_bash(where: str, script: str) -> None:
     assert proc.returncode == 0, f"{where}: {proc.stderr}"
 
 
-def _vendored_schema(name: str) -> dict[str, Any]:
-    spec = importlib.util.find_spec("check_jsonschema")
-    # check-jsonschema comes with the [dev] extra; the suite fails rather than skips.
-    assert spec is not None and spec.origin is not None, "install the [dev] extra: make setup"
-    path = Path(spec.origin).parent / "builtin_schemas" / "vendor" / f"{name}.json"
-    assert path.exists(), f"check-jsonschema has no vendored {name} schema at {path}"
-    return json.loads(path.read_text())
-
-
 @pytest.mark.parametrize("path", all_files(), ids=lambda p: str(p.relative_to(REPO)))
 def test_schemastore_schema(path: Path) -> None:
     import jsonschema
 
-    schema = _vendored_schema("github-actions" if path.name == "action.yml" else "github-workflows")
+    schema = vendored_schema("github-actions" if path.name == "action.yml" else "github-workflows")
     validator = jsonschema.validators.validator_for(schema)(schema)
-    errors = [
-        f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(load(path))
-    ]
-    assert errors == []
+    assert schema_errors(validator, load_workflow(path)) == []

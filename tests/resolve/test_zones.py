@@ -10,10 +10,10 @@ import pytest
 
 from gpu_platform import ArgumentsError, GpuPlatform
 from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
-from gpu_platform.errors import ConfigError
 from gpu_platform.offline import run_program
 from gpu_platform.stack import load_platform
 from tests.support.plans import plan_gke_compute_class
+from tests.support.refusals import config_error
 
 NODEPOOL = "gcp:container/nodePool:NodePool"
 
@@ -26,14 +26,8 @@ def stack(region: str, **pool: Any) -> dict[str, Any]:
     }
 
 
-def error_of(cfg: dict[str, Any]) -> str:
-    with pytest.raises(ConfigError) as err:
-        load_platform(cfg)
-    return str(err.value)
-
-
 def test_a_zone_without_the_gpu_is_refused_listing_the_zones_that_have_it() -> None:
-    message = error_of(stack("us-east4", zones=["us-east4-a", "us-east4-b"]))
+    message = config_error(stack("us-east4", zones=["us-east4-a", "us-east4-b"]))
     assert message.count("gpu-platform:") == 1
     assert "gpu-platform:gpuPools[0].zones[1]: 'us-east4-b' does not offer g2-standard-8" in message
     assert "zones of us-east4 that have it: us-east4-a, us-east4-c" in message
@@ -43,19 +37,19 @@ def test_a_zone_without_the_gpu_is_refused_listing_the_zones_that_have_it() -> N
 def test_each_machine_is_checked_through_its_own_gpu() -> None:
     """us-central1-a has the H100 of A3 High but not the H200 of A3 Ultra."""
     load_platform(stack("us-central1", machineType="a3-highgpu-8g", zones=["us-central1-a"]))
-    message = error_of(stack("us-central1", machineType="a3-ultragpu-8g", zones=["us-central1-a"]))
+    message = config_error(stack("us-central1", machineType="a3-ultragpu-8g", zones=["us-central1-a"]))
     assert "gpuPools[0].zones[0]: 'us-central1-a' does not offer a3-ultragpu-8g" in message
     assert "zones of us-central1 that have it: us-central1-b" in message
 
 
 def test_a_zone_outside_the_region_is_refused_once_for_the_region() -> None:
-    message = error_of(stack("us-east4", zones=["us-west1-b"]))
+    message = config_error(stack("us-east4", zones=["us-west1-b"]))
     assert message.count("gpu-platform:") == 1
     assert "'us-west1-b' is not a zone of us-east4" in message
 
 
 def test_a_region_without_the_gpu_is_refused_naming_the_regions_that_have_it() -> None:
-    message = error_of(stack("europe-west2", machineType="a4-highgpu-8g", maxNodes=2))
+    message = config_error(stack("europe-west2", machineType="a4-highgpu-8g", maxNodes=2))
     assert (
         "gpu-platform:gpuPools[0].machineType: a4-highgpu-8g (B200 180GB) is offered in no zone of" in message
     )
@@ -63,7 +57,7 @@ def test_a_region_without_the_gpu_is_refused_naming_the_regions_that_have_it() -
 
 
 def test_a_zonal_cluster_whose_zone_lacks_the_gpu_is_refused() -> None:
-    message = error_of(stack("us-west1-a", machineType="a3-ultragpu-8g", maxNodes=2))
+    message = config_error(stack("us-west1-a", machineType="a3-ultragpu-8g", maxNodes=2))
     assert (
         "gpu-platform:gpuPools[0].zones: not given, so the pool runs in the cluster's zone us-west1-a"
         in message

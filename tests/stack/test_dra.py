@@ -7,49 +7,12 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_platform.errors import ConfigError
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO
+from tests.support.refusals import config_problems
+from tests.support.stacks import existing
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
-
-
-def existing(**extra: Any) -> dict[str, Any]:
-    """An existing cluster whose operator owns the driver, one DRA pool and one device-plugin pool."""
-    return {
-        "cloud": "existing",
-        "cluster": {"name": "onprem", "kubeconfig": "apiVersion: v1", "kubernetesVersion": "1.34.2"},
-        "gpuPools": [
-            {
-                "name": "h100",
-                "gpu": "h100-80gb",
-                "gpusPerNode": 8,
-                "cpusPerNode": 192,
-                "memoryGibPerNode": 2048,
-                "maxNodes": 2,
-                "allocation": "dra",
-            },
-            {
-                "name": "l40s",
-                "gpu": "l40s",
-                "gpusPerNode": 4,
-                "cpusPerNode": 64,
-                "memoryGibPerNode": 512,
-                "maxNodes": 2,
-                "sharing": {"mode": "time-slicing", "replicas": 2},
-            },
-        ],
-        "gpuOperator": {"driver": {"owner": "operator"}},
-        "kueue": {"teams": [{"name": "ml", "clusterQueue": "gpu"}]},
-        "dra": {"enabled": True, "claimNamespaces": ["ml"]},
-        **extra,
-    }
-
-
-def config_problems(raw: dict[str, Any]) -> dict[str, str]:
-    with pytest.raises(ConfigError) as err:
-        load_platform(raw)
-    return dict(err.value.problems)
 
 
 def test_dra_section_resolves() -> None:
@@ -257,13 +220,13 @@ def test_aks_stack_with_a_mig_dra_pool_plans_device_classes_and_no_sharing_confi
 
 def test_kueue_objects_with_dra_quota_names_pass_kueues_crds_and_webhook() -> None:
     from gpu_platform.addons.kueue.plan import kueue_plan
-    from tests.plans.test_kueue_crds import problems_of
+    from tests.support.kueue import kueue_problems
 
     spec = load_platform(existing())
     assert spec.kueue is not None
     objects = kueue_plan(spec.pools, spec.kueue, "kueue-system").objects
     for obj in objects.custom_resources():
-        assert problems_of(obj) == [], obj["metadata"]["name"]
+        assert kueue_problems(obj) == [], obj["metadata"]["name"]
 
 
 def test_compute_domain_channels_are_mapped_and_quota_d_for_the_dra_pools(plan_stack: Any) -> None:

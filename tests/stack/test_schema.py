@@ -19,12 +19,13 @@ from gpu_platform.addons.kueue.settings import DEFAULT_COLD_WAIT_TIMEOUT, DEFAUL
 from gpu_platform.cli import main
 from gpu_platform.stack.schema import json_schema, stack_file_schema, with_values
 from tests.conftest import REPO
+from tests.support.adopting import DOC
+from tests.support.json_schema import schema_errors
 
 STACK_FILES = sorted(
     [*REPO.glob("stacks/Pulumi.*.yaml"), *REPO.glob("examples/*/Pulumi.*.yaml")],
     key=lambda p: str(p),
 )
-ADOPTING = (REPO / "docs" / "adopting.md").read_text()
 
 
 def _validator() -> jsonschema.Draft202012Validator:
@@ -37,7 +38,7 @@ VALIDATOR = _validator()
 
 
 def problems(doc: Any) -> list[str]:
-    return sorted(f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in VALIDATOR.iter_errors(doc))
+    return sorted(schema_errors(VALIDATOR, doc))
 
 
 def test_the_command_prints_the_stack_file_schema(capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,7 +68,7 @@ def test_the_stacks_use_the_namespace_the_schema_checks() -> None:
 
 
 def test_the_adopting_page_stack_file_passes() -> None:
-    body = re.search(r"<!-- file: Pulumi.dev.yaml -->\n```yaml\n(.*?)```", ADOPTING, re.S)
+    body = re.search(r"<!-- file: Pulumi.dev.yaml -->\n```yaml\n(.*?)```", DOC, re.S)
     assert body is not None
     doc = yaml.safe_load(body[1])
     assert "gcp:project" in doc["config"]  # another namespace beside gpu-platform:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.errors import ConfigError
 from gpu_platform.stack import load_platform
+from tests.support.refusals import config_error
 
 BASE: dict[str, Any] = {
     "cloud": "gke",
@@ -38,12 +38,6 @@ def with_change(path: list[str | int], value: Any) -> dict[str, Any]:
         node = node[key]
     node[path[-1]] = value
     return cfg
-
-
-def error_of(cfg: dict[str, Any]) -> str:
-    with pytest.raises(ConfigError) as err:
-        load_platform(cfg)
-    return str(err.value)
 
 
 def test_base_config_is_valid() -> None:
@@ -162,7 +156,7 @@ def test_base_config_is_valid() -> None:
 def test_invalid_config_names_the_key(
     path: list[str | int], value: Any, where: str, words: list[str]
 ) -> None:
-    message = error_of(with_change(path, value))
+    message = config_error(with_change(path, value))
     assert len(message.splitlines()) == 1, message
     key, _, reason = message.partition(": ")
     assert key == f"gpu-platform:{where}", message
@@ -173,14 +167,14 @@ def test_invalid_config_names_the_key(
 def test_missing_required_key() -> None:
     cfg = copy.deepcopy(BASE)
     del cfg["gpuPools"][0]["maxNodes"]
-    assert error_of(cfg) == "gpu-platform:gpuPools[0].maxNodes: required key is missing"
+    assert config_error(cfg) == "gpu-platform:gpuPools[0].maxNodes: required key is missing"
 
 
 def test_every_problem_is_reported_at_once() -> None:
     cfg = with_change(["gpuPools", 0, "minNodes"], 5)
     cfg["gpuPools"][1]["sharing"]["mig"] = {"profiles": ["7g.80gb", "1g.10gb"]}
     cfg["extra"] = 1
-    lines = error_of(cfg).splitlines()
+    lines = config_error(cfg).splitlines()
     assert sorted(line.partition(": ")[0] for line in lines) == [
         "gpu-platform:extra",
         "gpu-platform:gpuPools[0].minNodes",
@@ -199,7 +193,9 @@ def test_conflicting_mig_strategies_across_pools() -> None:
             "sharing": {"mode": "mig", "mig": {"layout": "all-1g.10gb", "strategy": "single"}},
         }
     )
-    assert "gpu-platform:gpuPools[2].sharing.mig.strategy: 'single' conflicts with 'mixed'" in error_of(cfg)
+    assert "gpu-platform:gpuPools[2].sharing.mig.strategy: 'single' conflicts with 'mixed'" in config_error(
+        cfg
+    )
 
 
 def test_existing_cluster_needs_gpu_facts_and_driver_owner() -> None:
@@ -208,9 +204,9 @@ def test_existing_cluster_needs_gpu_facts_and_driver_owner() -> None:
         "cluster": {"name": "c"},
         "gpuPools": [{"name": "a", "gpu": "l5", "maxNodes": 1}],
     }
-    assert "gpu-platform:gpuPools[0].gpu: 'l5' is not a GPU model; valid: t4" in error_of(cfg)
+    assert "gpu-platform:gpuPools[0].gpu: 'l5' is not a GPU model; valid: t4" in config_error(cfg)
     cfg["gpuPools"][0].update(gpu="l4", gpusPerNode=1, cpusPerNode=8, memoryGibPerNode=32)
     assert (
         "gpu-platform:gpuOperator.driver.owner: an existing cluster must declare who owns the driver"
-        in error_of(cfg)
+        in config_error(cfg)
     )

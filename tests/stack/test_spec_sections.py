@@ -11,7 +11,7 @@ from gpu_platform.addons.dra.settings import DEFAULT_CLAIM_NAMESPACES
 from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec, ResolvedGpuOperator, resolve_gpu_operator
 from gpu_platform.addons.gpu_operator.plan import gpu_operator_plan
 from gpu_platform.stack import load_platform
-from tests.stack.test_dra import existing
+from tests.support.stacks import existing
 
 
 def test_defaults_of_an_empty_section() -> None:

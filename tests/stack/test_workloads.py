@@ -14,13 +14,13 @@ import yaml
 from gpu_platform import versions
 from gpu_platform.addons.volcano.plan import SCHEDULER_CONFIG
 from gpu_platform.addons.workloads.plan import OFF_GPU_NODES
-from gpu_platform.errors import ConfigError
 from gpu_platform.offline import Plan
 from gpu_platform.scheduling import pool_tolerations, selector_labels
 from gpu_platform.sharing import advertised_resources
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO, stack_raw_config
 from tests.support.crds import problems_of
+from tests.support.refusals import config_problems
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 QUEUE = "kubernetes:scheduling.volcano.sh/v1beta1:Queue"
@@ -66,12 +66,6 @@ def _plan(plan_stack: Callable[..., Plan], raw: dict[str, Any]) -> Plan:
 def _frameworks(plan: Plan) -> list[str]:
     conf = plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
     return yaml.safe_load(conf)["integrations"]["frameworks"]
-
-
-def _problems(raw: dict[str, Any]) -> dict[str, str]:
-    with pytest.raises(ConfigError) as err:
-        load_platform(raw)
-    return dict(err.value.problems)
 
 
 # --- one release per controller, and Kueue's integrations follow -------------------------------------------
@@ -165,7 +159,7 @@ def test_an_integration_without_its_controller_is_refused_naming_the_key() -> No
             "integrations": ["batch/job", "pod", "deployment", "ray.io/raycluster", "jobset.x-k8s.io/jobset"]
         },
     )
-    found = _problems(raw)
+    found = config_problems(raw)
     assert list(found) == ["gpu-platform:kueue.integrations[3]"]
     assert "needs KubeRay" in found["gpu-platform:kueue.integrations[3]"]
     assert "workloads.kuberay.enabled" in found["gpu-platform:kueue.integrations[3]"]
@@ -175,7 +169,7 @@ def test_an_integration_without_its_controller_is_refused_naming_the_key() -> No
 
 
 def test_workloads_section_mistakes_name_their_keys() -> None:
-    found = _problems(
+    found = config_problems(
         config(
             workloads={
                 "trainer": {"enabled": True, "runtimes": ["torch", "torch"]},
@@ -279,12 +273,12 @@ def test_volcano_and_kueue_never_share_a_namespace_or_a_pool() -> None:
             "teams": [{"name": "research", "namespace": "web", "pools": ["h100", "l4"]}],
         },
     )
-    found = _problems(raw)
+    found = config_problems(raw)
     assert set(found) == {"gpu-platform:volcano.teams[0].namespace", "gpu-platform:volcano.teams[0].pools[1]"}
     assert "kueue.teams[0]" in found["gpu-platform:volcano.teams[0].namespace"]
     assert "ClusterQueue 'serving'" in found["gpu-platform:volcano.teams[0].pools[1]"]
     # Kueue's default queue takes every pool: nothing left for Volcano, and the message says what to do.
-    found = _problems(config(volcano={"enabled": True, "teams": [{"name": "research"}]}))
+    found = config_problems(config(volcano={"enabled": True, "teams": [{"name": "research"}]}))
     assert list(found) == ["gpu-platform:volcano.teams[0].pools"]
     assert "kueue.clusterQueues" in found["gpu-platform:volcano.teams[0].pools"]
 
@@ -292,7 +286,7 @@ def test_volcano_and_kueue_never_share_a_namespace_or_a_pool() -> None:
 def test_an_integration_volcano_gang_schedules_is_refused_for_kueue() -> None:
     raw = config(**copy.deepcopy(VOLCANO_STACK))
     raw["kueue"]["integrations"] = ["batch/job", "pod", "deployment", "ray.io/rayjob"]
-    found = _problems(raw)
+    found = config_problems(raw)
     assert list(found) == ["gpu-platform:kueue.integrations[3]"]
     assert "Volcano" in found["gpu-platform:kueue.integrations[3]"]
 
@@ -362,12 +356,10 @@ def test_every_workload_release_of_a_stack_renders_with_its_vendored_chart(
     plan_stack: Callable[..., Plan],
 ) -> None:
     """The stack's own release inputs (chart, version, values, name, namespace) through Helm's engine
-    (helm-python-sdk) with the vendored charts; CRD documents are skipped here (tests/operators/test_workloads.py checks
+    (helm-python-sdk) with the vendored charts; CRD documents are skipped here (tests/addons/workloads/test_component.py checks
     them), which keeps this fast."""
-    from helm_python import Chart
-
     from gpu_platform.offline.render import _objects, chart_dir
-    from tests.conftest import UPSTREAM
+    from tests.support.helm import CHARTS, render_texts
 
     plan = _plan(plan_stack, config(**copy.deepcopy(VOLCANO_STACK)))
     names = {"jobset", "lws", "kubeflow-trainer", "kuberay-operator", "volcano"}
@@ -376,9 +368,7 @@ def test_every_workload_release_of_a_stack_renders_with_its_vendored_chart(
         inputs = release.inputs
         if inputs["name"] not in names:
             continue
-        texts = Chart.load(chart_dir(UPSTREAM / "charts", inputs)).render(
-            values=inputs["values"], name=inputs["name"], namespace=inputs["namespace"], is_install=True
-        )
+        texts = render_texts(chart_dir(CHARTS, inputs), inputs["values"], inputs["name"], inputs["namespace"])
         light = {path: text for path, text in texts.items() if "kind: CustomResourceDefinition" not in text}
         rendered[inputs["name"]] = _objects(light)
     assert set(rendered) == names

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests.support.crds import CRDS, CelUnsupported, crd_problems, evaluate, problems_of, schema_problems
+from tests.support.kueue import resource_flavor
 
 QUEUE = {
     "apiVersion": "scheduling.volcano.sh/v1beta1",
@@ -16,19 +17,11 @@ QUEUE = {
 }
 
 
-def _flavor(**spec: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ResourceFlavor",
-        "metadata": {"name": "f"},
-        "spec": spec,
-    }
-
-
 def test_a_good_object_has_no_problems() -> None:
     assert problems_of(QUEUE) == []
     assert (
-        problems_of(_flavor(tolerations=[{"key": "k", "operator": "Exists", "effect": "NoSchedule"}])) == []
+        problems_of(resource_flavor(tolerations=[{"key": "k", "operator": "Exists", "effect": "NoSchedule"}]))
+        == []
     )
 
 
@@ -38,7 +31,9 @@ def test_a_wrong_type_is_rejected() -> None:
 
 
 def test_a_cel_rule_violation_is_rejected() -> None:
-    bad = _flavor(tolerations=[{"key": "k", "operator": "Exists", "value": "v", "effect": "NoSchedule"}])
+    bad = resource_flavor(
+        tolerations=[{"key": "k", "operator": "Exists", "value": "v", "effect": "NoSchedule"}]
+    )
     assert problems_of(bad) == [
         "ResourceFlavor.spec.tolerations: a value must be empty when 'operator' is 'Exists'"
     ]

@@ -20,7 +20,7 @@ public. What remains below leans on how the SDK is *built*, and an SDK upgrade m
 * ``gpu_platform.addons.kueue.component`` reads ``pulumi_kubernetes._utilities.get_version()``;
   :func:`pulumi_kubernetes_version` is the public equivalent it can switch to.
 
-:func:`missing_sdk_surface` lists what is gone; ``tests/test_plan_runner.py`` fails on it naming
+:func:`missing_sdk_surface` lists what is gone; ``tests/offline/test_runner.py`` fails on it naming
 the attribute, and :func:`require_sdk` stops a plan with that message before anything runs.
 """
 

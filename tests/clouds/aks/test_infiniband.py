@@ -17,10 +17,11 @@ from gpu_platform.clouds.aks.infiniband_plan import (
     nic_cluster_policy,
 )
 from gpu_platform.errors import ArgumentsError
-from gpu_platform.offline import Plan, run_plan
+from gpu_platform.offline import Plan
 from gpu_platform.sharing import RDMA_HCA_MAX, RDMA_SHARED_IB_RESOURCE
-from tests.conftest import REPO, upstream
+from tests.conftest import REPO, planned_stack, upstream
 from tests.support import crds
+from tests.support.helm import rendered_documents
 from tests.support.plans import plan_network_operator
 
 ND_POOL: dict[str, Any] = {
@@ -83,15 +84,14 @@ def test_the_policy_images_are_the_ones_released_with_the_chart() -> None:
 
 
 def _render(values: dict[str, Any]) -> list[dict[str, Any]]:
-    helm = pytest.importorskip("helm_python")
-    texts = helm.Chart.load(CHART).render(
-        values=values, name="network-operator", namespace=versions.NETWORK_OPERATOR.namespace, is_install=True
+    return rendered_documents(
+        CHART,
+        values,
+        "network-operator",
+        versions.NETWORK_OPERATOR.namespace,
+        skip_without_helm=True,
+        yaml_files_only=True,
     )
-    out = []
-    for name, text in texts.items():
-        if name.endswith(".yaml"):
-            out += [d for d in yaml.safe_load_all(text) if isinstance(d, dict) and d.get("kind")]
-    return out
 
 
 def test_the_chart_renders_the_controller_only() -> None:
@@ -116,7 +116,7 @@ def test_no_infiniband_pool_is_refused() -> None:
 
 @pytest.fixture(scope="module")
 def stack_plan() -> Plan:
-    return run_plan(REPO / "examples" / "topology-aware-training", "aks-nd-h100")
+    return planned_stack("aks-nd-h100", REPO / "examples" / "topology-aware-training")
 
 
 def test_the_stack_installs_it_and_kueue_quotas_the_hcas(stack_plan: Plan) -> None:

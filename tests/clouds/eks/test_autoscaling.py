@@ -15,7 +15,7 @@ from gpu_platform.clouds.eks.node_pool import EksGpuNodePool
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.offline import Plan, run_program
 from gpu_platform.stack import load_platform
-from tests.conftest import REPO, stack_raw_config
+from tests.conftest import planned_stack, stack_raw_config
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 NODEGROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -30,9 +30,7 @@ EKS_EFFECT = {
 
 @pytest.fixture(scope="module")
 def prod() -> Plan:
-    from gpu_platform.offline import run_plan
-
-    return run_plan(REPO, "prod")
+    return planned_stack("prod")
 
 
 def gpu_node_groups(plan: Plan) -> list[Any]:

@@ -21,10 +21,11 @@ from gpu_platform import versions
 from gpu_platform.clouds.eks import karpenter_plan as kp
 from gpu_platform.clouds.eks.karpenter import EksKarpenter
 from gpu_platform.clouds.eks.karpenter_node_pool import EksKarpenterGpuNodePool
-from gpu_platform.errors import ArgumentsError
-from tests.conftest import UPSTREAM, upstream
+from tests.conftest import upstream
 from tests.support.crds import problems_of
+from tests.support.helm import render_texts
 from tests.support.plans import plan_eks_karpenter, plan_eks_karpenter_pool, plan_eks_node_pool
+from tests.support.refusals import arg_problems
 
 L4_SPOT = {"name": "l4-spot", "machine_type": "g6.2xlarge", "max_nodes": 4, "spot": True}
 H100 = {
@@ -56,12 +57,6 @@ def eks_plan(pool: dict[str, Any], **extra: Any) -> kp.EksKarpenterPoolPlan:
 
 def eks_objects(plan: kp.EksKarpenterPoolPlan) -> tuple[dict[str, Any], dict[str, Any]]:
     return kp.eks_node_pool(plan), kp.ec2_node_class(plan, KARPENTER_INPUTS["node_role_name"], "gpu-demo")
-
-
-def arg_problems(fn: Any, args: dict[str, Any]) -> dict[str, str]:
-    with pytest.raises(ArgumentsError) as err:
-        fn(args)
-    return dict(err.value.problems)
 
 
 # --- Karpenter NodePool + EC2NodeClass ---------------------------------------------------------------
@@ -364,7 +359,6 @@ def test_eks_karpenter_component(run_component: Any) -> None:
 
 
 def test_controller_never_runs_on_karpenter_nodes_rendered() -> None:
-    helm = pytest.importorskip("helm_python")
     plan = plan_eks_karpenter(
         {
             "cluster_name": "gpu-demo",
@@ -373,11 +367,12 @@ def test_controller_never_runs_on_karpenter_nodes_rendered() -> None:
             "system_node_group": "system",
         }
     )
-    texts = helm.Chart.load(UPSTREAM / "charts" / "karpenter-aws-1.14.1").render(
-        values=kp.controller_values(plan, "gpu-demo", "gpu-demo-q"),
-        name="karpenter",
-        namespace="kube-system",
-        is_install=True,
+    texts = render_texts(
+        "karpenter-aws-1.14.1",
+        kp.controller_values(plan, "gpu-demo", "gpu-demo-q"),
+        "karpenter",
+        "kube-system",
+        skip_without_helm=True,
     )
     (deployment,) = [
         d for t in texts.values() for d in yaml.safe_load_all(t) if d and d["kind"] == "Deployment"

@@ -31,7 +31,8 @@ from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_pools
 from gpu_platform.resolve.pools import resolve_pool_list
 from gpu_platform.scheduling import pool_tolerations
-from tests.conftest import REPO, load_yaml_docs, upstream
+from tests.conftest import REPO, load_yaml_docs, stack_file_config, upstream
+from tests.support.kube import node_affinity, node_selector_terms
 
 ARM_TOLERATION = {"key": "kubernetes.io/arch", "operator": "Equal", "value": "arm64", "effect": "NoSchedule"}
 RESERVED = [{"source": "reservation", "reservation": "gb200-block"}]
@@ -96,14 +97,6 @@ def _installers(*pools: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {d["metadata"]["name"]: d for d in daemonsets(plan)}
 
 
-def _affinity(ds: dict[str, Any]) -> list[dict[str, Any]]:
-    terms = ds["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
-        "requiredDuringSchedulingIgnoredDuringExecution"
-    ]
-    (term,) = terms["nodeSelectorTerms"]
-    return list(term["matchExpressions"])
-
-
 def test_a4x_gets_google_s_arm64_gib_installer_on_arm_nodes_only() -> None:
     by_name = _installers(A4X)
     assert sorted(by_name) == ["nccl-rdma-installer-arm64"]
@@ -120,16 +113,17 @@ def test_a4x_gets_google_s_arm64_gib_installer_on_arm_nodes_only() -> None:
     for key in ("image", "args", "volumeMounts", "securityContext", "resources"):
         assert init[key] == their_init[key], key
     assert init["image"] == versions.NCCL_GIB_ARM64_INSTALLER_IMAGE
-    assert {"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]} in _affinity(ds)
+    assert {"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]} in node_affinity(ds)
     assert ARM_TOLERATION in ds["spec"]["template"]["spec"]["tolerations"]
 
 
 def test_a4_and_a4x_get_one_installer_per_architecture_and_share_the_roce_vpc() -> None:
     alone = _installers(A4)["nccl-rdma-installer"]
-    assert [e["key"] for e in _affinity(alone)] == ["gpu-platform.io/gpudirect"]  # as before: no arch term
+    keys = [e["key"] for e in node_affinity(alone)]
+    assert keys == ["gpu-platform.io/gpudirect"]  # as before: no arch term
     both = _installers(A4, {**A4X, "name": "gb"})
     assert sorted(both) == ["nccl-rdma-installer", "nccl-rdma-installer-arm64"]
-    assert {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]} in _affinity(
+    assert {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]} in node_affinity(
         both["nccl-rdma-installer"]
     )
     assert ARM_TOLERATION not in both["nccl-rdma-installer"]["spec"]["template"]["spec"]["tolerations"]
@@ -154,14 +148,6 @@ A4X_MACHINES = [
 ]  # the instance types Google's A4X installer selects
 
 
-def _terms(ds: dict[str, Any]) -> list[dict[str, Any]]:
-    return list(
-        ds["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
-            "requiredDuringSchedulingIgnoredDuringExecution"
-        ]["nodeSelectorTerms"]
-    )
-
-
 def test_a4x_nodes_get_google_s_a4x_installer_and_the_cos_installer_stays_off_them() -> None:
     by_name = {d["metadata"]["name"]: d for d in gke_driver_installers(_pools(L4, A4X))}
     cos, a4x = (
@@ -172,7 +158,7 @@ def test_a4x_nodes_get_google_s_a4x_installer_and_the_cos_installer_stays_off_th
     # Google's A4X manifest as it is (renamed): its own affinity on the A4X instance types, every taint
     # tolerated (GKE's Arm taint and nvidia.com/gpu among them), the latest driver, no partition container.
     assert a4x["spec"]["template"]["spec"]["affinity"] == theirs["spec"]["template"]["spec"]["affinity"]
-    (term,) = _terms(a4x)
+    (term,) = node_selector_terms(a4x)
     assert {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": A4X_MACHINES} in term[
         "matchExpressions"
     ]
@@ -184,7 +170,7 @@ def test_a4x_nodes_get_google_s_a4x_installer_and_the_cos_installer_stays_off_th
         a4x["spec"]["template"]["spec"]["containers"][0]["image"] == versions.GKE_DRIVER_INSTALLER_PAUSE_IMAGE
     )
     # The COS installer selects every GPU node: with an A4X pool it keeps off the A4X instance types.
-    (term,) = _terms(cos)
+    (term,) = node_selector_terms(cos)
     assert term["matchExpressions"][-1] == {
         "key": "node.kubernetes.io/instance-type",
         "operator": "NotIn",
@@ -196,7 +182,7 @@ def test_a4x_nodes_get_google_s_a4x_installer_and_the_cos_installer_stays_off_th
     ]
     # Without A4X pools: the COS installer alone, unchanged; with only A4X pools: the A4X installer alone.
     (alone,) = gke_driver_installers(_pools(L4))
-    assert "node.kubernetes.io/instance-type" not in str(_terms(alone))
+    assert "node.kubernetes.io/instance-type" not in str(node_selector_terms(alone))
     assert [d["metadata"]["name"] for d in gke_driver_installers(_pools(A4X))] == [
         "gpu-platform-nvidia-driver-installer-a4x"
     ]
@@ -245,7 +231,7 @@ def test_a4x_pools_get_google_s_a4x_kueue_topology_and_other_machines_keep_their
 
 
 def test_a_stack_with_an_a4x_pool_plans(plan_stack: Any) -> None:
-    doc = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())["config"]
+    doc = stack_file_config("dev")
     a4x = {
         "name": "gb200",
         "machineType": "a4x-highgpu-4g",
@@ -274,7 +260,7 @@ def test_a_stack_with_an_a4x_pool_plans(plan_stack: Any) -> None:
         "gpu-operator-gke-driver-installer",
         "gpu-operator-gke-driver-installer-a4x",
     ]
-    (cos_term,) = _terms(installers["gpu-operator-gke-driver-installer"])
+    (cos_term,) = node_selector_terms(installers["gpu-operator-gke-driver-installer"])
     assert {
         "key": "node.kubernetes.io/instance-type",
         "operator": "NotIn",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import ipaddress
 import json
-from functools import cache
 from typing import Any
 
 import pytest
@@ -29,8 +28,9 @@ from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_plan, run_program
 from gpu_platform.plans.node_daemonsets import Requests, gpu_node_requests
 from gpu_platform.resolve.cloud_pools import resolve_pools
-from tests.conftest import REPO, upstream
+from tests.conftest import REPO, planned_stack, upstream
 from tests.support import crds
+from tests.support.kube import node_affinity
 
 EXAMPLE = REPO / "examples" / "topology-aware-training"
 NETWORK = "gcp:compute/network:Network"
@@ -39,11 +39,6 @@ FIREWALL = "gcp:compute/firewall:Firewall"
 NODEPOOL = "gcp:container/nodePool:NodePool"
 GKE_NET = "kubernetes:networking.gke.io/v1:"
 DAEMONSET = "kubernetes:apps/v1:DaemonSet"
-
-
-@cache
-def plan(stack: str) -> Plan:
-    return run_plan(EXAMPLE, stack)
 
 
 def _upstream(*path: str) -> list[dict[str, Any]]:
@@ -57,12 +52,6 @@ def _gpu_pool(p: Plan) -> Any:
 
 def _daemonsets(p: Plan) -> dict[str, dict[str, Any]]:
     return {r.inputs["metadata"]["name"]: r.inputs for r in p.by_type(DAEMONSET) if "gpudirect" in r.name}
-
-
-def _affinity(ds: dict[str, Any]) -> list[dict[str, Any]]:
-    node = ds["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]
-    (term,) = node["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    return list(term["matchExpressions"])
 
 
 # --- catalog ---------------------------------------------------------------------------------------------
@@ -122,7 +111,7 @@ def test_the_daemon_sidecar_is_the_release_paired_with_the_installer() -> None:
 
 
 def test_a3_mega_gets_eight_gpu_vpcs_with_subnets_and_firewalls() -> None:
-    p = plan("gke-a3-mega")
+    p = planned_stack("gke-a3-mega", EXAMPLE)
     gpu = [r for r in p.by_type(NETWORK) if "gpudirect" in r.name]
     assert [r.inputs["name"] for r in gpu] == [f"train-a3m-gpu-{i}" for i in range(1, 9)]
     assert {r.inputs["mtu"] for r in gpu} == {8244}
@@ -144,13 +133,13 @@ def test_a3_mega_gets_eight_gpu_vpcs_with_subnets_and_firewalls() -> None:
 
 
 def test_a3_mega_cluster_runs_multi_networking_on_dataplane_v2() -> None:
-    (cluster,) = plan("gke-a3-mega").by_type("gcp:container/cluster:Cluster")
+    (cluster,) = planned_stack("gke-a3-mega", EXAMPLE).by_type("gcp:container/cluster:Cluster")
     assert cluster.inputs["enableMultiNetworking"] is True
     assert cluster.inputs["datapathProvider"] == "ADVANCED_DATAPATH"
 
 
 def test_a3_mega_pool_attaches_the_eight_nics_in_order() -> None:
-    p = plan("gke-a3-mega")
+    p = planned_stack("gke-a3-mega", EXAMPLE)
     pool = _gpu_pool(p)
     extra = pool.inputs["networkConfig"]["additionalNodeNetworkConfigs"]
     assert extra == [
@@ -165,7 +154,7 @@ def test_a3_mega_pool_attaches_the_eight_nics_in_order() -> None:
 
 
 def test_network_objects_validate_and_name_the_created_vpcs() -> None:
-    p = plan("gke-a3-mega")
+    p = planned_stack("gke-a3-mega", EXAMPLE)
     params = {r.inputs["metadata"]["name"]: r for r in p.by_type(GKE_NET + "GKENetworkParamSet")}
     networks = {r.inputs["metadata"]["name"]: r for r in p.by_type(GKE_NET + "Network")}
     assert sorted(params) == sorted(networks) == sorted(f"vpc{i}" for i in range(1, 9))
@@ -190,7 +179,7 @@ def test_network_objects_validate_and_name_the_created_vpcs() -> None:
 
 
 def test_a3_mega_runs_google_s_tcpxo_installer_and_nri_injector_on_the_pool_only() -> None:
-    p = plan("gke-a3-mega")
+    p = planned_stack("gke-a3-mega", EXAMPLE)
     ds = _daemonsets(p)
     assert sorted(ds) == ["device-injector", "nccl-tcpxo-installer"]
     (theirs,) = _upstream("installers", "nccl-tcpxo-installer.yaml")
@@ -210,7 +199,7 @@ def test_a3_mega_runs_google_s_tcpxo_installer_and_nri_injector_on_the_pool_only
         {"name": c["name"], "image": c["image"]} for c in theirs["spec"]["template"]["spec"]["containers"]
     ]
     assert installer["metadata"]["namespace"] == "kube-system"
-    assert _affinity(installer) == [
+    assert node_affinity(installer) == [
         {"key": "gpu-platform.io/gpudirect", "operator": "In", "values": ["tcpxo"]}
     ]
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in spec["tolerations"]
@@ -218,14 +207,14 @@ def test_a3_mega_runs_google_s_tcpxo_installer_and_nri_injector_on_the_pool_only
     injector = ds["device-injector"]["spec"]["template"]["spec"]
     assert injector["containers"][0]["image"] == nri["spec"]["template"]["spec"]["containers"][0]["image"]
     assert injector["containers"][0]["image"] == versions.NRI_DEVICE_INJECTOR_IMAGE
-    assert _affinity(ds["device-injector"])[0]["values"] == ["tcpxo"]
+    assert node_affinity(ds["device-injector"])[0]["values"] == ["tcpxo"]
 
 
 # --- A4: RDMA ---------------------------------------------------------------------------------------------
 
 
 def test_a4_gets_a_second_gvnic_vpc_and_a_roce_vpc_with_a_subnet_per_nic() -> None:
-    p = plan("gke-a4")
+    p = planned_stack("gke-a4", EXAMPLE)
     vpcs = {r.inputs["name"]: r.inputs for r in p.by_type(NETWORK) if "gpudirect" in r.name}
     assert sorted(vpcs) == ["train-a4-gvnic-1", "train-a4-rdma"]
     assert vpcs["train-a4-rdma"]["networkProfile"] == (
@@ -244,7 +233,7 @@ def test_a4_gets_a_second_gvnic_vpc_and_a_roce_vpc_with_a_subnet_per_nic() -> No
 
 
 def test_a4_pool_attaches_gvnic_1_then_the_eight_rdma_nics() -> None:
-    pool = _gpu_pool(plan("gke-a4"))
+    pool = _gpu_pool(planned_stack("gke-a4", EXAMPLE))
     extra = pool.inputs["networkConfig"]["additionalNodeNetworkConfigs"]
     assert extra[0] == {"network": "train-a4-gvnic-1", "subnetwork": "train-a4-gvnic-1-sub"}
     assert extra[1:] == [
@@ -257,7 +246,8 @@ def test_a4_pool_attaches_gvnic_1_then_the_eight_rdma_nics() -> None:
 
 def test_a4_network_objects_use_rdma_device_mode_and_validate() -> None:
     params = {
-        r.inputs["metadata"]["name"]: r.inputs for r in plan("gke-a4").by_type(GKE_NET + "GKENetworkParamSet")
+        r.inputs["metadata"]["name"]: r.inputs
+        for r in planned_stack("gke-a4", EXAMPLE).by_type(GKE_NET + "GKENetworkParamSet")
     }
     assert sorted(params) == sorted(["gvnic-1", *(f"rdma-{i}" for i in range(8))])
     assert params["gvnic-1"]["spec"]["deviceMode"] == "NetDevice"
@@ -267,12 +257,15 @@ def test_a4_network_objects_use_rdma_device_mode_and_validate() -> None:
         "vpcSubnet": "train-a4-rdma-sub-3",
         "deviceMode": "RDMA",
     }
-    for obj in [*params.values(), *(r.inputs for r in plan("gke-a4").by_type(GKE_NET + "Network"))]:
+    for obj in [
+        *params.values(),
+        *(r.inputs for r in planned_stack("gke-a4", EXAMPLE).by_type(GKE_NET + "Network")),
+    ]:
         assert crds.problems_of(obj) == [], obj["metadata"]["name"]
 
 
 def test_a4_runs_the_gib_installer_and_no_nri_injector() -> None:
-    ds = _daemonsets(plan("gke-a4"))
+    ds = _daemonsets(planned_stack("gke-a4", EXAMPLE))
     assert sorted(ds) == ["nccl-rdma-installer"]
     (theirs,) = _upstream("installers", "nccl-rdma-installer.yaml")
     (init,) = ds["nccl-rdma-installer"]["spec"]["template"]["spec"]["initContainers"]
@@ -282,7 +275,7 @@ def test_a4_runs_the_gib_installer_and_no_nri_injector() -> None:
     assert init["image"] == versions.NCCL_GIB_INSTALLER_IMAGE
     volumes = ds["nccl-rdma-installer"]["spec"]["template"]["spec"]["volumes"]
     assert volumes == theirs["spec"]["template"]["spec"]["volumes"]
-    assert _affinity(ds["nccl-rdma-installer"]) == [
+    assert node_affinity(ds["nccl-rdma-installer"]) == [
         {"key": "gpu-platform.io/gpudirect", "operator": "In", "values": ["rdma"]}
     ]
 
@@ -404,7 +397,7 @@ def test_tcpx_and_tcpxo_pools_share_the_gpu_vpcs_and_each_gets_its_installer() -
     assert plan.node_networks(TCPX) == plan.node_networks(TCPXO)[:4]
     by_name = {d["metadata"]["name"]: d for d in daemonsets(plan)}
     assert sorted(by_name) == ["device-injector", "nccl-tcpx-installer", "nccl-tcpxo-installer"]
-    assert _affinity(by_name["device-injector"])[0]["values"] == ["tcpx", "tcpxo"]
+    assert node_affinity(by_name["device-injector"])[0]["values"] == ["tcpx", "tcpxo"]
     (theirs,) = _upstream("installers", "nccl-tcpx-installer.yaml")
     (their_init,) = theirs["spec"]["template"]["spec"]["initContainers"]
     (init,) = by_name["nccl-tcpx-installer"]["spec"]["template"]["spec"]["initContainers"]

@@ -8,7 +8,6 @@ import re
 from typing import Any
 
 import pytest
-import yaml
 
 from gpu_platform.catalog.nvlink import GB200_NVL72
 from gpu_platform.cloud_facts import profile_of
@@ -16,7 +15,7 @@ from gpu_platform.cloud_facts.gke import resource_types
 from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_program
-from tests.conftest import REPO, load_yaml_docs, upstream
+from tests.conftest import REPO, load_yaml_docs, stack_file_config, upstream
 from tests.support.plans import plan_gke_compute_class, plan_gke_node_pool
 
 NODEPOOL = "gcp:container/nodePool:NodePool"
@@ -148,7 +147,7 @@ def test_a_chain_or_a_compute_class_cannot_carry_the_workload_policy() -> None:
 def test_multi_node_nvlink_on_a4x_plans_with_compute_domains(plan_stack: Any) -> None:
     """One NVL72 pool per rack, and the DRA driver's ComputeDomains (IMEX) across its nodes: what a multi-node
     NVLink job on A4X needs, planned together with the Arm taint tolerated."""
-    doc = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())["config"]
+    doc = stack_file_config("dev")
     rack = {
         "name": "gb200",
         "machineType": "a4x-highgpu-4g",

@@ -1,0 +1,1 @@
+"""Tests of gpu_platform.clouds.openshift (tests/ mirrors components/gpu_platform/)."""

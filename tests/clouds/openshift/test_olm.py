@@ -15,10 +15,8 @@ from gpu_platform.addons.gpu_operator.plan import OperatorPlan, gpu_operator_pla
 from gpu_platform.clouds.openshift import olm_plan as o
 from gpu_platform.errors import ConfigError
 from gpu_platform.stack import load_platform
-from tests.conftest import UPSTREAM
 from tests.support.crds import problems_of
-
-CHART = UPSTREAM / "charts" / "gpu-operator-v26.7.0"
+from tests.support.helm import GPU_OPERATOR_CHART, render_texts, rendered_cluster_policy
 
 
 def stack(**driver: Any) -> dict[str, Any]:
@@ -111,18 +109,6 @@ def test_the_driver_is_built_with_the_driver_toolkit(plan: OperatorPlan) -> None
     assert o.cluster_policy(plan)["spec"]["operator"]["use_ocp_driver_toolkit"] is True
 
 
-def _rendered_cluster_policy(values: dict[str, Any]) -> dict[str, Any]:
-    helm = pytest.importorskip("helm_python")
-    texts = helm.Chart.load(CHART).render(
-        values=values, name="gpu-operator", namespace="gpu-operator", is_install=True
-    )
-    for text in texts.values():
-        for doc in yaml.safe_load_all(text):
-            if isinstance(doc, dict) and doc.get("kind") == "ClusterPolicy":
-                return doc
-    raise AssertionError("the chart rendered no ClusterPolicy")
-
-
 def _leaves(value: Any, path: str = "") -> dict[str, Any]:
     if isinstance(value, dict) and value:
         return {k: v for key, sub in value.items() for k, v in _leaves(sub, f"{path}.{key}").items()}
@@ -132,7 +118,7 @@ def _leaves(value: Any, path: str = "") -> dict[str, Any]:
 def test_cluster_policy_means_what_the_helm_values_mean(plan: OperatorPlan) -> None:
     """Every field the library sets is what the chart's own template makes of the same values."""
     ours = _leaves(o.cluster_policy(plan)["spec"])
-    chart = _leaves(_rendered_cluster_policy(dict(plan.values))["spec"])
+    chart = _leaves(rendered_cluster_policy(dict(plan.values))["spec"])
     set_here = {k: v for k, v in ours.items() if v != {}}
     assert {k: chart.get(k, "<missing>") for k in set_here} == set_here
     for key in (
@@ -200,9 +186,8 @@ def test_the_counters_config_map_is_the_one_the_chart_would_render(plan: Operato
         x for x in gpu_wave if x["kind"] == "ConfigMap" and x["metadata"]["name"] == DCGM_METRICS_CONFIG_MAP
     ]
     assert ours["metadata"]["namespace"] == versions.OPENSHIFT_GPU_OPERATOR.namespace
-    helm = pytest.importorskip("helm_python")
-    texts = helm.Chart.load(CHART).render(
-        values=dict(observed.values), name="gpu-operator", namespace="gpu-operator", is_install=True
+    texts = render_texts(
+        GPU_OPERATOR_CHART, dict(observed.values), "gpu-operator", "gpu-operator", skip_without_helm=True
     )
     docs = [d for t in texts.values() for d in yaml.safe_load_all(t) if isinstance(d, dict)]
     (theirs,) = [
@@ -226,7 +211,7 @@ def test_the_cluster_policy_names_the_counters_and_validates(plan: OperatorPlan)
     assert problems_of(broken)  # the CRD has no config.data: the check can fail
     # Field for field what the chart's own clusterpolicy.yaml makes of the same values.
     ours = _leaves(policy["spec"]["dcgmExporter"])
-    chart = _leaves(_rendered_cluster_policy(dict(observed.values))["spec"]["dcgmExporter"])
+    chart = _leaves(rendered_cluster_policy(dict(observed.values))["spec"]["dcgmExporter"])
     assert {k: chart.get(k, "<missing>") for k in ours if ours[k] != {}} == {
         k: v for k, v in ours.items() if v != {}
     }

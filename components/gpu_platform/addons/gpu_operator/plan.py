@@ -2,7 +2,7 @@
 
 Sources: GPU_PLATFORM_FACTS.md sections 2.1 (per-cloud values), 2.2 (device-plugin configs),
 2.3 (MIG) and pitfalls 3, 7 and 8. Every values key set here exists in the chart's ``values.yaml``
-at the pinned version (``tests/test_gpu_operator.py`` walks them). Driver ownership comes from the
+at the pinned version (``tests/addons/gpu_operator/test_plan.py`` walks them). Driver ownership comes from the
 same ``DriverPlan`` the node pools use; node labels and tolerations come from ``scheduling``.
 """
 

@@ -1,0 +1,1 @@
+"""Tests of gpu_platform.addons.slurm (tests/ mirrors components/gpu_platform/)."""

@@ -1,0 +1,1 @@
+"""Tests of gpu_platform.cloud_facts.yandex (tests/ mirrors components/gpu_platform/)."""

@@ -1,1 +1,0 @@
-"""Tests of gpu_platform.operators (tests/ mirrors components/gpu_platform/)."""

@@ -1,1 +1,0 @@
-"""Tests of gpu_platform.plans (tests/ mirrors components/gpu_platform/)."""
