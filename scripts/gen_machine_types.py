@@ -55,13 +55,16 @@ SOURCES: dict[str, list[str]] = {
     ],
     "eks": [
         "EC2 accelerated-computing instance families (G4dn, G5, G6, G6e, P4d, P4de, P5, P5e, P5en): GPUs and "
-        "vCPUs per size and GiB per vCPU from the EC2 instance-type pages (GPU_PLATFORM_FACTS.md section 1); "
+        "vCPUs per size and GiB per vCPU from the EC2 instance-type pages "
+        "(https://aws.amazon.com/ec2/instance-types/accelerated-computing/; GPU counts via third-party catalogs, "
+        "rapidsai/deployment and meta-pytorch/torchx); "
         "EFA interface counts from the EC2 EFA documentation. No machine-readable list is vendored to check "
         "against.",
     ],
     "aks": [
         "Azure GPU VM sizes (NCasT4_v3, NC A100 v4, ND A100 v4, ND A100 v4 80GB, NC H100 v5, ND H100 v5, "
-        "ND H200 v5): Microsoft's size pages (GPU_PLATFORM_FACTS.md section 1); NC H100 v5 as the H100 NVL "
+        "ND H200 v5): Microsoft's size pages (MicrosoftDocs/azure-docs "
+        "`articles/virtual-machines/sizes/gpu-accelerated/`); NC H100 v5 as the H100 NVL "
         "94GB, the GPU Microsoft's page names. No machine-readable list is vendored to check against.",
     ],
     "yandex": [

@@ -107,9 +107,11 @@ def test_every_moved_name_still_resolves_with_a_warning() -> None:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 value = getattr(module, name)
-            assert value is getattr(importlib.import_module(new), name), (old, name)
+            new_module, _, new_name = new.partition(":")
+            assert value is getattr(importlib.import_module(new_module), new_name or name), (old, name)
+            where = f"{new_module}.{new_name}" if new_name else new_module
             assert [str(w.message) for w in caught if w.category is DeprecationWarning] == [
-                f"{old}.{name} moved to {new}; the old path goes in gpu-platform 0.3.0"
+                f"{old}.{name} moved to {where}; the old path goes in gpu-platform 0.3.0"
             ]
             assert name not in vars(module), f"{old}.{name} is still defined there"
 
@@ -283,10 +285,8 @@ def test_contributions_go_only_to_addons_the_contributor_uses() -> None:
 
 def test_no_module_of_the_library_is_imported_by_a_string() -> None:
     """Every edge is a plain import the contracts see. ``_moved`` is the old-path shim; ``sdk`` and
-    ``offline.sdk_internals`` import Pulumi's SDKs, not the library. The observability component still names
-    the cloud's managed-Prometheus installer by string: the public component installs the cloud side itself,
-    and that module sits above the add-ons."""
-    allowed = {"_moved.py", "sdk.py", "offline/sdk_internals.py", "addons/observability/component.py"}
+    ``offline.sdk_internals`` import Pulumi's SDKs, not the library."""
+    allowed = {"_moved.py", "sdk.py", "offline/sdk_internals.py"}
     found = [
         str(path.relative_to(PACKAGE))
         for path in PACKAGE.rglob("*.py")

@@ -80,6 +80,10 @@ MOVED: dict[str, str] = {
     "gpu_platform.plans.gpu_rules": "gpu_platform.addons.observability.rules",
     "gpu_platform.plans.gpu_health": "gpu_platform.addons.observability.gpu_health",
     "gpu_platform.operators.observability": "gpu_platform.addons.observability.component",
+    "gpu_platform.clouds.eks.managed_prometheus": "gpu_platform.addons.observability.amazon_managed_prometheus",
+    "gpu_platform.clouds.eks.managed_prometheus_plan": "gpu_platform.addons.observability.amazon_managed_prometheus_plan",
+    "gpu_platform.clouds.aks.managed_prometheus": "gpu_platform.addons.observability.azure_managed_prometheus",
+    "gpu_platform.clouds.aks.managed_prometheus_plan": "gpu_platform.addons.observability.azure_managed_prometheus_plan",
     "gpu_platform.args.slurm": "gpu_platform.addons.slurm.settings",
     "gpu_platform.resolve.slurm": "gpu_platform.addons.slurm.checks",
     "gpu_platform.plans.slurm": "gpu_platform.addons.slurm.plan",
@@ -101,6 +105,29 @@ MOVED: dict[str, str] = {
 }
 
 MOVED_NAMES: dict[str, dict[str, str]] = {
+    "gpu_platform.addons.volcano.plan": {
+        "plan_volcano": "gpu_platform.addons.volcano.plan:volcano_args_plan"
+    },
+    "gpu_platform.addons.workloads.plan": {
+        "plan_jobset": "gpu_platform.addons.workloads.plan:jobset_plan",
+        "plan_leader_worker_set": "gpu_platform.addons.workloads.plan:leader_worker_set_plan",
+        "plan_kuberay": "gpu_platform.addons.workloads.plan:kuberay_plan",
+        "plan_kubeflow_trainer": "gpu_platform.addons.workloads.plan:kubeflow_trainer_plan",
+    },
+    "gpu_platform.addons.kserve.service_plan": {
+        "plan_gpu_inference_service": "gpu_platform.addons.kserve.service_plan:gpu_inference_service_plan",
+    },
+    "gpu_platform.addons.gpu_operator.plan": {
+        "GKE_CRITICAL_PRIORITY_CLASSES": "gpu_platform.cloud_facts.gke.critical_pods",
+        "GKE_QUOTA_NAME": "gpu_platform.cloud_facts.gke.critical_pods",
+        "GKE_QUOTA_BASE_PODS": "gpu_platform.cloud_facts.gke.critical_pods",
+        "GKE_QUOTA_PODS_PER_GPU_NODE": "gpu_platform.cloud_facts.gke.critical_pods",
+        "gke_resource_quota_spec": "gpu_platform.cloud_facts.gke.critical_pods",
+        "GKE_INSTALLER_NAME": "gpu_platform.cloud_facts.gke.driver_installer",
+        "GKE_INSTALLER_SUFFIX": "gpu_platform.cloud_facts.gke.driver_installer",
+        "gke_driver_installer": "gpu_platform.cloud_facts.gke.driver_installer",
+        "gke_driver_installers": "gpu_platform.cloud_facts.gke.driver_installer",
+    },
     "gpu_platform.versions": {"ALL_CHARTS": "gpu_platform.releases"},
     "gpu_platform.clouds": {
         "PROFILES": "gpu_platform.cloud_facts",
@@ -197,7 +224,8 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
         "EfaDevicePluginArgs": "gpu_platform.clouds.eks.args",
     },
 }
-"""Names that moved out of a module that stayed: old module -> name -> the module that has it now."""
+"""Names that moved out of a module that stayed: old module -> name -> the module that has it now
+(``module:new_name`` when it was renamed too)."""
 
 
 def moved_attribute(module: str, name: str) -> object:
@@ -205,12 +233,14 @@ def moved_attribute(module: str, name: str) -> object:
     new = MOVED_NAMES.get(module, {}).get(name)
     if new is None:
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    new_module, _, new_name = new.partition(":")
+    where = f"{new_module}.{new_name}" if new_name else new_module
     warnings.warn(
-        f"{module}.{name} moved to {new}; the old path goes in gpu-platform {REMOVED_IN}",
+        f"{module}.{name} moved to {where}; the old path goes in gpu-platform {REMOVED_IN}",
         DeprecationWarning,
         stacklevel=2,
     )
-    return getattr(importlib.import_module(new), name)
+    return getattr(importlib.import_module(new_module), new_name or name)
 
 
 class _AliasLoader(importlib.abc.Loader):

@@ -1,9 +1,10 @@
 """The shape every gpu-platform component has: a pure plan, then a constructor that only creates.
 
-``X(name, args)`` runs ``plan_x(args)`` (every check, every problem at once, nothing registered on a
-problem) and then ``_create``; the stack layer, which has resolved everything already, calls
-``X.from_plan(name, plan)``. The plan stays readable afterwards as ``component.plan``: labels, taints
-and tolerations known at plan time are plain values there, not only Outputs.
+``X(name, args)`` runs ``x_plan(args)`` or ``x_plan(resolve_x(args))`` (every check, every problem at
+once, nothing registered on a problem) and then ``_create``; the stack layer, which has resolved
+everything already, calls ``X.from_plan(name, plan)``. The plan stays readable afterwards as
+``component.plan``: labels, taints and tolerations known at plan time are plain values there, not only
+Outputs.
 """
 
 from __future__ import annotations

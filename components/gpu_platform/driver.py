@@ -2,7 +2,8 @@
 
 The node pool (GKE ``gpu_driver_installation_config``, EKS AMI type, AKS ``gpu_profile.driver``)
 and the GPU Operator values both read the same ``DriverPlan``, so they can never disagree and a
-driver is never installed twice (GPU_PLATFORM_FACTS.md section 2.1, pitfall 3). Each cloud's decision
+driver is never installed twice (NVIDIA/cloud-native-docs ``gpu-operator/google-gke.rst``,
+``amazon-eks.rst``, ``microsoft-aks.rst``; NVIDIA/gpu-operator#525, #126). Each cloud's decision
 table is its profile's ``plan_driver`` (``gpu_platform/clouds/<cloud>/profile.py``).
 """
 

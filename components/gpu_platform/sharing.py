@@ -1,7 +1,8 @@
 """GPU sharing: what a pool's nodes advertise, and the device-plugin and mig-parted configs.
 
 Formats: NVIDIA k8s-device-plugin config ``version: v1`` (``sharing.timeSlicing`` / ``sharing.mps``)
-and mig-parted ``version: v1`` / ``mig-configs`` (GPU_PLATFORM_FACTS.md sections 2.2 and 2.3).
+and mig-parted ``version: v1`` / ``mig-configs`` (NVIDIA/cloud-native-docs ``gpu-operator/gpu-sharing.rst``
+and ``gpu-operator/gpu-operator-mig.rst``).
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ class UpstreamFile:
 # Google's COS driver installer (NVIDIA's GKE path A): GoogleCloudPlatform/container-engine-accelerators
 # ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``. The installer image is preloaded on COS GPU
 # nodes (pull policy Never); partition-gpus applies GKE's gpu_partition_size. The manifest is used as it is
-# (``addons.gpu_operator.plan.gke_driver_installer``); the image constants below are what it pins, and a test
+# (``cloud_facts.gke.driver_installer``); the image constants below are what it pins, and a test
 # checks that they agree.
 GKE_COS_INSTALLER = UpstreamFile(
     repo="GoogleCloudPlatform/container-engine-accelerators",
@@ -407,7 +407,7 @@ at 274dbde)."""
 # --- Single GPU hosts (GpuDockerHost) -------------------------------------------------------------------
 # The NVIDIA Container Toolkit from NVIDIA's apt repository (Container Toolkit install guide, "Installing
 # with Apt"): the four packages at one version, the toolkit release the GPU Operator v26.7.0 matrix ships
-# (GPU_PLATFORM_FACTS.md section 2), so a host and a cluster of the same library release run the same toolkit.
+# (NVIDIA/cloud-native-docs ``gpu-operator/life-cycle-policy.rst``), so a host and a cluster of the same library release run the same toolkit.
 NVIDIA_CONTAINER_TOOLKIT_VERSION = "1.20.0"
 NVIDIA_CONTAINER_TOOLKIT_APT_VERSION = f"{NVIDIA_CONTAINER_TOOLKIT_VERSION}-1"
 NVIDIA_CONTAINER_TOOLKIT_PACKAGES = (

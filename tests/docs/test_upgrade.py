@@ -13,7 +13,7 @@ import pulumi
 import pytest
 
 from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
-from gpu_platform.addons.kserve.service_plan import plan_gpu_inference_service
+from gpu_platform.addons.kserve.service_plan import gpu_inference_service_plan
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.offline import run_program
 from gpu_platform.stack import load_platform
@@ -131,7 +131,7 @@ def test_an_output_for_gpus_is_refused_as_the_doc_says() -> None:
             "storage_uri": "hf://org/model",
             "gpus": pulumi.Output.from_input(1),
         }
-        plan_gpu_inference_service("svc", args)
+        gpu_inference_service_plan("svc", args)
 
     with pytest.raises(ArgumentsError) as err:
         run_program(program)

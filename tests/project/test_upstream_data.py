@@ -155,6 +155,21 @@ def test_check_command_passes_offline() -> None:
     assert out.stdout.startswith(f"ok: {len(SOURCES)} SOURCE.yaml files")
 
 
+def test_no_source_cites_a_file_outside_the_repository() -> None:
+    """Sources are upstream repositories at a tag or official documentation, never a file next to the checkout."""
+    needles = ("GPU_PLATFORM" + "_FACTS", "../" + "shared/")  # split, so this file does not match itself
+    files = [REPO / "README.md"]
+    for top in ("components", "tests", "docs"):
+        files += sorted(p for p in (REPO / top).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    hits = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in files
+        for number, line in enumerate(path.read_bytes().decode("utf-8", "replace").splitlines(), 1)
+        if any(needle in line for needle in needles)
+    ]
+    assert not hits, "cite the upstream repository at a tag, or a documentation URL, at: " + ", ".join(hits)
+
+
 # --- the script on a scratch copy -----------------------------------------------------------------
 
 

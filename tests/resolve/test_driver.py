@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
-from gpu_platform.addons.gpu_operator.plan import gke_driver_installer, gpu_operator_plan
+from gpu_platform.addons.gpu_operator.plan import gpu_operator_plan
+from gpu_platform.cloud_facts.gke.driver_installer import gke_driver_installer
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.stack import load_platform
 
@@ -127,13 +128,13 @@ def test_gke_google_installer_default_vs_declared_version() -> None:
     plan = gpu_operator_plan(
         resolve_gpu_operator({"cloud": "gke", "driver": {"host_version": "570.172.08"}, "pools": [l4]})
     )
-    assert plan.gke_installer_version is None
-    script = gke_driver_installer(plan.gke_installer_version)["spec"]["template"]["spec"]["initContainers"][0]
+    assert plan.installer_version is None
+    script = gke_driver_installer(plan.installer_version)["spec"]["template"]["spec"]["initContainers"][0]
     assert "/cos-gpu-installer install ||" in script["command"][-1]
     # An explicit installer version is its own key, and pins what Google's installer installs.
     pinned = {"host_version": "570.172.08", "installer_version": "570.172.08"}
     plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "driver": pinned, "pools": [l4]}))
-    script = gke_driver_installer(plan.gke_installer_version)["spec"]["template"]["spec"]["initContainers"][0]
+    script = gke_driver_installer(plan.installer_version)["spec"]["template"]["spec"]["initContainers"][0]
     assert "/cos-gpu-installer install --version=570.172.08 ||" in script["command"][-1]
 
 

@@ -136,9 +136,10 @@ def test_no_function_in_the_library_is_longer_than_a_screen() -> None:
 
 
 def test_component_constructors_only_plan_and_create() -> None:
-    """``__init__`` of every component is one call: ``self._start(name, plan_x(args), opts)``, or
-    ``self._start(name, x_plan(resolve_x(args)), opts)`` / ``x_plan(*checks(args))`` where the argument
-    checks are a resolve step."""
+    """``__init__`` of every component is one call: ``self._start(name, x_plan(args), opts)``, a plan
+    function that checks the arguments itself (``GpuPlatform``'s plan is its ``PlatformSpec``:
+    ``platform_spec_of_args(args)``), or ``self._start(name, x_plan(resolve_x(args)), opts)`` /
+    ``x_plan(*checks(args))`` where the argument checks are a resolve step."""
     from gpu_platform import _COMPONENTS
 
     checked = 0
@@ -155,7 +156,6 @@ def test_component_constructors_only_plan_and_create() -> None:
                 assert len(body) == 1, node.name
                 call = body[0].value  # type: ignore[attr-defined]
                 assert isinstance(call, ast.Call) and ast.unparse(call.func) == "self._start", node.name
-                planned = ast.unparse(call.args[1])
                 # The plan function, called on what a resolve step made of the arguments.
                 inner = call.args[1]
                 names = [
@@ -166,6 +166,12 @@ def test_component_constructors_only_plan_and_create() -> None:
                     and names[0].endswith("_plan")
                     and any(n.startswith("resolve_") or n.endswith("_args") for n in names[1:])
                 )
-                assert planned.startswith("plan_") or ".plan_" in planned or resolved, node.name
+                # Or the plan function of the arguments themselves, which checks them first.
+                of_args = (
+                    isinstance(inner, ast.Call)
+                    and names[0].endswith(("_plan", "_spec_of_args"))
+                    and [ast.unparse(a) for a in inner.args] == ["args"]
+                )
+                assert of_args or resolved, node.name
                 checked += 1
     assert checked == len(_COMPONENTS)

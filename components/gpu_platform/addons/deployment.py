@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 if TYPE_CHECKING:
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
 
 Installer = Callable[[str, Any, pulumi.ResourceOptions], Any]
 """A cloud's replacement for an add-on's component: ``(name, plan, opts) -> component`` (OLM for the GPU

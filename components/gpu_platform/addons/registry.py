@@ -9,7 +9,7 @@ how it is deployed. ``stack.program`` loops over ``ADDONS``; ``docs/adding-an-ad
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,13 +20,17 @@ from gpu_platform.addons.gpu_operator import wiring as gpu_operator
 from gpu_platform.addons.kserve import wiring as kserve
 from gpu_platform.addons.kueue import wiring as kueue
 from gpu_platform.addons.observability import wiring as observability
+from gpu_platform.addons.requirement import Requirement, Sections
 from gpu_platform.addons.slurm import wiring as slurm
 from gpu_platform.addons.volcano import wiring as volcano
 from gpu_platform.addons.workloads import wiring as workloads
 
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Deployment
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
+    from gpu_platform.cloud_facts.profile import PoolProblems
+    from gpu_platform.errors import Problems
+    from gpu_platform.pools import GpuPool
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,8 @@ class Addon:
     """The add-ons it waits for when they are on (their components are dependencies of its own)."""
     contributes: Callable[[PlatformSpec], Mapping[str, Any]] | None = None
     """Inputs of other add-ons' plans, by add-on name; each of those add-ons is in ``uses``."""
+    requires: tuple[Requirement, ...] = ()
+    """What its settings need from other add-ons or the pools, checked once (``requirement_problems``)."""
 
 
 ADDONS: tuple[Addon, ...] = (
@@ -58,7 +64,14 @@ ADDONS: tuple[Addon, ...] = (
         uses=("gpu_operator", "kueue"),
         contributes=observability.contributions,
     ),
-    Addon("gpu_operator", (releases.GPU_OPERATOR,), gpu_operator.enabled, gpu_operator.deploy, uses=("dra",)),
+    Addon(
+        "gpu_operator",
+        (releases.GPU_OPERATOR,),
+        gpu_operator.enabled,
+        gpu_operator.deploy,
+        uses=("dra",),
+        requires=gpu_operator.REQUIRES,
+    ),
     Addon(
         "kueue",
         (releases.KUEUE,),
@@ -66,6 +79,7 @@ ADDONS: tuple[Addon, ...] = (
         kueue.deploy,
         uses=("dra", "gpu_operator"),
         after=("observability",),
+        requires=kueue.REQUIRES,
     ),
     Addon("volcano", (releases.VOLCANO,), volcano.enabled, volcano.deploy, uses=("kueue", "workloads")),
     Addon(
@@ -82,6 +96,7 @@ ADDONS: tuple[Addon, ...] = (
         dra.enabled,
         dra.deploy,
         after=("gpu_operator", "kueue"),
+        requires=dra.REQUIRES,
     ),
     Addon("cert_manager", (releases.CERT_MANAGER,), cert_manager.enabled, cert_manager.deploy),
     Addon(
@@ -103,6 +118,22 @@ ADDONS: tuple[Addon, ...] = (
     Addon("docker_host", (), None),
 )
 """In dependency order: each entry comes after every add-on in its ``after`` (a test checks)."""
+
+
+def requirement_problems(sections: Sections, pools: Sequence[GpuPool], at: PoolProblems, p: Problems) -> None:
+    """Every add-on's declared requirements against the stack file: one problem where a setting is on and what it
+    needs is not, at the needing setting."""
+    for entry in ADDONS:
+        for req in entry.requires:
+            if req.met(sections):
+                continue
+            if not req.per_pool:
+                if req.applies(sections, None):
+                    p.add(req.setting, req.reason(None))
+                continue
+            for pool in pools:
+                if req.applies(sections, pool):
+                    at(pool.index).add(req.setting, req.reason(pool))
 
 
 def addon(name: str) -> Addon:

@@ -1,7 +1,8 @@
 """CUDA-to-driver minimums and the driver each install path puts on a node.
 
-Sources: GPU_PLATFORM_FACTS.md section 5 (CUDA Toolkit release notes table) and section 2 (GPU
-Operator default ``driver.version`` per release tag).
+Sources: CUDA Toolkit Release Notes, "CUDA Toolkit and Corresponding Driver Versions"
+(https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html), and the default ``driver.version`` of
+NVIDIA/gpu-operator ``deployments/gpu-operator/values.yaml`` at each release tag.
 """
 
 from __future__ import annotations

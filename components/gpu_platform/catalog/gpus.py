@@ -1,6 +1,8 @@
 """GPU models: memory, MIG capability and the names Kubernetes components use for them.
 
-Sources: ../shared/reference/GPU_PLATFORM_FACTS.md sections 1 and 3; PCI device IDs from the GPU
+Sources: NVIDIA MIG User Guide, "Supported GPU Products" and "Supported MIG Profiles"
+(https://docs.nvidia.com/datacenter/tesla/mig-user-guide/); the memory of the GPUs without MIG as the
+clouds' GPU machine tables give it (cloud_facts/*/machines.py); PCI device IDs from the GPU
 Operator's default mig-parted config (assets/state-mig-manager/0400_configmap.yaml, v26.7.0). GB200: 186 GB per
 GPU as Compute Engine's "Arm VMs on Compute" page gives it for A4X
 (https://cloud.google.com/compute/docs/instances/arm-on-compute); no PCI device ID, as the operator's config

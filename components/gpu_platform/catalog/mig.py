@@ -5,8 +5,10 @@ A MIG-capable GPU has memory slices (8 on A100/H100/H200/B200/GB200, 4 on A30) a
 fixed offsets (``nvidia-smi mig -lgipp``). Whether a set of profiles fits on one GPU is therefore
 a placement search, not a sum: 3g+2g+2g fits, 4g+2g+2g does not.
 
-Sources: GPU_PLATFORM_FACTS.md section 3 (MIG user guide "Supported MIG Profiles" and the
-placement table), and the GPU Operator's default mig-parted config for names and counts.
+Sources: NVIDIA MIG User Guide, "Supported MIG Profiles"
+(https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html) and its
+``nvidia-smi mig -lgipp`` placement output, and the GPU Operator's default mig-parted config for names
+and counts (NVIDIA/gpu-operator v26.7.0 assets/state-mig-manager/0400_configmap.yaml).
 """
 
 from __future__ import annotations

@@ -74,6 +74,20 @@ def _no_call(token: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 @dataclass(frozen=True)
+class OperatorObject:
+    """A Kubernetes object the GPU Operator's release needs first on a cloud (``gpu_operator_objects``)."""
+
+    suffix: str
+    """Its resource name after the component's (``<component>-<suffix>``)."""
+    kind: str
+    """``ResourceQuota`` or ``DaemonSet``."""
+    metadata: Mapping[str, Any]
+    spec: Mapping[str, Any]
+    in_operator_namespace: bool = False
+    """Created in the operator's namespace (its ``metadata`` has no namespace); else where ``metadata`` says."""
+
+
+@dataclass(frozen=True)
 class ResourceTypes:
     """The cloud provider's resource types as the offline plan and ``gpu-platform diff`` must know them."""
 
@@ -139,8 +153,6 @@ class CloudProfile:
     privileged_pods_need_scc: ClassVar[bool] = False
     """A privileged pod runs only once its ServiceAccount is granted an SCC that allows it (OpenShift): the GPU
     health checks (node-problem-detector reads ``/dev/kmsg``) are then off unless asked for."""
-    critical_pods_need_quota: ClassVar[bool] = False
-    """``system-node-critical`` pods outside kube-system need a ResourceQuota for those classes (GKE)."""
     system_pool_selector: ClassVar[Mapping[str, str]] = {}
     """A label the cloud itself puts on system-pool nodes (AKS ``kubernetes.azure.com/mode: system``)."""
     capacity_types: ClassVar[bool] = False
@@ -181,9 +193,6 @@ class CloudProfile:
     """The stack chooses the cluster's autoscaler (``cluster.autoscaler``)."""
     managed_prometheus: ClassVar[str | None] = None
     """The cloud's managed Prometheus (its ``observability.backend`` value), or ``None`` where there is none."""
-    managed_prometheus_installer: ClassVar[str | None] = None
-    """Module whose ``install(component, name, plan)`` creates the managed Prometheus's cloud side (workspace,
-    credentials, rule groups) as children of ``GpuObservability``; ``None``: it has none (GKE's is in-cluster)."""
     docker_host: ClassVar[DockerHostImage | None] = None
     """The image of a single GPU Docker host (``GpuDockerHost``) on this cloud; ``None``: not offered."""
     declared_node_keys: ClassVar[frozenset[str]] = frozenset()
@@ -310,6 +319,15 @@ class CloudProfile:
         """The cloud's driver-installer manifest for ``pool``'s nodes, deployed when the driver plan says
         ``cloud_installer``; ``None``: the cloud has none."""
         return None
+
+    @classmethod
+    def gpu_operator_objects(
+        cls, pools: Sequence[GpuPool], driver: DriverPlan, installer_version: str | None
+    ) -> list[OperatorObject]:
+        """What the GPU Operator's release needs first on this cloud, beyond its own ConfigMaps (GKE: the quota
+        that admits its critical-priority pods, and the cloud's driver installer when the driver plan says
+        ``cloud_installer``); ``installer_version``: ``gpuOperator.driver.installerVersion``."""
+        return []
 
     @classmethod
     def driver_root(cls, driver: DriverPlan) -> str:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 if TYPE_CHECKING:
+    from gpu_platform.addons.platform_spec import PlatformSpec
     from gpu_platform.pools import GpuPool
-    from gpu_platform.stack.spec import PlatformSpec
 
 
 @dataclass

@@ -24,8 +24,8 @@ from gpu_platform.releases import (
 
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Installer
+    from gpu_platform.addons.platform_spec import PlatformSpec
     from gpu_platform.clouds.infrastructure import Infrastructure
-    from gpu_platform.stack.spec import PlatformSpec
 
 Deploy = Callable[["PlatformSpec", pulumi.ResourceOptions | None], "Infrastructure"]
 CloudAddons = Callable[["PlatformSpec", "Infrastructure", pulumi.ResourceOptions], Mapping[str, Any]]

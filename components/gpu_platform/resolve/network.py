@@ -12,16 +12,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from gpu_platform.catalog.gpudirect import GpuDirect
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.topology import NetworkTopology
 from gpu_platform.cloud_facts import clouds_where, profile_of
-from gpu_platform.cloud_facts.profile import CloudProfile, PoolProblems
+from gpu_platform.cloud_facts.profile import CloudProfile
 from gpu_platform.errors import Problems
-from gpu_platform.pools import GpuPool
 
 
 def _machines_with_topology(cloud: str) -> list[str]:
@@ -125,12 +124,3 @@ def pool_gpudirect(
 
 def _has_gpudirect(profile: CloudProfile) -> bool:
     return any(m.gpudirect is not None for m in profile.machines.values())
-
-
-def topology_needs_kueue(pools: Sequence[GpuPool], kueue_on: bool, at: PoolProblems) -> None:
-    """Topology-aware scheduling is Kueue's: without it the setting would do nothing."""
-    if kueue_on:
-        return
-    for pool in pools:
-        if pool.topology is not None:
-            at(pool.index).add(("topology",), "Kueue places pods by topology: needs {{kueue.enabled}}")

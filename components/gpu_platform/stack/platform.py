@@ -28,7 +28,7 @@ _DEPLOY_TIME = "<known at deploy time>"
 """Stands in for an Output kubeconfig while the arguments are checked: only its presence is checked."""
 
 
-def plan_platform(args: GpuPlatformArgs) -> PlatformSpec:
+def platform_spec_of_args(args: GpuPlatformArgs) -> PlatformSpec:
     """The ``PlatformSpec`` of component arguments: every stack-file check, problems spelled for Python
     (``gpu_pools[0].max_nodes``) and raised as one ``ArgumentsError``.
 
@@ -73,7 +73,7 @@ class GpuPlatform(PlannedComponent[PlatformSpec]):
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         """Check ``args`` as the stack file is checked (every problem at once, nothing registered on one),
         then create the platform, every resource a child of this component."""
-        self._start(name, plan_platform(args), opts)
+        self._start(name, platform_spec_of_args(args), opts)
 
     def _create(self, name: str, plan: PlatformSpec) -> dict[str, Any]:
         infra, outputs = deploy_platform(plan, pulumi.ResourceOptions(parent=self))

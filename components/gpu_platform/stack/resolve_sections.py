@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from gpu_platform.addons.dra.checks import (
@@ -20,7 +20,7 @@ from gpu_platform.addons.dra.checks import (
     kubernetes_version_problem,
 )
 from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec, check_operator_settings
-from gpu_platform.addons.kserve.service_checks import ServiceRequest, resolve_request
+from gpu_platform.addons.kserve.service_checks import KServeSpec, ServiceRequest, resolve_request
 from gpu_platform.addons.kserve.service_settings import InferenceServiceConfigArgs
 from gpu_platform.addons.kueue.checks import CapacityBasis, GpuOperatorFacts, KueueSpec, QueueIndex
 from gpu_platform.addons.kueue.settings import DEFAULT_LOCAL_QUEUE
@@ -38,16 +38,6 @@ from gpu_platform.resolve.pools import ResolvedPools
 from gpu_platform.stack import sections as schema
 
 DRIVER_FIX = "{{gpu_operator.driver.version}} (operator driver) or {{gpu_operator.driver.host_version}} (cloud image driver)"
-
-
-@dataclass(frozen=True)
-class KServeSpec:
-    """The ``kserve`` section: settings for the charts and one checked request per service."""
-
-    settings: Mapping[str, Any]
-    install_cert_manager: bool
-    services: tuple[tuple[Mapping[str, Any], ServiceRequest], ...] = ()
-    """``(service config, request)`` per ``kserve.services`` entry."""
 
 
 def config_sections(raw: Any, p: Problems, camel: bool = True) -> dict[str, Any]:
@@ -352,11 +342,11 @@ def resolve_stack_dra(
     pools: ResolvedPools,
     cluster: ClusterSpec | None,
     driver: DriverPlan | None,
-    operator: GpuOperatorSpec,
     at: PoolProblems,
     p: Problems,
 ) -> DraSpec | None:
-    """The ``dra`` section: settings, the cluster version, the GPU Operator and the node driver."""
+    """The ``dra`` section: settings, the cluster version and the node driver (that it needs the GPU Operator is
+    its declared requirement, ``addons.dra.wiring.REQUIRES``)."""
     section = DraSpec.from_settings(cfg.get("dra", {}))
     cluster_dra_problems(pools.pools, cfg.get("gpu_pools", []), section.enabled, at, p.at("dra"))
     if not section.enabled:
@@ -364,12 +354,6 @@ def resolve_stack_dra(
     check_dra_settings(section, p.at("dra"))
     if cluster is not None and (reason := kubernetes_version_problem(cluster.kubernetes_version)):
         p.add(("cluster", "kubernetes_version"), reason)
-    if not operator.enabled:
-        p.add(
-            ("dra", "enabled"),
-            "needs {{gpu_operator.enabled}}: the operator's NFD labels place the DRA plugin and its per-node "
-            "labels keep its device plugin off the DRA nodes",
-        )
     if driver is not None:
         dra_driver_problems(
             pools.pools,

@@ -10,30 +10,27 @@ runs them in order and assembles the spec.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform.addons.dra.checks import DraSpec
-from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec, no_operator_sharing
+from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec
 from gpu_platform.addons.kserve.plan import check_kserve_settings
-from gpu_platform.addons.kueue.checks import KueueSpec, resolve_kueue, without_exclusive
-from gpu_platform.addons.observability.checks import ObservabilitySpec, resolve_observability
-from gpu_platform.addons.slurm.checks import SlurmSpec, slurm_pool_names
-from gpu_platform.addons.volcano.checks import VolcanoSpec
-from gpu_platform.addons.workloads.checks import WorkloadsSpec
+from gpu_platform.addons.kserve.service_checks import KServeSpec
+from gpu_platform.addons.kueue.checks import resolve_kueue, without_exclusive
+from gpu_platform.addons.observability.checks import resolve_observability
+from gpu_platform.addons.platform_spec import PlatformSpec
+from gpu_platform.addons.registry import requirement_problems
+from gpu_platform.addons.slurm.checks import slurm_pool_names
 from gpu_platform.args.common import Cloud
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.cloud_facts.profile import PoolProblems
-from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
-from gpu_platform.resolve.network import topology_needs_kueue
 from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.resolve.zones import spread_over_gpu_zones
 from gpu_platform.stack.resolve_sections import (
-    KServeSpec,
     config_sections,
     given_keys,
     misspelled_namespace_problems,
@@ -47,42 +44,6 @@ from gpu_platform.stack.resolve_sections import (
 )
 
 __all__ = ["KServeSpec", "PlatformSpec", "load_platform"]
-
-
-@dataclass(frozen=True)
-class PlatformSpec:
-    """Everything the stack program needs, derived once from the stack file."""
-
-    cloud: str
-    cluster: ClusterSpec
-    pools: tuple[GpuPool, ...]
-    driver: DriverPlan
-    cuda_version: str | None = None
-    gpu_operator: GpuOperatorSpec | None = None
-    """The ``gpuOperator`` settings, or ``None`` when it is switched off."""
-    kueue: KueueSpec | None = None
-    kserve: KServeSpec | None = None
-    dra: DraSpec | None = None
-    """The ``dra`` settings when the NVIDIA DRA driver is enabled, else ``None``."""
-    config: Mapping[str, Any] = field(default_factory=dict)
-    """The validated stack file (snake_case keys), for outputs and diagnostics."""
-    secret_sections: frozenset[str] = frozenset()
-    """Sections holding a ``secure:`` value (snake_case): their chart values are stored encrypted."""
-    workloads: WorkloadsSpec = field(default_factory=WorkloadsSpec)
-    """The workload controllers the stack installs."""
-    volcano: VolcanoSpec | None = None
-    """Volcano and its team queues, or ``None`` when it is not installed."""
-    slurm: SlurmSpec | None = None
-    """Slurm (Slinky) on the pools it owns, or ``None`` when it is not installed."""
-
-    @property
-    def queue_pools(self) -> tuple[GpuPool, ...]:
-        """The pools Kueue's quotas count: every pool but Slurm's."""
-        owned = set(self.slurm.pool_names) if self.slurm is not None else set()
-        return tuple(p for p in self.pools if p.name not in owned)
-
-    observability: ObservabilitySpec | None = None
-    """The metrics path, dashboards and rules, or ``None`` when ``observability.enabled`` is false."""
 
 
 def load_platform(
@@ -140,7 +101,6 @@ def resolve_platform(
     cluster = _cluster(cloud, cfg, pools.pools, at, p)
     kueue_section = cfg.get("kueue", {})
     kueue_on = kueue_section.get("enabled", True)
-    topology_needs_kueue(pools.pools, kueue_on, at)
     system_pool = cluster.system_pool if cluster is not None and cluster.create else None
     # Slurm's pools are its own: Kueue's quotas and Volcano's queues are made over the others.
     scheduled = without_exclusive(pools, slurm_pool_names(cfg.get("slurm", {})))
@@ -158,9 +118,8 @@ def resolve_platform(
         kserve = resolve_kserve(section, cfg.get("kserve_services", []), pools, kueue, kueue_on, p, camel)
     driver = resolve_stack_driver(cloud, cfg.get("gpu_operator", {}), pools, len(raw_pools), p)
     operator = GpuOperatorSpec.from_settings(cfg.get("gpu_operator", {}))
-    if not operator.enabled:
-        no_operator_sharing(pools.pools, at)
-    dra = resolve_stack_dra(cfg, pools, cluster, driver, operator, at, p)
+    requirement_problems(cfg, pools.pools, at, p)
+    dra = resolve_stack_dra(cfg, pools, cluster, driver, at, p)
     observability = resolve_observability(cloud, cfg.get("observability", {}), p.at("observability"))
     if p or cluster is None or driver is None:
         return None

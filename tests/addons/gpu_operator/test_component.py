@@ -27,12 +27,12 @@ from gpu_platform.addons.gpu_operator.plan import (
     config_digest,
     device_plugin_config_data,
     driver_upgrade_policy,
-    gke_driver_installer,
-    gke_resource_quota_spec,
     gpu_operator_plan,
     mig_parted_config_data,
 )
 from gpu_platform.cloud_facts.aks.profile import SPOT_TAINT as AKS_SPOT_TAINT
+from gpu_platform.cloud_facts.gke.critical_pods import gke_resource_quota_spec
+from gpu_platform.cloud_facts.gke.driver_installer import gke_driver_installer
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.plans.node_daemonsets import GPU_NODE_DAEMONSET_REQUESTS
 from gpu_platform.pools import GPU_TAINT, GPU_UNHEALTHY_TAINT
@@ -700,12 +700,10 @@ def test_gke_google_installer_daemonset(run_component: Any) -> None:
     kubernetes_validate.validate(manifest, "1.33", strict=True)
 
 
-def test_gke_installer_version_is_its_own_key() -> None:
+def test_installer_version_is_its_own_key() -> None:
     driver = {"host_version": "570.172.08", "installer_version": "570.172.08"}
     plan = gpu_operator_plan(resolve_gpu_operator({"cloud": "gke", "pools": [L4_TS], "driver": driver}))
-    installer = gke_driver_installer(plan.gke_installer_version)["spec"]["template"]["spec"][
-        "initContainers"
-    ][0]
+    installer = gke_driver_installer(plan.installer_version)["spec"]["template"]["spec"]["initContainers"][0]
     assert installer["command"][:2] == ["bash", "-c"]
     assert "/cos-gpu-installer install --version=570.172.08 || exit 1" in installer["command"][-1]
     assert str(plan.driver.driver_version) == "570.172.08"
@@ -713,7 +711,7 @@ def test_gke_installer_version_is_its_own_key() -> None:
     plan = gpu_operator_plan(
         resolve_gpu_operator({"cloud": "gke", "pools": [L4_TS], "driver": {"host_version": "570.172.08"}})
     )
-    assert plan.gke_installer_version is None
+    assert plan.installer_version is None
 
 
 def test_installer_version_is_refused_where_google_does_not_install() -> None:

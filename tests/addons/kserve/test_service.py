@@ -1,7 +1,8 @@
 """GpuInferenceService: whole units of the pool's advertised resource, placed on that pool only.
 
-Kubernetes rejects fractional extended resources and request != limit (GPU_PLATFORM_FACTS.md
-section 4), so every predictor must ask for N whole units of exactly what its pool advertises.
+Kubernetes rejects fractional extended resources and request != limit (kubernetes/kubernetes
+``pkg/apis/core/validation/validation.go``), so every predictor must ask for N whole units of exactly what
+its pool advertises.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pulumi
 import pytest
 
 from gpu_platform.addons.kserve.service import GpuInferenceService
-from gpu_platform.addons.kserve.service_plan import plan_gpu_inference_service
+from gpu_platform.addons.kserve.service_plan import gpu_inference_service_plan
 from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.offline import Plan
 from gpu_platform.offline.recorder import run_under_mocks, start_mock_runtime
@@ -252,7 +253,7 @@ def test_gpus_must_be_known_at_plan_time(run_component: Callable[..., Plan]) -> 
     assert [p for p, _ in err.problems] == ["gpus"]
     assert "plan time" in err.problems[0][1] and "Output" in err.problems[0][1]
     # A whole number written as a float is accepted and requested as an integer.
-    plan = plan_gpu_inference_service(
+    plan = gpu_inference_service_plan(
         "svc", {"pool": L4_TIME_SLICED, "cloud": "gke", "model_format": "huggingface", "gpus": 3.0}
     )
     assert (plan.request.resource, plan.request.units) == ("nvidia.com/gpu", 3)

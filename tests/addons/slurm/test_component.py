@@ -21,7 +21,7 @@ from gpu_platform.addons.slurm.plan import (
     PLUGSTACK_CONF,
     SlurmPlan,
     gres_type,
-    plan_slurm,
+    slurm_cluster_plan,
     slurm_plan,
 )
 from gpu_platform.addons.workloads.plan import controller_placement, pool_placement
@@ -69,8 +69,8 @@ def _args(**extra: Any) -> Any:
 
 
 def _plan_of(args: Any) -> SlurmPlan:
-    """``plan_slurm`` on arguments built as plain dicts (the checks are the point, not the static types)."""
-    return plan_slurm(args)
+    """``slurm_cluster_plan`` on arguments built as plain dicts (the checks are the point, not the static types)."""
+    return slurm_cluster_plan(args)
 
 
 @functools.cache

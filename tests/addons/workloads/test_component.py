@@ -15,16 +15,16 @@ import yaml
 
 from gpu_platform import versions
 from gpu_platform.addons.volcano.component import Volcano
-from gpu_platform.addons.volcano.plan import SCHEDULER_CONFIG, helm_values, plan_volcano
+from gpu_platform.addons.volcano.plan import SCHEDULER_CONFIG, helm_values, volcano_args_plan
 from gpu_platform.addons.workloads.component import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
 from gpu_platform.addons.workloads.plan import (
     OFF_GPU_NODES,
     ControllerPlan,
     controller_placement,
     controller_plan,
-    plan_kubeflow_trainer,
-    plan_kuberay,
-    plan_leader_worker_set,
+    kubeflow_trainer_plan,
+    kuberay_plan,
+    leader_worker_set_plan,
     trainer_runtime,
 )
 from gpu_platform.errors import ArgumentsError
@@ -273,10 +273,10 @@ def test_volcano_component_queues_follow_the_release(run_component: Callable[...
 def test_a_values_escape_hatch_cannot_put_a_controller_on_gpu_nodes() -> None:
     gpu = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
     with pytest.raises(ArgumentsError) as err:
-        plan_kuberay({"values": {"tolerations": [{"key": "dedicated", "operator": "Exists"}, gpu]}})
+        kuberay_plan({"values": {"tolerations": [{"key": "dedicated", "operator": "Exists"}, gpu]}})
     assert [e["property_path"] for e in err.value.errors or []] == ["values.tolerations[1]"]
     with pytest.raises(ArgumentsError) as err:
-        plan_volcano(
+        volcano_args_plan(
             {
                 "cloud": "existing",
                 "pools": [H100],
@@ -285,7 +285,7 @@ def test_a_values_escape_hatch_cannot_put_a_controller_on_gpu_nodes() -> None:
         )
     assert [e["property_path"] for e in err.value.errors or []] == ["values.custom.default_tolerations[0]"]
     # Everything else in values reaches the chart, under the library's settings.
-    plan = plan_leader_worker_set(
+    plan = leader_worker_set_plan(
         {"values": {"replicaCount": 2, "nodeSelector": {"x": "y"}}, "node_selector": {"pool": "ops"}}
     )
     assert plan.values["replicaCount"] == 2 and plan.values["nodeSelector"] == {"x": "y", "pool": "ops"}
@@ -293,7 +293,7 @@ def test_a_values_escape_hatch_cannot_put_a_controller_on_gpu_nodes() -> None:
 
 def test_component_arguments_are_checked() -> None:
     with pytest.raises(ArgumentsError) as err:
-        plan_kubeflow_trainer(
+        kubeflow_trainer_plan(
             {
                 "runtimes": ["torch", "jax", "torch"],
                 "gang_scheduler": "yunikorn",
@@ -303,7 +303,7 @@ def test_component_arguments_are_checked() -> None:
     paths = sorted(e["property_path"] for e in err.value.errors or [])
     assert paths == ["gang_scheduler", "node_selector.bad key!", "runtimes[1]"]
     with pytest.raises(ArgumentsError) as err:
-        plan_volcano(
+        volcano_args_plan(
             {
                 "cloud": "existing",
                 "pools": [H100],

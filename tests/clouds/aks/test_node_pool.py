@@ -193,7 +193,7 @@ def test_aks_mig_profiles_match_the_documented_a100_40gb_mapping() -> None:
     from gpu_platform.catalog.mig import MIG_TABLES
     from gpu_platform.cloud_facts.aks.profile import mig_instance_profiles as aks_mig_profiles
 
-    # learn.microsoft.com azure/aks/gpu-multi-instance (GPU_PLATFORM_FACTS.md 1.3).
+    # https://learn.microsoft.com/azure/aks/gpu-multi-instance (MIG1g..MIG7g on A100 40GB).
     assert aks_mig_profiles(MIG_TABLES["a100-40gb"]) == {
         "1g.5gb": "MIG1g",
         "2g.10gb": "MIG2g",

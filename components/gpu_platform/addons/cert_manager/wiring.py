@@ -11,7 +11,7 @@ from gpu_platform.releases import CERT_MANAGER
 
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Deployment
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
 
 
 def enabled(spec: PlatformSpec) -> bool:

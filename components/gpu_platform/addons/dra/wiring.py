@@ -7,11 +7,26 @@ from typing import TYPE_CHECKING, Any
 
 from gpu_platform.addons.dra.checks import ResolvedDra
 from gpu_platform.addons.dra.plan import dra_plan
+from gpu_platform.addons.requirement import Requirement, section_on
 from gpu_platform.releases import DRA_DRIVER
 
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Deployment
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
+
+
+REQUIRES = (
+    Requirement(
+        ("dra", "enabled"),
+        "gpu_operator.enabled",
+        met=lambda s: section_on(s, "gpu_operator", True),
+        applies=lambda s, pool: section_on(s, "dra", False),
+        reason=lambda pool: (
+            "needs {{gpu_operator.enabled}}: the operator's NFD labels place the DRA plugin and its per-node "
+            "labels keep its device plugin off the DRA nodes"
+        ),
+    ),
+)
 
 
 def enabled(spec: PlatformSpec) -> bool:

@@ -4,14 +4,13 @@ file's ``gpuOperator`` and ``GpuOperatorArgs``."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform.args.operators import GpuOperatorArgs
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.drivers import GPU_OPERATOR_DEFAULT_DRIVER
-from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
@@ -83,17 +82,6 @@ def check_operator_settings(settings: Mapping[str, Any], p: Problems) -> None:
             ("dcgm_exporter", "service_monitor"),
             "needs {{dcgm_exporter.enabled}} (the ServiceMonitor scrapes it)",
         )
-
-
-def no_operator_sharing(pools: Sequence[GpuPool], at: PoolProblems) -> None:
-    """Sharing configured through the GPU Operator cannot happen when the operator is switched off."""
-    for pool in pools:
-        if pool.sharing.mode != "none" and pool.sharing.managed_by == "operator":
-            at(pool.index).add(
-                ("sharing", "mode"),
-                f"'{pool.sharing.mode}' is configured through the GPU Operator, which {{{{gpu_operator.enabled}}}} "
-                "false leaves out; enable it, or use cloud-managed sharing (managedBy: cloud)",
-            )
 
 
 def resolve_gpu_operator(args: GpuOperatorArgs) -> ResolvedGpuOperator:

@@ -43,28 +43,21 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
         self._start(name, g.gpu_operator_plan(resolve_gpu_operator(args)), opts)
 
     def _prerequisites(self, name: str, plan: g.OperatorPlan, ns: Any) -> list[pulumi.Resource]:
-        """What must exist before the chart: quota and driver installer on GKE, the sharing ConfigMaps."""
+        """What must exist before the chart: the cloud's objects (GKE: quota and driver installer), the sharing
+        ConfigMaps."""
         ns_name, out = ns.metadata.name, [ns]
         meta: Any
-        if profile_of(plan.cloud).critical_pods_need_quota:
-            meta = {"name": g.GKE_QUOTA_NAME, "namespace": ns_name}
-            spec = cast(Any, g.gke_resource_quota_spec(plan.pools))
+        kinds: dict[str, Any] = {
+            "ResourceQuota": k8s.core.v1.ResourceQuota,
+            "DaemonSet": k8s.apps.v1.DaemonSet,
+        }
+        for obj in profile_of(plan.cloud).gpu_operator_objects(
+            plan.pools, plan.driver, plan.installer_version
+        ):
+            meta = {**obj.metadata, "namespace": ns_name} if obj.in_operator_namespace else obj.metadata
             out.append(
-                k8s.core.v1.ResourceQuota(
-                    f"{name}-gke-critical-pods", metadata=meta, spec=spec, opts=self.child_opts()
-                )
-            )
-        installers = (
-            g.gke_driver_installers(plan.pools, plan.gke_installer_version)
-            if plan.driver.cloud_installer
-            else []
-        )
-        for installer in installers:
-            meta, spec = installer["metadata"], cast(Any, installer["spec"])
-            suffix = meta["name"].removeprefix(g.GKE_INSTALLER_NAME)
-            out.append(
-                k8s.apps.v1.DaemonSet(
-                    f"{name}-gke-driver-installer{suffix}", metadata=meta, spec=spec, opts=self.child_opts()
+                kinds[obj.kind](
+                    f"{name}-{obj.suffix}", metadata=meta, spec=cast(Any, obj.spec), opts=self.child_opts()
                 )
             )
         for suffix, config_map, data in (

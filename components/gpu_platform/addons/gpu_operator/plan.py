@@ -1,7 +1,8 @@
 """The GPU Operator plan: Helm values and the objects around the release, as pure functions of one plan.
 
-Sources: GPU_PLATFORM_FACTS.md sections 2.1 (per-cloud values), 2.2 (device-plugin configs),
-2.3 (MIG) and pitfalls 3, 7 and 8. Every values key set here exists in the chart's ``values.yaml``
+Sources: NVIDIA/cloud-native-docs ``gpu-operator/google-gke.rst``, ``amazon-eks.rst`` and ``microsoft-aks.rst``
+(per-cloud values), ``gpu-sharing.rst`` (device-plugin configs; the plugin does not watch its ConfigMap) and
+``gpu-operator-mig.rst`` (MIG); NVIDIA/gpu-operator #525 and #126 (a host driver is never replaced). Every values key set here exists in the chart's ``values.yaml``
 at the pinned version (``tests/addons/gpu_operator/test_plan.py`` walks them). Driver ownership comes from the
 same ``DriverPlan`` the node pools use; node labels and tolerations come from ``scheduling``.
 """
@@ -16,11 +17,11 @@ from typing import Any
 
 import yaml
 
-from gpu_platform import scheduling, versions
+from gpu_platform import scheduling
 from gpu_platform.addons.dra.plan import operator_values as dra_operator_values
 from gpu_platform.addons.gpu_operator.checks import ResolvedGpuOperator
 from gpu_platform.cloud_facts import profile_of
-from gpu_platform.driver import INSTANCE_TYPE_LABEL, DriverPlan, installer_machine_types, installer_manifest
+from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import resources_values
 from gpu_platform.pools import GpuPool
@@ -31,7 +32,6 @@ from gpu_platform.sharing import (
     device_plugin_config_key,
     mig_parted_config,
 )
-from gpu_platform.versions import UpstreamFile
 
 DEVICE_PLUGIN_CONFIG_MAP = "gpu-platform-device-plugin-config"
 """ConfigMap with one named device-plugin config per shared pool (``devicePlugin.config.name``)."""
@@ -42,7 +42,7 @@ MIG_PARTED_KEY = "config.yaml"
 MIG_DEFAULT_LAYOUT = "all-disabled"
 """Layout of MIG-capable nodes without an ``nvidia.com/mig.config`` label (``migManager.config.default``)."""
 CONFIG_DIGEST_ENV = "GPU_PLATFORM_CONFIG_DIGEST"
-"""Env var carrying a digest of a ConfigMap: the operator does not watch ConfigMaps (pitfall 8), so a
+"""Env var carrying a digest of a ConfigMap: the operator does not watch ConfigMaps (gpu-sharing.rst), so a
 changed digest changes the pod template and rolls the device plugin / MIG manager."""
 
 PSA_PRIVILEGED_LABELS = {
@@ -52,15 +52,6 @@ PSA_PRIVILEGED_LABELS = {
 }
 """Operands are privileged host agents (driver, toolkit, device plugin): the namespace must allow them."""
 
-GKE_CRITICAL_PRIORITY_CLASSES = ("system-node-critical", "system-cluster-critical")
-GKE_QUOTA_NAME = "gpu-operator-quota"
-GKE_QUOTA_BASE_PODS = 100
-"""NVIDIA's GKE example quota; the library adds room for the operand pods of every GPU node."""
-GKE_QUOTA_PODS_PER_GPU_NODE = 10
-"""Running critical-priority pods per GPU node: driver/toolkit/plugin/GFD/DCGM/MIG manager/validator/NFD."""
-
-"""Runtime handler AKS configures when it installs the driver and toolkit itself."""
-"""Cloud VMs: enabling MIG may need a VM reboot, so the MIG manager runs ``WITH_REBOOT``."""
 CONTROL_PLANE_TOLERATION = {
     "key": "node-role.kubernetes.io/control-plane",
     "operator": "Equal",
@@ -75,9 +66,6 @@ GPU_POD_DELETION_TIMEOUT_SECONDS = 300
 DRAIN_TIMEOUT_SECONDS = 300
 """The chart's own timeouts (values.yaml ``driver.upgradePolicy``), kept: a stuck eviction fails the node's
 upgrade (``upgrade-failed``) instead of hanging the rollout."""
-
-GKE_INSTALLER_NAME = "gpu-platform-nvidia-driver-installer"
-"""Not Google's own name, so GKE's addon manager never reconciles over it."""
 
 
 @dataclass(frozen=True)
@@ -101,8 +89,8 @@ class OperatorPlan:
     namespace: str
     dcgm_exporter: bool
     service_monitor: bool
-    gke_installer_version: str | None = None
-    """Declared cloud driver; on GKE it is the version Google's COS installer installs."""
+    installer_version: str | None = None
+    """The driver version the cloud's installer installs (GKE: Google's COS installer), when set."""
     values: Mapping[str, Any] = field(default_factory=dict)
     """The final chart values: the user's escape-hatch values with the library's typed values on top."""
     secret_values: bool = False
@@ -254,86 +242,6 @@ def driver_upgrade_policy(plan: OperatorPlan) -> dict[str, Any]:
     }
 
 
-def gke_resource_quota_spec(pools: Sequence[GpuPool]) -> dict[str, Any]:
-    """GKE admits ``system-node-critical``/``system-cluster-critical`` pods outside kube-system only
-    under a quota for those classes (NVIDIA ``google-gke-gpu-operator-quota.yaml``)."""
-    pods = GKE_QUOTA_BASE_PODS + GKE_QUOTA_PODS_PER_GPU_NODE * sum(p.max_nodes for p in pools)
-    return {
-        "hard": {"pods": str(pods)},
-        "scopeSelector": {
-            "matchExpressions": [
-                {
-                    "operator": "In",
-                    "scopeName": "PriorityClass",
-                    "values": list(GKE_CRITICAL_PRIORITY_CLASSES),
-                }
-            ]
-        },
-    }
-
-
-def gke_driver_installer(
-    installer_version: str | None = None,
-    file: UpstreamFile = versions.GKE_COS_INSTALLER,
-    exclude: Sequence[str] = (),
-) -> dict[str, Any]:
-    """Google's COS driver installer DaemonSet exactly as upstream ships it (``file``: ``versions.GKE_COS_INSTALLER``
-    or ``GKE_COS_A4X_INSTALLER``; the ``lsmod`` already-installed guard, tolerate everything, pinned images),
-    renamed so GKE's addon manager never reconciles over it.
-
-    ``installer_version`` (``gpuOperator.driver.installerVersion``) pins ``cos-gpu-installer install
-    --version``; it must be a driver version that COS release supports. Default: the COS default (A4X: latest).
-    ``exclude``: machine types another installer serves, kept off by their ``node.kubernetes.io/instance-type``.
-    """
-    obj = installer_manifest(file)
-    name = GKE_INSTALLER_NAME + GKE_INSTALLER_SUFFIX[file]
-    labels = {"k8s-app": name}
-    obj["metadata"] = {**obj["metadata"], "name": name, "labels": labels}
-    spec = obj["spec"]
-    spec["selector"] = {"matchLabels": dict(labels)}
-    spec["template"]["metadata"]["labels"] = {"name": name, **labels}
-    if installer_version:
-        installer = spec["template"]["spec"]["initContainers"][0]
-        script = installer["command"][-1]
-        (upstream,) = [
-            c
-            for c in ("/cos-gpu-installer install ||", "/cos-gpu-installer install --version=latest ||")
-            if c in script
-        ]
-        installer["command"][-1] = script.replace(
-            upstream, f"/cos-gpu-installer install --version={installer_version} ||"
-        )
-    if exclude:
-        affinity = spec["template"]["spec"]["affinity"]["nodeAffinity"]
-        for term in affinity["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]:
-            term["matchExpressions"].append(
-                {"key": INSTANCE_TYPE_LABEL, "operator": "NotIn", "values": sorted(exclude)}
-            )
-    return obj
-
-
-def gke_driver_installers(
-    pools: Sequence[GpuPool], installer_version: str | None = None
-) -> list[dict[str, Any]]:
-    """The installers the pools' nodes need, each kept off the machines another one serves (the COS installer
-    selects every GPU node, A4X's only A4X machine types): never two on one node."""
-    profile = profile_of("gke")
-    files = sorted(
-        {f for p in pools if (f := profile.driver_installer(p)) is not None},
-        key=lambda f: GKE_INSTALLER_SUFFIX[f],
-    )
-    files = files or [versions.GKE_COS_INSTALLER]
-    served = {f: installer_machine_types(f) for f in files}
-    return [
-        gke_driver_installer(installer_version, f, [] if served[f] else sorted(set().union(*served.values())))
-        for f in files
-    ]
-
-
-GKE_INSTALLER_SUFFIX = {versions.GKE_COS_INSTALLER: "", versions.GKE_COS_A4X_INSTALLER: "-a4x"}
-"""Each installer DaemonSet's name after ``GKE_INSTALLER_NAME`` (and its resource's after the component's)."""
-
-
 # --- Plan -----------------------------------------------------------------------------------------
 
 
@@ -351,7 +259,7 @@ def gpu_operator_plan(
         namespace=target.namespace,
         dcgm_exporter=settings.dcgm_exporter,
         service_monitor=settings.service_monitor,
-        gke_installer_version=settings.installer_version,
+        installer_version=settings.installer_version,
     )
     policy = driver_upgrade_policy(plan)
     defaults = {"driver": {"upgradePolicy": policy}} if policy else {}
@@ -361,3 +269,10 @@ def gpu_operator_plan(
         return plan
     scraped = metrics.scraped_by_prometheus_operator or plan.service_monitor
     return replace(plan, values=deep_merge(plan.values, metrics.exporter_values), service_monitor=scraped)
+
+
+def __getattr__(name: str) -> object:
+    """The GKE quota and driver-installer names moved to ``cloud_facts.gke`` (``gpu_platform._moved``)."""
+    from gpu_platform._moved import moved_attribute
+
+    return moved_attribute(__name__, name)

@@ -7,11 +7,30 @@ from typing import TYPE_CHECKING, Any
 
 from gpu_platform.addons.gpu_operator.checks import ResolvedGpuOperator
 from gpu_platform.addons.gpu_operator.plan import gpu_operator_plan
+from gpu_platform.addons.requirement import Requirement, section_on
 from gpu_platform.releases import GPU_OPERATOR
 
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Deployment
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
+
+
+REQUIRES = (
+    Requirement(
+        ("sharing", "mode"),
+        "gpu_operator.enabled",
+        met=lambda s: section_on(s, "gpu_operator", True),
+        applies=lambda s, pool: (
+            pool is not None and pool.sharing.mode != "none" and pool.sharing.managed_by == "operator"
+        ),
+        reason=lambda pool: (
+            f"'{pool.sharing.mode if pool else ''}' is configured through the GPU Operator, which "
+            "{{gpu_operator.enabled}} false leaves out; enable it, or use cloud-managed sharing (managedBy: cloud)"
+        ),
+        per_pool=True,
+    ),
+)
+"""Sharing through the operator's device plugin or MIG manager cannot happen with the operator off."""
 
 
 def enabled(spec: PlatformSpec) -> bool:

@@ -1,7 +1,8 @@
 """What a workload may request on a pool: the resource name and a whole number of its units.
 
 Pure functions shared by the stack-config checks and ``GpuInferenceService``, so a request is
-judged by one rule whether it comes from YAML or from code (GPU_PLATFORM_FACTS.md section 4).
+judged by one rule whether it comes from YAML or from code
+(https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """KServe plans: pinned charts and the values every key of which exists upstream.
 
-Deployment modes (GPU_PLATFORM_FACTS.md section 7):
+Deployment modes (kserve/kserve v0.20.0 ``pkg/constants/constants.go``; https://kserve.github.io/website/
+install guides):
 
 - ``Standard`` (default; formerly ``RawDeployment``): a Deployment, Service and HPA per predictor. Needs
   cert-manager and, for traffic from outside the cluster, an Ingress controller or a Gateway API

@@ -179,3 +179,13 @@ def resolve_service_args(name: str, args: Any) -> tuple[ServiceRequest, Mapping[
     p.raise_for_arguments()
     assert request is not None
     return request, checked, checked.get("deployment_mode", DEFAULT_DEPLOYMENT_MODE)
+
+
+@dataclass(frozen=True)
+class KServeSpec:
+    """The ``kserve`` section: settings for the charts and one checked request per service."""
+
+    settings: Mapping[str, Any]
+    install_cert_manager: bool
+    services: tuple[tuple[Mapping[str, Any], ServiceRequest], ...] = ()
+    """``(service config, request)`` per ``kserve.services`` entry."""

@@ -1,11 +1,12 @@
 """An InferenceService placed on one GPU pool, asking for whole units of what the pool advertises.
 
 Kubernetes accepts only whole numbers of an extended resource, and its request must equal its limit
-(GPU_PLATFORM_FACTS.md section 4, pitfall 4): ``nvidia.com/gpu: 0.5`` is rejected at admission. A
-fraction of a GPU therefore comes from the pool's sharing, never from the request: a time-slicing or
-MPS replica, or a MIG slice, is one unit of the resource ``sharing.advertised_resources`` names for
-the pool. The predictor asks for N such units (limits == requests), tolerates the pool's taints and
-selects its nodes with the labels ``scheduling`` puts on them, so it lands on that pool and no other.
+(https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/; kubernetes/kubernetes
+``pkg/apis/core/validation/validation.go``): ``nvidia.com/gpu: 0.5`` is rejected at admission. A fraction
+of a GPU therefore comes from the pool's sharing, never from the request: a time-slicing or MPS replica,
+or a MIG slice, is one unit of the resource ``sharing.advertised_resources`` names for the pool. The
+predictor asks for N such units (limits == requests), tolerates the pool's taints and selects its nodes
+with the labels ``scheduling`` puts on them, so it lands on that pool and no other.
 """
 
 from __future__ import annotations
@@ -80,7 +81,14 @@ def inference_service_plan(
     return InferenceServicePlan(request, deployment_mode, metadata, {"predictor": predictor})
 
 
-def plan_gpu_inference_service(name: str, args: GpuInferenceServiceArgs) -> InferenceServicePlan:
-    """Resolve then plan, as the ``GpuInferenceService`` component does (kept for callers of the old name)."""
+def gpu_inference_service_plan(name: str, args: GpuInferenceServiceArgs) -> InferenceServicePlan:
+    """``GpuInferenceService``'s plan from its arguments: resolve then plan, as the component does."""
     request, model, mode = resolve_service_args(name, args)
     return inference_service_plan(request, model, mode)
+
+
+def __getattr__(name: str) -> object:
+    """Renamed plan functions resolve under their old names, with a warning (``gpu_platform._moved``)."""
+    from gpu_platform._moved import moved_attribute
+
+    return moved_attribute(__name__, name)

@@ -14,7 +14,7 @@ from gpu_platform.releases import KSERVE_RESOURCES
 
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Deployment
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
 
 
 def enabled(spec: PlatformSpec) -> bool:

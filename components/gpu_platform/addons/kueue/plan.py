@@ -3,7 +3,8 @@
 Pure functions that return Kubernetes objects as plain dicts (``kueue.x-k8s.io/v1beta2`` and the
 ``config.kueue.x-k8s.io/v1beta2`` Configuration), so quotas and limits are testable without Pulumi.
 
-Model (GPU_PLATFORM_FACTS.md section 6):
+Model (kubernetes-sigs/kueue v0.19.2 ``site/content/en/docs/concepts/resource_flavor.md``,
+``cluster_queue.md``):
 
 - One ``ResourceFlavor`` per pool: ``nodeLabels`` select the pool's nodes, ``tolerations`` are the
   pool's taints (GPU taint, user taints, the AKS spot taint). Kueue injects both into admitted pods.

@@ -7,11 +7,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpu_platform.addons.kueue.plan import kueue_plan
+from gpu_platform.addons.requirement import Requirement, section_on
 from gpu_platform.releases import KUEUE
 
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Deployment
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
+
+
+REQUIRES = (
+    Requirement(
+        ("topology",),
+        "kueue.enabled",
+        met=lambda s: section_on(s, "kueue", True),
+        applies=lambda s, pool: pool is not None and pool.topology is not None,
+        reason=lambda pool: "Kueue places pods by topology: needs {{kueue.enabled}}",
+        per_pool=True,
+    ),
+)
+"""A pool's topology is Kueue's Topology Aware Scheduling: without Kueue the setting would do nothing."""
 
 
 def enabled(spec: PlatformSpec) -> bool:

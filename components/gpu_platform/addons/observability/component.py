@@ -7,12 +7,11 @@ follow the CRDs' release. With ``prometheus-operator`` only the rule and the das
 ``gke-managed-prometheus`` a ``ClusterPodMonitoring`` and ``ClusterRules`` (GKE installs their CRDs).
 With ``amazon-managed-prometheus`` the stack as above remote-writing to the workspace, and with
 ``azure-managed-prometheus`` an ``azmonitoring.coreos.com`` ServiceMonitor; the cloud side of both (workspace,
-credentials or data collection, rule groups) comes from the cloud's ``managed_prometheus`` module, first.
+credentials or data collection, rule groups) comes from the backend's installer (``cloud_side``), first.
 With any backend, unless ``health_checks`` is off, node-problem-detector in ``kube-system`` on the GPU nodes
 with the GPU Xid monitor and the remedy that taints a failing node (``addons.observability.gpu_health``).
 """
 
-from importlib import import_module
 from typing import Any
 
 import pulumi
@@ -20,6 +19,7 @@ import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.addons.observability.checks import resolve_observability_args
+from gpu_platform.addons.observability.cloud_side import CLOUD_SIDE
 from gpu_platform.addons.observability.plan import ObservabilityPlan, observability_plan
 from gpu_platform.addons.observability.settings import GpuObservabilityArgs
 from gpu_platform.cloud_facts import profile_of
@@ -124,9 +124,8 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
         return crds
 
     def _managed(self, name: str, plan: ObservabilityPlan) -> dict[str, Any]:
-        """The cloud side of the cloud's managed backend (its profile's installer), or nothing."""
-        installer = profile_of(plan.spec.cloud).managed_prometheus_installer
-        if installer is None or plan.spec.backend != profile_of(plan.spec.cloud).managed_prometheus:
+        """The cloud side of the cloud's managed backend (``cloud_side``), or nothing."""
+        load = CLOUD_SIDE.get(plan.spec.backend)
+        if load is None or plan.spec.backend != profile_of(plan.spec.cloud).managed_prometheus:
             return {"values": {}, "depends_on": [], "workspace": ""}
-        result: dict[str, Any] = import_module(installer).install(self, name, plan)
-        return result
+        return load()(self, name, plan)

@@ -13,8 +13,9 @@
 - ``azure-managed-prometheus``: an ``azmonitoring.coreos.com`` ServiceMonitor for the DCGM exporter, the group the
   AKS metrics add-on reads; the rules become Azure Prometheus rule groups on the cloud side.
 
-The cloud side of the managed backends (workspace, IAM or data collection, rule groups) is the cloud's
-``managed_prometheus`` module, named by its profile (``managed_prometheus_installer``).
+The cloud side of the managed backends (workspace, IAM or data collection, rule groups) is planned in
+``amazon_managed_prometheus_plan`` and ``azure_managed_prometheus_plan`` and created by their installers
+(``cloud_side``).
 
 The GPU Operator's and Kueue's side of the path (``dcgm_exporter_values``, ``kueue_values``) is merged into
 their plans by the stack layer, so each chart keeps one set of values.

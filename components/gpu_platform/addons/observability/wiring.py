@@ -8,13 +8,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpu_platform.addons.gpu_operator.plan import MetricsContribution
+from gpu_platform.addons.observability.cloud_side import has_cloud_side
 from gpu_platform.addons.observability.plan import dcgm_exporter_values, kueue_values, observability_plan
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.releases import KUBE_PROMETHEUS_STACK
 
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Deployment
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
 
 
 def enabled(spec: PlatformSpec) -> bool:
@@ -26,7 +27,7 @@ def managed_metrics(spec: PlatformSpec) -> bool:
     profile = profile_of(spec.cloud)
     return (
         spec.observability is not None
-        and profile.managed_prometheus_installer is not None
+        and has_cloud_side(spec.observability.backend)
         and spec.observability.backend == profile.managed_prometheus
     )
 

@@ -13,7 +13,7 @@ import pulumi
 from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform.addons.cert_manager.component import CertManager
-from gpu_platform.addons.slurm.plan import SlurmPlan, plan_slurm
+from gpu_platform.addons.slurm.plan import SlurmPlan, slurm_cluster_plan
 from gpu_platform.addons.slurm.settings import SlurmClusterArgs
 from gpu_platform.component import PlannedComponent
 from gpu_platform.helm_release import helm_namespace, helm_release
@@ -35,7 +35,7 @@ class SlurmCluster(PlannedComponent[SlurmPlan]):
     def __init__(self, name: str, args: SlurmClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         """Check ``args`` (every problem at once; nothing is created on one), then create it. Slurm (Slinky)
         with one NodeSet per GPU pool it owns."""
-        self._start(name, plan_slurm(args), opts)
+        self._start(name, slurm_cluster_plan(args), opts)
 
     def _create(self, name: str, plan: SlurmPlan) -> dict[str, Any]:
         deps = self._dependencies

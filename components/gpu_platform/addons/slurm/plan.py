@@ -200,7 +200,7 @@ def slurm_plan(
     )
 
 
-def plan_slurm(args: SlurmClusterArgs) -> SlurmPlan:
+def slurm_cluster_plan(args: SlurmClusterArgs) -> SlurmPlan:
     """``SlurmCluster``'s plan from its arguments (every check first)."""
     spec = resolve_slurm_args(args)
     return slurm_plan(spec, controller_placement(args["cloud"], spec.node_selector))

@@ -210,10 +210,17 @@ def volcano_plan(
     )
 
 
-def plan_volcano(args: VolcanoArgs) -> VolcanoPlan:
-    """Resolve then plan, as the ``Volcano`` component does (kept for callers of the old name)."""
+def volcano_args_plan(args: VolcanoArgs) -> VolcanoPlan:
+    """``Volcano``'s plan from its arguments: resolve then plan, as the component does."""
     return volcano_plan(resolve_volcano_args(args))
 
 
 def queue_names(plan: VolcanoPlan) -> Sequence[str]:
     return [q["metadata"]["name"] for q in plan.queues]
+
+
+def __getattr__(name: str) -> object:
+    """Renamed plan functions resolve under their old names, with a warning (``gpu_platform._moved``)."""
+    from gpu_platform._moved import moved_attribute
+
+    return moved_attribute(__name__, name)

@@ -293,20 +293,27 @@ def settings_plan(settings: ControllerSettings) -> ControllerPlan:
     )
 
 
-def plan_jobset(args: JobSetArgs) -> ControllerPlan:
-    """Resolve then plan, as the ``JobSet`` component does (kept for callers of the old name)."""
+def jobset_plan(args: JobSetArgs) -> ControllerPlan:
+    """``JobSet``'s plan from its arguments: resolve then plan, as the component does."""
     return settings_plan(resolve_controller_args(Controller.JOBSET.value, JobSetArgs, args))
 
 
-def plan_leader_worker_set(args: LeaderWorkerSetArgs) -> ControllerPlan:
+def leader_worker_set_plan(args: LeaderWorkerSetArgs) -> ControllerPlan:
     return settings_plan(
         resolve_controller_args(Controller.LEADER_WORKER_SET.value, LeaderWorkerSetArgs, args)
     )
 
 
-def plan_kuberay(args: KubeRayArgs) -> ControllerPlan:
+def kuberay_plan(args: KubeRayArgs) -> ControllerPlan:
     return settings_plan(resolve_controller_args(Controller.KUBERAY.value, KubeRayArgs, args))
 
 
-def plan_kubeflow_trainer(args: KubeflowTrainerArgs) -> ControllerPlan:
+def kubeflow_trainer_plan(args: KubeflowTrainerArgs) -> ControllerPlan:
     return settings_plan(resolve_controller_args(Controller.TRAINER.value, KubeflowTrainerArgs, args))
+
+
+def __getattr__(name: str) -> object:
+    """Renamed plan functions resolve under their old names, with a warning (``gpu_platform._moved``)."""
+    from gpu_platform._moved import moved_attribute
+
+    return moved_attribute(__name__, name)

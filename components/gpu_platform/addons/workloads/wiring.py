@@ -15,7 +15,7 @@ from gpu_platform.releases import addon
 
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Deployment
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
 
 
 def enabled(spec: PlatformSpec) -> bool:

@@ -1,6 +1,6 @@
-"""AKS GPU VM sizes (GPU_PLATFORM_FACTS.md section 1 [3P]). NC H100 v5 is recorded as the H100 NVL 94GB, which is
-what Microsoft's size page names; the facts file notes a conflicting source. Also the CPU shapes of Azure VM
-size names."""
+"""AKS GPU VM sizes (third-party catalogs: huggingface.co/docs/microsoft-azure/azure-ai/hardware, aspire.dev
+``AksNodeVmSizes``). NC H100 v5 is recorded as the H100 NVL 94GB, which is what Microsoft's size page names;
+the Hugging Face page says "H100 80GB". Also the CPU shapes of Azure VM size names."""
 
 from __future__ import annotations
 

@@ -104,7 +104,6 @@ class AksProfile(CloudProfile):
         types.mock_call,
     )
     managed_prometheus = "azure-managed-prometheus"
-    managed_prometheus_installer = "gpu_platform.clouds.aks.managed_prometheus"
     machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
     images: ClassVar[Mapping[str, NodeImage]] = {
         "Ubuntu": NodeImage("Ubuntu", "ubuntu"),

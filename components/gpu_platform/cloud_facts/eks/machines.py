@@ -1,5 +1,6 @@
-"""EKS (EC2) GPU instance types (GPU_PLATFORM_FACTS.md section 1; EC2 families from third-party catalogs [3P])
-and the CPU shapes of EC2 instance names."""
+"""EKS (EC2) GPU instance types (EC2 families from third-party catalogs: rapidsai/deployment
+``source/cloud/aws/index.md``, meta-pytorch/torchx ``torchx/specs/named_resources_aws.py``) and the CPU shapes
+of EC2 instance names."""
 
 from __future__ import annotations
 

@@ -107,7 +107,6 @@ class EksProfile(CloudProfile):
         types.mock_call,
     )
     managed_prometheus = "amazon-managed-prometheus"
-    managed_prometheus_installer = "gpu_platform.clouds.eks.managed_prometheus"
     machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
     images: ClassVar[Mapping[str, NodeImage]] = {i.name: i for i in (AL2023, BOTTLEROCKET)}
     default_image = AL2023.name

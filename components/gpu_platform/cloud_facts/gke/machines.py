@@ -1,5 +1,6 @@
-"""GKE GPU machine types (GPU_PLATFORM_FACTS.md section 1, Google's cluster-toolkit table) and the CPU shapes of
-Compute Engine machine names."""
+"""GKE GPU machine types (GoogleCloudPlatform/cluster-toolkit
+``modules/compute/gke-node-pool/gpu_definition.tf``; v1.95.0 ``pkg/config/machine_mappings.json``) and the
+CPU shapes of Compute Engine machine names."""
 
 from __future__ import annotations
 

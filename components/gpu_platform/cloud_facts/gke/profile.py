@@ -9,7 +9,6 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from gpu_platform import versions
 from gpu_platform.catalog.allocatable import MIB_PER_GIB, bracketed
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
@@ -28,14 +27,22 @@ from gpu_platform.cloud_facts.gke.allocatable import (
     MEMORY_BRACKETS,
     SMALL_MACHINE_MEMORY_MIB,
 )
+from gpu_platform.cloud_facts.gke.critical_pods import GKE_QUOTA_NAME, gke_resource_quota_spec
+from gpu_platform.cloud_facts.gke.driver_installer import (
+    A4X_INSTALLER,
+    GKE_INSTALLER_NAME,
+    gke_driver_installers,
+    installer_file,
+)
 from gpu_platform.cloud_facts.profile import (
     CloudProfile,
     DockerHostImage,
     NodeImage,
+    OperatorObject,
     PoolProblems,
     ResourceTypes,
 )
-from gpu_platform.driver import DriverPlan, DriverPlanError, installer_machine_types
+from gpu_platform.driver import DriverPlan, DriverPlanError
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool, Taint
 from gpu_platform.sdk import Extra
@@ -60,9 +67,6 @@ only pods that tolerate it land there ("Prepare an Arm workload for deployment",
 https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment). The library's
 node pools leave it to GKE (Pulumi manages no taint GKE adds) and every pod it places on such a pool, and every
 Kueue flavor, tolerates it."""
-A4X_INSTALLER = versions.GKE_COS_A4X_INSTALLER
-"""Google's driver installer for A4X (COS, latest driver, no partition container); every other GPU node gets
-``versions.GKE_COS_INSTALLER``. Which machines it serves is the instance-type list in its own node affinity."""
 
 
 GPUDIRECT_AUTO_POOL = (
@@ -300,7 +304,6 @@ class GkeProfile(CloudProfile):
     compact_placement_series = ("a2-", "a3-", "a4-", "g2-")
     """GPU series GKE documents compact placement for (A100, H100/H200/B200, L4; "Define compact placement
     for GKE nodes"); N1 with T4 is not among them."""
-    critical_pods_need_quota = True
     publishes_allocatable = True
     kueue_vm_overhead = True
     eviction_memory_mib = 100
@@ -353,8 +356,32 @@ class GkeProfile(CloudProfile):
 
     @classmethod
     def driver_installer(cls, pool: GpuPool) -> UpstreamFile:
-        a4x = pool.machine is not None and pool.machine.name in installer_machine_types(A4X_INSTALLER)
-        return A4X_INSTALLER if a4x else versions.GKE_COS_INSTALLER
+        return installer_file(pool)
+
+    @classmethod
+    def gpu_operator_objects(
+        cls, pools: Sequence[GpuPool], driver: DriverPlan, installer_version: str | None
+    ) -> list[OperatorObject]:
+        quota = OperatorObject(
+            "gke-critical-pods",
+            "ResourceQuota",
+            {"name": GKE_QUOTA_NAME},
+            gke_resource_quota_spec(pools),
+            in_operator_namespace=True,
+        )
+        installers = gke_driver_installers(pools, installer_version) if driver.cloud_installer else []
+        return [
+            quota,
+            *(
+                OperatorObject(
+                    "gke-driver-installer" + d["metadata"]["name"].removeprefix(GKE_INSTALLER_NAME),
+                    "DaemonSet",
+                    d["metadata"],
+                    d["spec"],
+                )
+                for d in installers
+            ),
+        ]
 
     @classmethod
     def driver_root(cls, driver: DriverPlan) -> str:
@@ -362,7 +389,7 @@ class GkeProfile(CloudProfile):
 
     @classmethod
     def gpu_operator_values(cls, values: dict[str, Any], driver: DriverPlan) -> None:
-        # NVIDIA google-gke.rst; toolkit env works around GKE 1.33+ containerd config (pitfall 7).
+        # NVIDIA google-gke.rst; toolkit env works around GKE 1.33+ containerd config (its known issue).
         values["cdi"] = {"enabled": True}
         if driver.toolkit == "operator":
             values["toolkit"]["env"] = [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]

@@ -1,6 +1,6 @@
 """An AKS GPU agent pool's plan: OS SKU, the driver setting, AKS-managed MIG and spot.
 
-Argument names follow azure-native 3.29.0 (GPU_PLATFORM_FACTS.md section 1).
+Argument names follow azure-native 3.29.0 (PyPI ``pulumi-azure-native``, ``containerservice/agent_pool.py``).
 """
 
 from __future__ import annotations

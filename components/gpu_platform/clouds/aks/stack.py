@@ -6,13 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
+from gpu_platform.addons.observability.wiring import managed_metrics
 from gpu_platform.cloud_facts.aks.profile import PROFILE
 from gpu_platform.clouds.aks.cluster_plan import aks_cluster_plan
 from gpu_platform.clouds.aks.node_pool_plan import aks_node_pool_plan
 from gpu_platform.clouds.infrastructure import Infrastructure, kubeconfig_provider, planned_pools
 
 if TYPE_CHECKING:
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
 
 
 def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructure:
@@ -41,7 +42,7 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
             settings[key] = value
     if any(pool.chain for pool in spec.pools):
         settings["node_auto_provisioning"] = True
-    if _azure_monitor(spec):
+    if managed_metrics(spec):  # Azure Monitor managed Prometheus: the cluster runs its metrics add-on
         settings["azure_monitor_metrics"] = True
     cluster = AksCluster.from_plan(c.name, aks_cluster_plan(c.name, c.system_pool, settings), opts)
     inputs: dict[str, Any] = {
@@ -53,11 +54,6 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
     pools = planned_pools(spec, AksGpuNodePool, aks_node_pool_plan, inputs, opts, lambda pool: not pool.chain)
     pools.update(_nap_pools(spec, cluster, opts))
     return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
-
-
-def _azure_monitor(spec: PlatformSpec) -> bool:
-    """Metrics go to Azure Monitor managed Prometheus: the cluster runs its metrics add-on."""
-    return spec.observability is not None and spec.observability.backend == PROFILE.managed_prometheus
 
 
 def metrics_cluster(spec: PlatformSpec, infra: Infrastructure) -> dict[str, Any]:

@@ -43,9 +43,6 @@ DESCRIBE_ACTIONS = (
     "eks:DescribeNodegroup",
 )
 SCALE_ACTIONS = ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup")
-POD_IDENTITY_PRINCIPAL = "pods.eks.amazonaws.com"
-POD_IDENTITY_ACTIONS = ("sts:AssumeRole", "sts:TagSession")
-"""What EKS Pod Identity's trust policy allows (EKS user guide, "pod-id-role")."""
 
 
 def discovery_tags(cluster_name: str) -> dict[str, str]:
@@ -70,15 +67,6 @@ def autoscaler_policy(cluster_name: str) -> str:
             ],
         }
     )
-
-
-def pod_identity_trust() -> str:
-    statement = {
-        "Effect": "Allow",
-        "Principal": {"Service": POD_IDENTITY_PRINCIPAL},
-        "Action": list(POD_IDENTITY_ACTIONS),
-    }
-    return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
 
 
 def irsa_trust(provider_arn: str, issuer: str, namespace: str) -> str:

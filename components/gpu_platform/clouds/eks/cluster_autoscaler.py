@@ -13,6 +13,7 @@ import pulumi
 from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform import versions
+from gpu_platform.cloud_facts.eks.pod_identity import pod_identity_trust
 from gpu_platform.clouds.eks.args import AutoscalerIam, ClusterAutoscalerArgs
 from gpu_platform.clouds.eks.autoscaling_plan import (
     ClusterAutoscalerPlan,
@@ -20,7 +21,6 @@ from gpu_platform.clouds.eks.autoscaling_plan import (
     cluster_autoscaler_plan,
     cluster_autoscaler_values,
     irsa_trust,
-    pod_identity_trust,
 )
 from gpu_platform.clouds.eks.checks import cluster_autoscaler_args
 from gpu_platform.component import PlannedComponent

@@ -1,8 +1,9 @@
 """``EfaDevicePlugin``: makes the EFA interfaces of EFA pools requestable as ``vpc.amazonaws.com/efa``.
 
 The EKS accelerated AMIs carry the host side of EFA; pods only see the devices once this plugin runs
-(GPU_PLATFORM_FACTS.md section 10). One pinned ``helm.v3.Release`` of aws/eks-charts'
-``aws-efa-k8s-device-plugin`` in ``kube-system``, on the EFA pools' nodes, tolerating their taints.
+(https://docs.aws.amazon.com/eks/latest/userguide/device-management-efa.html). One pinned
+``helm.v3.Release`` of aws/eks-charts' ``aws-efa-k8s-device-plugin`` in ``kube-system``,
+on the EFA pools' nodes, tolerating their taints.
 """
 
 from typing import Any

@@ -18,6 +18,7 @@ import pulumi
 from pulumi_kubernetes.helm.v3.outputs import ReleaseStatus
 
 from gpu_platform import versions
+from gpu_platform.cloud_facts.eks.pod_identity import pod_identity_trust
 from gpu_platform.clouds.eks import karpenter_plan as kp
 from gpu_platform.clouds.eks.args import DISCOVERY_TAG, EksKarpenterArgs
 from gpu_platform.clouds.eks.checks import karpenter_args
@@ -143,7 +144,7 @@ class EksKarpenter(PlannedComponent[kp.EksKarpenterPlan]):
 
         role = aws.iam.Role(
             f"{name}-controller-role",
-            assume_role_policy=json.dumps(kp.pod_identity_trust()),
+            assume_role_policy=pod_identity_trust(),
             description="Karpenter controller (EKS Pod Identity)",
             opts=self.child_opts(),
         )

@@ -238,20 +238,6 @@ def node_role_trust(ctx: AwsContext) -> dict[str, Any]:
     }
 
 
-def pod_identity_trust() -> dict[str, Any]:
-    """EKS Pod Identity: the agent assumes the role for the ``karpenter`` service account."""
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Effect": "Allow",
-                "Principal": {"Service": "pods.eks.amazonaws.com"},
-                "Action": ["sts:AssumeRole", "sts:TagSession"],
-            }
-        ],
-    }
-
-
 def _stmt(sid: str, resource: Any, action: Any, condition: dict[str, Any] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"Sid": sid, "Effect": "Allow", "Resource": resource, "Action": action}
     if condition is not None:

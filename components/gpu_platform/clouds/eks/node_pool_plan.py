@@ -1,7 +1,7 @@
 """An EKS GPU node group's plan: AMI type, capacity type, root device, EFA interfaces and the Cluster
 Autoscaler's node-template tags.
 
-Argument names follow pulumi-aws 7.51.1 (GPU_PLATFORM_FACTS.md section 1).
+Argument names follow pulumi-aws 7.51.1 (PyPI, ``pulumi_aws/eks/node_group.py``).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 from gpu_platform import releases, versions
+from gpu_platform.addons.observability.wiring import managed_metrics
 from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.cloud_facts.eks.profile import DEFAULT_ZONES, PROFILE
 from gpu_platform.clouds.eks.autoscaling_plan import (
@@ -20,7 +21,7 @@ from gpu_platform.clouds.eks.node_pool_plan import eks_node_pool_plan
 from gpu_platform.clouds.infrastructure import Infrastructure, kubeconfig_provider
 
 if TYPE_CHECKING:
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
 
 POD_IDENTITY_AGENT = "eks-pod-identity-agent"
 NODE_MONITORING_AGENT = versions.EKS_NODE_MONITORING_AGENT_ADDON
@@ -35,16 +36,11 @@ PREVIOUS_OWNERS = (
 keep the add-on they have (no replacement)."""
 
 
-def _amp(spec: PlatformSpec) -> bool:
-    """Metrics go to Amazon Managed Service for Prometheus: Prometheus writes with a Pod Identity role."""
-    return spec.observability is not None and spec.observability.backend == PROFILE.managed_prometheus
-
-
 def _pod_identity_agent(spec: PlatformSpec, cluster_name: Any, parent: pulumi.Resource | None) -> list[Any]:
     """The add-on at the top of the stack (``[]`` when ``cluster.podIdentityAgent`` is false or nothing uses it:
     neither an autoscaler nor Prometheus writing to Amazon Managed Service for Prometheus)."""
     autoscaler = spec.cluster.autoscaler != EksAutoscaler.NONE.value
-    if not spec.cluster.pod_identity_agent or not (autoscaler or _amp(spec)):
+    if not spec.cluster.pod_identity_agent or not (autoscaler or managed_metrics(spec)):
         return []
     import pulumi_aws as aws
 
@@ -245,7 +241,9 @@ def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.Resourc
             releases.CLUSTER_AUTOSCALER.component_name, plan, pulumi.ResourceOptions.merge(opts, after)
         )
         outputs["clusterAutoscalerStatus"] = autoscaler.status
-    elif c.autoscaler == EksAutoscaler.NONE.value and _amp(spec):  # Prometheus's credentials need the agent
+    elif c.autoscaler == EksAutoscaler.NONE.value and managed_metrics(
+        spec
+    ):  # Prometheus's credentials need the agent
         _pod_identity_agent(spec, infra.cluster_name, opts.parent)
     efa = efa_device_plugin_plan(spec.pools)
     if efa.pools:

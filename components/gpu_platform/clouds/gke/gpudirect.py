@@ -19,8 +19,8 @@ from gpu_platform.clouds.gke.gpudirect_plan import (
     GkeGpuDirectPlan,
     GpuVpc,
     daemonsets,
+    gke_gpudirect_plan,
     network_objects,
-    plan_gpudirect,
     pods_by_pool,
 )
 from gpu_platform.component import PlannedComponent
@@ -41,7 +41,7 @@ class GkeGpuDirect(PlannedComponent[GkeGpuDirectPlan]):
     def __init__(self, name: str, args: GkeGpuDirectArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         """Check ``args`` (every problem at once; nothing is created on one), then create it. The extra VPCs,
         Network objects and NCCL plugin installers of GKE GPUDirect pools."""
-        self._start(name, plan_gpudirect(args), opts)
+        self._start(name, gke_gpudirect_plan(args), opts)
 
     def _vpc(self, name: str, plan: GkeGpuDirectPlan, vpc: GpuVpc, project: Any) -> dict[str, Any]:
         import pulumi_gcp.compute as compute

@@ -155,7 +155,7 @@ def gpudirect_plan(
     return GkeGpuDirectPlan(cluster, region, served, vpcs, dict(inputs or {}), protect, network)
 
 
-def plan_gpudirect(args: GkeGpuDirectArgs) -> GkeGpuDirectPlan:
+def gke_gpudirect_plan(args: GkeGpuDirectArgs) -> GkeGpuDirectPlan:
     """``GkeGpuDirect``'s arguments checked: at least one pool with ``gpudirect``."""
     p = Problems()
     checked = check_arguments(GkeGpuDirectArgs, args, p)

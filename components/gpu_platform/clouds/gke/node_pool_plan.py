@@ -1,6 +1,6 @@
 """A GKE GPU node pool's plan: accelerator, driver install mode, GKE-native sharing, per-zone initial nodes.
 
-Argument names follow pulumi-gcp 10.2.0 (GPU_PLATFORM_FACTS.md section 1).
+Argument names follow pulumi-gcp 10.2.0 (PyPI, ``pulumi_gcp/container/node_pool.py`` and ``_inputs.py``).
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from gpu_platform.clouds.gke.node_pool_plan import gke_node_pool_plan
 from gpu_platform.clouds.infrastructure import Infrastructure, kubeconfig_provider, planned_pool
 
 if TYPE_CHECKING:
+    from gpu_platform.addons.platform_spec import PlatformSpec
     from gpu_platform.pools import GpuPool
-    from gpu_platform.stack.spec import PlatformSpec
 
 
 def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructure:

@@ -9,7 +9,7 @@ import pulumi
 from gpu_platform.clouds.infrastructure import Infrastructure, kubeconfig_provider
 
 if TYPE_CHECKING:
-    from gpu_platform.stack.spec import PlatformSpec
+    from gpu_platform.addons.platform_spec import PlatformSpec
 
 
 def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastructure:

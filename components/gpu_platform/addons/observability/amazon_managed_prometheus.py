@@ -8,10 +8,10 @@ from typing import Any
 
 import pulumi
 
+from gpu_platform.addons.observability import amazon_managed_prometheus_plan as mp
 from gpu_platform.addons.observability.plan import PROMETHEUS_SERVICE_ACCOUNT, ObservabilityPlan, remote_write
+from gpu_platform.cloud_facts.eks.pod_identity import pod_identity_trust
 from gpu_platform.cloud_facts.eks.profile import PROFILE
-from gpu_platform.clouds.eks import managed_prometheus_plan as mp
-from gpu_platform.clouds.eks.autoscaling_plan import pod_identity_trust
 from gpu_platform.component import PlannedComponent
 
 

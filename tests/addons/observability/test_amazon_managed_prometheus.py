@@ -59,7 +59,7 @@ def test_amp_keeps_the_operator_servicemonitor_and_kueue_scraping() -> None:
 
 
 def test_amp_plan_functions() -> None:
-    from gpu_platform.clouds.eks import managed_prometheus_plan as mp
+    from gpu_platform.addons.observability import amazon_managed_prometheus_plan as mp
 
     assert mp.workspace_region(ARN) == "eu-west-1" and mp.workspace_id(ARN) == "ws-0123abcd-4567"
     assert mp.remote_write_url(ARN) == (
@@ -71,7 +71,7 @@ def test_amp_plan_functions() -> None:
     )
     policy = json.loads(mp.remote_write_policy(ARN))
     assert policy["Statement"] == [{"Effect": "Allow", "Action": ["aps:RemoteWrite"], "Resource": ARN}]
-    from gpu_platform.clouds.eks.autoscaling_plan import pod_identity_trust
+    from gpu_platform.cloud_facts.eks.pod_identity import pod_identity_trust
 
     trust = json.loads(pod_identity_trust())["Statement"][0]
     assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"}

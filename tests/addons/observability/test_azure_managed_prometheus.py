@@ -34,7 +34,7 @@ GROUPS = rule_groups("gpu-operator")
 
 
 def test_azure_rule_groups_carry_the_same_rules_in_azure_terms() -> None:
-    from gpu_platform.clouds.aks import managed_prometheus_plan as mp
+    from gpu_platform.addons.observability import azure_managed_prometheus_plan as mp
 
     groups = [mp.rule_group(g, AZURE_CLUSTER, "/ws") for g in GROUPS]
     by_name = {r.get("alert") or r["record"]: r for g in groups for r in g["rules"]}
@@ -78,7 +78,7 @@ def test_azure_servicemonitor_is_the_addons_group_and_validates() -> None:
 def test_azure_data_collection_follows_microsofts_template() -> None:
     import pulumi_azure_native.monitor as monitor
 
-    from gpu_platform.clouds.aks import managed_prometheus_plan as mp
+    from gpu_platform.addons.observability import azure_managed_prometheus_plan as mp
 
     bicep = upstream(
         "azure-prometheus-collector", "templates", "FullAzureMonitorMetricsProfile.bicep"
@@ -109,7 +109,7 @@ def test_azure_data_collection_follows_microsofts_template() -> None:
 def test_azure_rule_group_inputs_match_azure_native() -> None:
     import pulumi_azure_native.alertsmanagement as alerts
 
-    from gpu_platform.clouds.aks import managed_prometheus_plan as mp
+    from gpu_platform.addons.observability import azure_managed_prometheus_plan as mp
 
     for group in GROUPS:
         assert (

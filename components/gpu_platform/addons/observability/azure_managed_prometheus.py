@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpu_platform.addons.observability import azure_managed_prometheus_plan as mp
 from gpu_platform.addons.observability.plan import ObservabilityPlan
 from gpu_platform.cloud_facts.aks.profile import PROFILE
-from gpu_platform.clouds.aks import managed_prometheus_plan as mp
 from gpu_platform.component import PlannedComponent
 
 

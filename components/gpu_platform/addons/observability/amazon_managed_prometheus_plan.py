@@ -3,7 +3,7 @@ GPU rules as the workspace's rule group namespace.
 
 Metrics get there the way AWS documents for a customer-managed collector ("Set up ingestion from an existing
 Prometheus server in Kubernetes"): the stack's Prometheus remote-writes with SigV4. Its credentials come from EKS
-Pod Identity (the trust policy of the Cluster Autoscaler's role, ``autoscaling_plan.pod_identity_trust``), so no access key or IRSA annotation exists.
+Pod Identity (``cloud_facts.eks.pod_identity``), so no access key or IRSA annotation exists.
 """
 
 from __future__ import annotations
