@@ -89,6 +89,21 @@ def test_old_module_paths_still_import_with_a_warning(old: str) -> None:
     assert any(issubclass(w.category, DeprecationWarning) and MOVED[old] in str(w.message) for w in caught)
 
 
+def test_gone_packages_only_hold_moved_modules() -> None:
+    """A package that is gone has no folder left, and each of its old modules is in ``MOVED``."""
+    from gpu_platform._moved import GONE_PACKAGES
+
+    for package in GONE_PACKAGES:
+        assert not (PACKAGE / package.split(".", 1)[1]).exists(), package
+        assert any(old.startswith(package + ".") for old in MOVED), package
+        sys.modules.pop(package, None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module = importlib.import_module(package)
+        assert not [n for n in vars(module) if not n.startswith("__")], package
+        assert any("is gone" in str(w.message) for w in caught)
+
+
 def test_upgrade_guide_lists_every_moved_module() -> None:
     text = (REPO / "docs" / "UPGRADE.md").read_text()
     missing = [old for old, new in MOVED.items() if f"`{old}`" not in text or f"`{new}`" not in text]

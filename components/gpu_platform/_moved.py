@@ -104,6 +104,9 @@ MOVED: dict[str, str] = {
     "gpu_platform.policy.pool_view": "gpu_platform.policy_model.pool_view",
 }
 
+GONE_PACKAGES = frozenset({"gpu_platform.clusters", "gpu_platform.nodepools", "gpu_platform.operators"})
+"""Packages that are gone, all of whose modules moved: importing one gives an empty module, with a warning."""
+
 MOVED_NAMES: dict[str, dict[str, str]] = {
     "gpu_platform.addons.volcano.plan": {
         "plan_volcano": "gpu_platform.addons.volcano.plan:volcano_args_plan"
@@ -259,14 +262,33 @@ class _AliasLoader(importlib.abc.Loader):
         """The new module is already executed."""
 
 
+class _EmptyPackageLoader(importlib.abc.Loader):
+    """A package that is gone but whose old submodules moved (``gpu_platform.clusters``): an empty module, so
+    ``import gpu_platform.clusters.gke`` reaches the alias of its submodule."""
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        warnings.warn(
+            f"{spec.name} is gone; its modules moved (docs/UPGRADE.md), the old paths go in gpu-platform "
+            f"{REMOVED_IN}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ModuleType(spec.name, "Old package; its modules moved (gpu_platform._moved.MOVED).")
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing to run."""
+
+
 class _MovedFinder(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
         new = MOVED.get(fullname)
-        if new is None:
-            return None
-        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(new))
+        if new is not None:
+            return importlib.machinery.ModuleSpec(fullname, _AliasLoader(new))
+        if fullname in GONE_PACKAGES:
+            return importlib.machinery.ModuleSpec(fullname, _EmptyPackageLoader(), is_package=True)
+        return None
 
 
 def install() -> None:
