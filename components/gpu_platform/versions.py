@@ -286,6 +286,10 @@ KARPENTER_CRD = ChartPin(
     repo=None,
     namespace="kube-system",
 )
+EKS_AL2023_AMI_RELEASE = "v20260714"
+"""The EKS-optimized AL2023 AMI release Karpenter pools boot (``amiSelectorTerms`` alias ``al2023@<release>``,
+awslabs/amazon-eks-ami ``CHANGELOG.md`` "AMI Release v20260714"): a pinned release, so a new AMI replaces GPU
+nodes only when this pin (or the pool's ``ami_version``) changes, never on AWS's schedule."""
 KARPENTER_IMAGE_TAG = "1.14.1"
 KARPENTER_IMAGE_DIGEST = "sha256:723130949e4cab989461ff07d1be4cd781d63515432494641b33c235f300ae23"
 

@@ -39,6 +39,7 @@ host = GpuDockerHost(
                 "image": "nvcr.io/nvidia/cuda:12.8.1-base-ubuntu22.04",
                 "device_ids": ["0"],
                 "command": ["nvidia-smi"],
+                "restart": "no",  # one shot: unless-stopped would run it in a loop
             },
         ],
         "labels": {"app": "vllm"},

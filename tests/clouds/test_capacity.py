@@ -8,6 +8,7 @@ import inspect
 from typing import Any
 
 import pytest
+import yaml
 
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan
@@ -334,3 +335,20 @@ def test_older_spellings_keep_their_plans() -> None:
     assert (
         spot.pool.sources == new.pool.sources[:0] + spot.pool.sources and spot.pool.primary.source == "spot"
     )
+
+
+def test_aks_chain_pools_refuse_the_operators_driver_in_the_stack() -> None:
+    """A fallback chain on AKS is a NAP pool: with the GPU Operator owning the driver the stack refuses it,
+    as ``AksNapGpuNodePool`` does, instead of planning ``gpu.mode: None`` beside ``driver.enabled: true``."""
+    from gpu_platform.errors import ConfigError
+    from gpu_platform.stack import load_platform
+
+    doc = yaml.safe_load((PROJECT / "Pulumi.aks-nap.yaml").read_text())
+    raw = {k.split(":", 1)[1]: v for k, v in doc["config"].items() if k.startswith("gpu-platform:")}
+    load_platform(dict(raw))  # the fixture gives the driver to the cloud: fine
+    raw["gpuOperator"] = {"driver": {"owner": "operator"}}
+    with pytest.raises(ConfigError) as err:
+        load_platform(raw)
+    found = dict(err.value.problems)
+    reason = found["gpu-platform:gpuOperator.driver.owner"]
+    assert "a100-nap" in reason and "cannot own the driver on NAP pools" in reason

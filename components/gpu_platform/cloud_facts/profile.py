@@ -191,6 +191,18 @@ class CloudProfile:
     """Kueue's VM memory overhead estimate applies (the node's memory is the VM's)."""
     autoscaler_choice: ClassVar[bool] = False
     """The stack chooses the cluster's autoscaler (``cluster.autoscaler``)."""
+    platform_monitoring_namespace: ClassVar[str | None] = None
+    """The platform runs its own Prometheus Operator and owns its CRDs (``monitoring.coreos.com``: OpenShift's
+    cluster monitoring), which Helm cannot adopt: metrics go through it (ServiceMonitors and rules only), never
+    a kube-prometheus-stack the library installs. The library's rules go in this namespace, created with
+    ``platform_monitoring_labels`` so the platform's Prometheus reads them. ``None``: no such platform."""
+    platform_monitoring_labels: ClassVar[Mapping[str, str]] = {}
+    """The labels that make the platform's monitoring read a namespace's ServiceMonitors and rules."""
+    platform_prometheus_namespace: ClassVar[str | None] = None
+    """Where the platform's Prometheus (service account ``prometheus-k8s``) runs: what Kueue's metrics Role binds."""
+    gpu_operator_namespace: ClassVar[str | None] = None
+    """Where the GPU Operator runs when the platform installs it another way (OLM on OpenShift); ``None``: the
+    Helm release's namespace."""
     managed_prometheus: ClassVar[str | None] = None
     """The cloud's managed Prometheus (its ``observability.backend`` value), or ``None`` where there is none."""
     docker_host: ClassVar[DockerHostImage | None] = None
@@ -367,6 +379,12 @@ class CloudProfile:
     @classmethod
     def auto_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
         """Limits on a pool an auto-provisioner creates (Karpenter, NAP, ComputeClass)."""
+
+    @classmethod
+    def auto_pool_driver_problem(cls, driver: DriverPlan) -> str | None:
+        """Why a pool the cloud's auto-provisioner creates cannot run under the cluster's driver plan (AKS NAP
+        with the operator's driver); ``None``: it can. One message for the stack and the component."""
+        return None
 
     @classmethod
     def dra_pool_problems(cls, pool: GpuPool, p: Problems) -> None:

@@ -22,6 +22,7 @@ from gpu_platform.args.cluster import (
 )
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.cloud_facts import PROFILES, profile_of
+from gpu_platform.cloud_facts.eks.profile import karpenter_ami_alias
 from gpu_platform.cloud_facts.profile import CloudProfile, PoolProblems
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
@@ -191,6 +192,13 @@ def _karpenter_problems(
         )
     for pool in pools:
         karpenter_pool_problems(pool, at(pool.index))
+        if karpenter_ami_alias(pool) is None:
+            at(pool.index).add(
+                ("image",),
+                f"{pool.image} has no AMI release the stack pins for Karpenter (it pins AL2023's, "
+                "versions.EKS_AL2023_AMI_RELEASE): leave image unset, or use EksKarpenterGpuNodePool with its "
+                "ami_version",
+            )
 
 
 CHAIN_CHECKS = {

@@ -144,6 +144,16 @@ def _check_sharing(pools: Sequence[GpuPool], plan: DriverPlan, at: DriverLocatio
             )
 
 
+def _check_auto_pools(cloud: str, pools: Sequence[GpuPool], plan: DriverPlan, at: DriverLocations) -> None:
+    """Pools with a fallback chain are created by the cloud's auto-provisioner: the driver plan must suit it."""
+    reason = profile_of(cloud).auto_pool_driver_problem(plan)
+    chained = [p.name for p in pools if p.chain]
+    if reason and chained:
+        at.driver.add(
+            ("owner",), f"pool(s) {', '.join(chained)} have a fallback chain (auto-provisioned): {reason}"
+        )
+
+
 def resolve_driver(
     cloud: str,
     pools: Sequence[GpuPool],
@@ -178,6 +188,7 @@ def resolve_driver(
         at.driver.add(
             ("installer_version",), "only for GKE COS nodes, where Google's installer puts the driver"
         )
+    _check_auto_pools(cloud, pools, plan, at)
     _check_cuda(pools, plan, at)
     _check_gpu_support(pools, plan, driver, at)
     _check_sharing(pools, plan, at)

@@ -113,3 +113,11 @@ def test_mig_is_refused_where_the_gpu_has_none_or_the_profile_is_unknown() -> No
         "services[0].device_ids[0]: '0' is not a MIG device (<GPU>:<MIG> index) of this host; valid: 0:0"
         in msg
     )
+
+
+def test_an_unknown_restart_policy_is_refused_with_the_valid_ones() -> None:
+    msg = refused(args("gke", services=[{"name": "a", "image": "x:1", "gpus": 1, "restart": "never"}]))
+    assert (
+        "services[0].restart: 'never' is not a Compose restart policy; valid: no, always, on-failure, unless-stopped"
+        in msg
+    )

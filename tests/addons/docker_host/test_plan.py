@@ -8,7 +8,7 @@ import yaml
 
 from gpu_platform import versions
 from gpu_platform.addons.docker_host.settings import COMPOSE_PATH, COMPOSE_UNIT
-from tests.support.docker_host import MIG_HOST, args, cloud_init_schema, compose_schema
+from tests.support.docker_host import MIG_HOST, SERVICES, args, cloud_init_schema, compose_schema
 from tests.support.json_schema import schema_errors
 from tests.support.plans import plan_docker_host
 
@@ -155,3 +155,13 @@ def test_mig_devices_are_created_at_every_boot_before_docker() -> None:
     )
     one = plan.compose["services"]["a"]["deploy"]["resources"]["reservations"]["devices"][0]
     assert one["device_ids"] == [f"{g}:{m}" for g in range(8) for m in range(2)]
+
+
+def test_a_one_shot_service_does_not_restart_in_a_loop() -> None:
+    """Servers restart unless stopped; a one-shot command (``restart: no``) runs once per boot, and the
+    Compose file says ``"no"`` as a string (a bare YAML ``no`` would be a boolean Compose refuses)."""
+    services = [{**SERVICES[0]}, {**SERVICES[1], "restart": "no"}]
+    plan = plan_docker_host(args("gke", services=services))
+    assert plan.compose["services"]["vllm"]["restart"] == "unless-stopped"
+    assert yaml.safe_load(plan.compose_yaml)["services"]["smoke"]["restart"] == "no"
+    assert schema_errors(compose_schema(), yaml.safe_load(plan.compose_yaml)) == []

@@ -42,7 +42,7 @@ def test_azure_rule_groups_carry_the_same_rules_in_azure_terms() -> None:
     assert set(by_name) == set(source)
     for name, rule in by_name.items():
         assert rule["expression"] == source[name].expr
-    assert by_name["GpuXidError"]["for_"] == "PT5M" and by_name["GpuXidError"]["severity"] == 2
+    assert by_name["GpuThermalThrottling"]["for_"] == "PT10M" and by_name["GpuXidError"]["severity"] == 2
     assert by_name["GpuXidCritical"]["severity"] == 0 and "for_" not in by_name["GpuXidCritical"]
     assert (
         by_name["GpuAllocatedButIdle"]["for_"] == "PT1H" and by_name["GpuAllocatedButIdle"]["severity"] == 3

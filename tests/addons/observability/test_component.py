@@ -137,7 +137,7 @@ def test_gke_managed_path_validates_and_carries_only_dcgm_rules() -> None:
     assert monitoring["spec"]["targetLabels"] == {"metadata": ["node"]}
     assert monitoring["spec"]["selector"] == {"matchLabels": {"app": "nvidia-dcgm-exporter"}}
     exprs = " ".join(r["expr"] for g in rules["spec"]["groups"] for r in g["rules"])
-    assert "DCGM_FI_DEV_XID_ERRORS" in exprs and "kube_" not in exprs and "kueue_" not in exprs
+    assert "DCGM_EXP_XID_ERRORS_COUNT" in exprs and "kube_" not in exprs and "kueue_" not in exprs
     assert plan.config_maps == () and plan.stack_values == {}
     bad = copy.deepcopy(monitoring)
     bad["spec"]["targetLabels"]["metadata"] = ["hostname"]

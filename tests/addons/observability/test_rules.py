@@ -178,7 +178,7 @@ def test_the_alerts_cover_the_gpu_failures() -> None:
         "GpusIdleWhileQueueWaits",
         "GpuAllocatedButIdle",
     }
-    assert "DCGM_FI_DEV_XID_ERRORS == 79" in alerts["GpuXidCritical"].expr
+    assert 'xid=~"48|63|64|74|79|' in alerts["GpuXidCritical"].expr
     assert 'label_nvidia_com_mig_config_state="failed"' in alerts["GpuMigConfigFailed"].expr
     assert 'namespace="gpu-operator"' in alerts["GpuOperatorValidatorFailing"].expr
     assert 'label_gpu_platform_io_allocation!="dra"' in alerts["GpuNodeAdvertisesNoGpus"].expr
@@ -247,3 +247,44 @@ def test_dashboard_config_maps_carry_the_sidecars_label() -> None:
         assert json.loads(text)["uid"]
         assert len(text.encode()) < 1024 * 1024  # a ConfigMap's limit
     assert sidecar["searchNamespace"] == "ALL"
+
+
+def _fires(expr: str, series: dict[str, str], value: float) -> bool:
+    """Whether ``<agg> (METRIC{matchers}) > N`` fires on one series with ``value``: the selector's metric name
+    and label matchers (Prometheus regexes match the whole value) against the series, then the comparison."""
+    tree = promql_parser.parse(expr)
+    assert isinstance(tree, promql_parser.BinaryExpr) and str(tree.op) == ">"
+    selector = tree.lhs.expr
+    assert isinstance(selector, promql_parser.VectorSelector)
+    if selector.name != series["__name__"]:
+        return False
+    for m in selector.matchers.matchers:
+        have, op = series.get(m.name, ""), str(m.op).removeprefix("MatchOp.")
+        ok = {
+            "Equal": have == m.value,
+            "NotEqual": have != m.value,
+            "Re": re.fullmatch(m.value, have) is not None,
+            "NotRe": re.fullmatch(m.value, have) is None,
+        }[op]
+        if not ok:
+            return False
+    return value > float(str(tree.rhs))
+
+
+@pytest.mark.parametrize(
+    ("xid", "fires"),
+    [("79", "GpuXidCritical"), ("48", "GpuXidCritical"), ("13", "GpuXidError"), ("43", "GpuXidError")],
+)
+def test_an_xid_in_the_window_fires_one_alert_by_its_class(xid: str, fires: str) -> None:
+    """The exporter's windowed count, ``DCGM_EXP_XID_ERRORS_COUNT{xid}``, fires the alert of the Xid's class
+    while the window holds it, and nothing once the window is empty (the count drops to 0)."""
+    alerts = {r.name: r for r in RULES if r.name in ("GpuXidCritical", "GpuXidError")}
+    series = {"__name__": "DCGM_EXP_XID_ERRORS_COUNT", "xid": xid, "gpu": "0", "node": "n1"}
+    assert {n for n, r in alerts.items() if _fires(r.expr, series, 1)} == {fires}
+    assert not any(_fires(r.expr, series, 0) for r in alerts.values())
+    sticky = {"__name__": "DCGM_FI_DEV_XID_ERRORS", "gpu": "0", "node": "n1"}
+    assert not any(_fires(r.expr, sticky, float(xid)) for r in alerts.values())
+
+
+def test_the_xid_window_counter_is_switched_on_in_the_exporter_csv() -> None:
+    assert "DCGM_EXP_XID_ERRORS_COUNT" in gr.exported_dcgm_fields(gr.dcgm_metrics_csv())

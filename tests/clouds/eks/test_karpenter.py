@@ -21,6 +21,7 @@ from gpu_platform import versions
 from gpu_platform.clouds.eks import karpenter_plan as kp
 from gpu_platform.clouds.eks.karpenter import EksKarpenter
 from gpu_platform.clouds.eks.karpenter_node_pool import EksKarpenterGpuNodePool
+from gpu_platform.errors import ArgumentsError
 from tests.conftest import upstream
 from tests.support.crds import problems_of
 from tests.support.helm import render_texts
@@ -64,7 +65,8 @@ def eks_objects(plan: kp.EksKarpenterPoolPlan) -> tuple[dict[str, Any], dict[str
 
 @pytest.mark.parametrize("pool", [L4_SPOT, H100, H100_BLOCK, L4_BOTTLEROCKET], ids=lambda p: p["name"])
 def test_eks_objects_validate_against_the_v1141_crds(pool: dict[str, Any]) -> None:
-    node_pool, node_class = eks_objects(eks_plan(pool))
+    version = {"ami_version": "v1.42.0"} if pool is L4_BOTTLEROCKET else {}
+    node_pool, node_class = eks_objects(eks_plan(pool, **version))
     assert problems_of(node_pool, "aws") == []
     assert problems_of(node_class) == []
 
@@ -110,7 +112,8 @@ def test_requirements_limits_and_disruption() -> None:
         "budgets": [{"nodes": "1"}],
     }
     assert spec["template"]["spec"]["expireAfter"] == "Never"
-    assert node_class["spec"]["amiSelectorTerms"] == [{"alias": "al2023@latest"}]
+    # Pinned by default: AWS's AMI releases never drift the GPU nodes on their own.
+    assert node_class["spec"]["amiSelectorTerms"] == [{"alias": f"al2023@{versions.EKS_AL2023_AMI_RELEASE}"}]
     assert node_class["spec"]["role"] == "KarpenterNodeRole-gpu-demo"
     assert node_class["spec"]["subnetSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": "gpu-demo"}}]
     assert node_class["spec"]["securityGroupSelectorTerms"] == [
@@ -439,3 +442,11 @@ def test_vendored_files_exist() -> None:
         ("gke-computeclass", "computeclass_v1.json"),
     ):
         assert isinstance(upstream(*parts), Path)
+
+
+def test_bottlerocket_without_a_release_is_refused_naming_ami_version() -> None:
+    with pytest.raises(ArgumentsError) as err:
+        eks_plan(L4_BOTTLEROCKET)
+    assert "ami_version: BOTTLEROCKET_x86_64_NVIDIA has no AMI release pinned" in str(err.value)
+    latest = eks_objects(eks_plan(L4_BOTTLEROCKET, ami_version="latest"))[1]
+    assert latest["spec"]["amiSelectorTerms"] == [{"alias": "bottlerocket@latest"}]

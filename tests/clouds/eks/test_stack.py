@@ -183,3 +183,18 @@ def test_one_pod_identity_agent_whichever_autoscaler_owns_it(autoscaler: str) ->
     # The controller starts after it: its credentials come through the agent.
     owner = "karpenter-helm" if autoscaler == "karpenter" else "cluster-autoscaler-helm"
     assert addon.urn in plan.one(RELEASE, owner).depends_on
+
+
+def test_node_classes_pin_the_ami_release_and_bottlerocket_is_refused(plan: Plan) -> None:
+    """The stack's Karpenter pools boot the pinned AL2023 release; Bottlerocket, which it pins none of, is
+    refused at the pool's image (never ``bottlerocket@<an AL2023 release>``)."""
+    from gpu_platform import versions
+
+    aliases = {r.inputs["spec"]["amiSelectorTerms"][0]["alias"] for r in plan.by_type(NODECLASS)}
+    assert aliases == {f"al2023@{versions.EKS_AL2023_AMI_RELEASE}"}
+    raw = copy.deepcopy(STACK)
+    raw["gpuPools"][0]["image"] = "BOTTLEROCKET_x86_64_NVIDIA"
+    with pytest.raises(ConfigError) as err:
+        load_platform(raw)
+    found = dict(err.value.problems)
+    assert "no AMI release the stack pins" in found["gpu-platform:gpuPools[0].image"]

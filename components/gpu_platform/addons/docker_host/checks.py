@@ -49,6 +49,11 @@ UNSUPPORTED_ORCHESTRATORS: dict[str, str] = {
 """Orchestrators users ask for, and why each is refused."""
 ORCHESTRATORS = ("compose",)
 
+RESTART_POLICIES = ("no", "always", "on-failure", "unless-stopped")
+"""The Compose specification's ``restart`` values (compose-spec ``spec.md``, "restart")."""
+DEFAULT_RESTART = "unless-stopped"
+"""Servers come back after a crash or a reboot; a one-shot command sets ``restart: no``."""
+
 SERVICE_NAME = re.compile(r"^[a-zA-Z0-9._-]+$")
 """The Compose specification's service name pattern (``compose-spec.json`` ``services`` patternProperties)."""
 _CUDA_IMAGE = re.compile(r"(?:^|/)nvidia/cuda$")
@@ -75,7 +80,7 @@ class ComposeService:
         return self.count is not None or bool(self.device_ids)
 
     def compose(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"image": self.image, "restart": "unless-stopped"}
+        out: dict[str, Any] = {"image": self.image, "restart": self.extra.get("restart", DEFAULT_RESTART)}
         for key in ("command", "environment", "ports", "volumes", "ipc"):
             if key in self.extra:
                 value = self.extra[key]
@@ -304,7 +309,15 @@ def _services(
             at.add(("cuda_version",), f"{declared!r} is not a CUDA version like '12.8'")
             declared = None
         count, ids = _gpu_request(item, devices, at)
-        extra = {k: item[k] for k in ("command", "environment", "ports", "volumes", "ipc") if k in item}
+        extra = {
+            k: item[k] for k in ("command", "environment", "ports", "volumes", "ipc", "restart") if k in item
+        }
+        if extra.get("restart", DEFAULT_RESTART) not in RESTART_POLICIES:
+            at.add(
+                ("restart",),
+                f"{extra['restart']!r} is not a Compose restart policy; valid: {', '.join(RESTART_POLICIES)}",
+            )
+            extra.pop("restart")
         svc = ComposeService(
             name, str(item["image"]), count, ids, declared or cuda_of_image(item["image"]), extra
         )

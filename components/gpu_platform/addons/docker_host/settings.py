@@ -71,6 +71,9 @@ class ComposeServiceArgs(TypedDict):
     """Mounts (``"/opt/models:/models"``)."""
     ipc: NotRequired[str]
     """``host`` for PyTorch/NCCL workers that need more shared memory than Docker's 64 MiB."""
+    restart: NotRequired[str]
+    """Compose restart policy: ``unless-stopped`` (default, for servers), ``no`` for a one-shot command (a smoke
+    test, a download) that must not run in a loop, ``on-failure`` or ``always``."""
 
 
 @with_config(ARGS_CONFIG)

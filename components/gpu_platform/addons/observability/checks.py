@@ -44,6 +44,15 @@ class ObservabilitySpec:
         return self.backend in STACK_BACKENDS
 
     @property
+    def platform_namespace_labels(self) -> Mapping[str, str] | None:
+        """The labels of the namespace the library creates for its rules where the platform's own monitoring
+        reads them (OpenShift); ``None``: the rules go in a namespace that exists or the stack's own."""
+        profile = profile_of(self.cloud)
+        if self.installs_stack or self.namespace != profile.platform_monitoring_namespace:
+            return None
+        return dict(profile.platform_monitoring_labels)
+
+    @property
     def prometheus_operator(self) -> bool:
         """ServiceMonitors (``monitoring.coreos.com``) are what scrapes (installed or already there)."""
         return self.backend in OPERATOR_BACKENDS
@@ -86,10 +95,25 @@ CLUSTER_KEYS = {
 """``GpuObservabilityArgs.cluster`` keys each managed backend needs."""
 
 
+def default_backend(cloud: str) -> str:
+    """``prometheus-operator`` where the platform runs its own (OpenShift), else ``DEFAULT_BACKEND``."""
+    if profile_of(cloud).platform_monitoring_namespace:
+        return MetricsBackend.PROMETHEUS_OPERATOR.value
+    return DEFAULT_BACKEND
+
+
 def check_observability(cloud: str, section: Mapping[str, Any], p: Problems) -> None:
     """Checks across the section's keys (types and choices are the schema's)."""
-    backend = section.get("backend", DEFAULT_BACKEND)
-    managed = profile_of(cloud).managed_prometheus
+    backend = section.get("backend", default_backend(cloud))
+    profile = profile_of(cloud)
+    if profile.platform_monitoring_namespace and backend in STACK_BACKENDS:
+        p.add(
+            ("backend",),
+            f"{backend} installs the Prometheus Operator CRDs, which {profile.display}'s cluster monitoring owns "
+            "(Helm cannot adopt them, so the install fails); use prometheus-operator (the default here): "
+            "ServiceMonitors and rules for the platform's own monitoring",
+        )
+    managed = profile.managed_prometheus
     if backend in MANAGED and backend != managed:
         valid = ", ".join(
             [MetricsBackend.KUBE_PROMETHEUS_STACK.value, MetricsBackend.PROMETHEUS_OPERATOR.value]
@@ -138,13 +162,16 @@ def _check_cluster(backend: str, args: Mapping[str, Any], p: Problems) -> None:
 def observability_spec(
     cloud: str, section: Mapping[str, Any], namespace: str | None = None
 ) -> ObservabilitySpec:
+    profile = profile_of(cloud)
     return ObservabilitySpec(
         cloud=cloud,
-        backend=str(section.get("backend", DEFAULT_BACKEND)),
+        backend=str(section.get("backend", default_backend(cloud))),
         grafana=bool(section.get("grafana", True)),
         values=dict(section.get("values", {})),
-        namespace=namespace or KUBE_PROMETHEUS_STACK.namespace,
-        gpu_operator_namespace=str(section.get("gpu_operator_namespace", GPU_OPERATOR.namespace)),
+        namespace=namespace or profile.platform_monitoring_namespace or KUBE_PROMETHEUS_STACK.namespace,
+        gpu_operator_namespace=str(
+            section.get("gpu_operator_namespace", profile.gpu_operator_namespace or GPU_OPERATOR.namespace)
+        ),
         node_auto_repair=bool(section.get("node_auto_repair", True)),
         health_checks=bool(section.get("health_checks", not profile_of(cloud).privileged_pods_need_scc)),
         workspace=section.get("workspace"),
@@ -169,6 +196,6 @@ def resolve_observability_args(args: GpuObservabilityArgs) -> ObservabilitySpec:
         p.raise_for_arguments()
     assert checked is not None
     check_observability(str(checked["cloud"]), checked, p)
-    _check_cluster(str(checked.get("backend", DEFAULT_BACKEND)), checked, p)
+    _check_cluster(str(checked.get("backend", default_backend(str(checked["cloud"])))), checked, p)
     p.raise_for_arguments()
     return observability_spec(str(checked["cloud"]), checked, checked.get("namespace"))

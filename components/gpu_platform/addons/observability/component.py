@@ -65,6 +65,9 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
             after = [ns, *deps]
             self._crds = self._stack(name, plan, sink, after)
             after = [self._crds, *after]
+        elif (labels := plan.spec.platform_namespace_labels) is not None:
+            ns = helm_namespace(self, f"{name}-namespace", plan.namespace, labels=labels, depends_on=deps)
+            after = [ns, *deps]
         for obj in plan.objects:
             meta = obj["metadata"]
             CustomResource(

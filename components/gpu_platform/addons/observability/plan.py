@@ -39,6 +39,7 @@ from gpu_platform.addons.observability.rules import (
     rule_groups,
 )
 from gpu_platform.addons.observability.settings import MetricsBackend
+from gpu_platform.cloud_facts import profile_of
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import NODE_PROBLEM_DETECTOR
@@ -143,7 +144,8 @@ def kueue_values(spec: ObservabilitySpec) -> dict[str, Any]:
     """Kueue chart values: its ServiceMonitor and the Role Prometheus reads the metrics Service with."""
     if not spec.prometheus_operator:
         return {}
-    return {"enablePrometheus": True, "metrics": {"prometheusNamespace": spec.namespace}}
+    prometheus = profile_of(spec.cloud).platform_prometheus_namespace or spec.namespace
+    return {"enablePrometheus": True, "metrics": {"prometheusNamespace": prometheus}}
 
 
 def prometheus_rule(spec: ObservabilitySpec, groups: tuple[RuleGroup, ...]) -> dict[str, Any]:

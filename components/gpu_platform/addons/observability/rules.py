@@ -29,8 +29,9 @@ DCGM_EXTRA_FIELDS: tuple[str, ...] = (
     "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL",
     "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL",
     "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL",
+    "DCGM_EXP_XID_ERRORS_COUNT",
 )
-"""Fields the exporter's default CSV lists but leaves commented out: the ECC, throttling and NVLink alerts
+"""Fields the exporter's default CSV lists but leaves commented out: the ECC, throttling, NVLink and Xid alerts
 need them. Profiling fields stay as upstream has them (they cost DCGM profiling sessions)."""
 
 DCGM_METRICS_CONFIG_MAP = "gpu-platform-dcgm-metrics"
@@ -54,7 +55,13 @@ KSM_POD_LABELS: tuple[str, ...] = (KUEUE_QUEUE_LABEL,)
 CRITICAL_XIDS: tuple[int, ...] = (48, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140)
 """Xids NVIDIA's GPU debug guidelines say need the GPU reset or the node drained: double-bit ECC (48),
 row-remapping events (63, 64), NVLink error (74), GPU fallen off the bus (79), high single-bit ECC rate (92),
-contained / uncontained ECC (94, 95), GSP errors (119, 120), unrecovered ECC (140)."""
+contained / uncontained ECC (94, 95), GSP errors (119, 120), unrecovered ECC (140). Others (13, 31, 43, 45 ...)
+are usually the application's own fault."""
+XID_WINDOW_MINUTES = 5
+"""``DCGM_EXP_XID_ERRORS_COUNT{xid}`` counts each Xid over the exporter's window (``--xid-count-window-size``,
+default 5 minutes: NVIDIA/dcgm-exporter ``pkg/cmd/app.go``), so an Xid alert clears once the window has no
+new one. ``DCGM_FI_DEV_XID_ERRORS`` is the last Xid seen and stays until the exporter restarts
+(NVIDIA/dcgm-exporter#500, NVIDIA/DCGM#277): alerts on it never clear and a later benign Xid hides a critical one."""
 
 GPU_RESOURCES = "nvidia_com_gpu|nvidia_com_mig_.+"
 """kube-state-metrics' names for whole GPUs and MIG slices (``nvidia.com/gpu`` -> ``nvidia_com_gpu``)."""
@@ -104,7 +111,7 @@ class RuleGroup:
         return out
 
 
-_XID_CRITICAL = " or ".join(f"DCGM_FI_DEV_XID_ERRORS == {x}" for x in CRITICAL_XIDS)
+_CRITICAL_XID_RE = "|".join(str(x) for x in CRITICAL_XIDS)
 _POOL = ksm_label(scheduling.POOL_LABEL)
 _ALLOCATION = ksm_label(scheduling.ALLOCATION_LABEL)
 _MIG_STATE = ksm_label("nvidia.com/mig.config.state")
@@ -117,19 +124,20 @@ def _gpu_error_rules() -> tuple[Rule, ...]:
     return (
         Rule(
             "GpuXidCritical",
-            f"max by (node, gpu, UUID) ({_XID_CRITICAL}) > 0",
+            f'max by (node, gpu, UUID, xid) (DCGM_EXP_XID_ERRORS_COUNT{{xid=~"{_CRITICAL_XID_RE}"}}) > 0',
             severity="critical",
-            summary="GPU {{ $labels.gpu }} on {{ $labels.node }} reported Xid {{ $value }}",
-            description="An Xid that needs the GPU reset or the node drained (NVIDIA Xid catalog); the "
-            "node's health checks and the cloud's auto-repair act on it (docs/observability.md).",
+            summary="GPU {{ $labels.gpu }} on {{ $labels.node }} reported Xid {{ $labels.xid }}",
+            description="An Xid that needs the GPU reset or the node drained (NVIDIA Xid catalog), in the last "
+            f"{XID_WINDOW_MINUTES} minutes; the node's health checks and the cloud's auto-repair act on it "
+            "(docs/observability.md).",
         ),
         Rule(
             "GpuXidError",
-            "max by (node, gpu, UUID) (DCGM_FI_DEV_XID_ERRORS) > 0",
-            for_="5m",
+            f'max by (node, gpu, UUID, xid) (DCGM_EXP_XID_ERRORS_COUNT{{xid!~"{_CRITICAL_XID_RE}"}}) > 0',
             severity="warning",
-            summary="GPU {{ $labels.gpu }} on {{ $labels.node }} reported Xid {{ $value }}",
-            description="The last Xid the driver reported for this GPU; look it up in NVIDIA's Xid catalog.",
+            summary="GPU {{ $labels.gpu }} on {{ $labels.node }} reported Xid {{ $labels.xid }}",
+            description=f"An Xid in the last {XID_WINDOW_MINUTES} minutes that is usually the application's "
+            "(13, 31, 43, 45); look it up in NVIDIA's Xid catalog.",
         ),
         Rule(
             "GpuDoubleBitEccErrors",

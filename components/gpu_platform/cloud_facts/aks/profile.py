@@ -173,6 +173,17 @@ class AksProfile(CloudProfile):
             values["operator"] = {"runtimeClass": RUNTIME_CLASS}
 
     @classmethod
+    def auto_pool_driver_problem(cls, driver: DriverPlan) -> str | None:
+        if driver.pool_driver != DRIVER_NONE:
+            return None
+        return (
+            "the GPU Operator cannot own the driver on NAP pools: AKS runs its own NAP release, and where its "
+            "AKSNodeClass CRD has no spec.gpu the API server drops gpu.mode None without an error, so AKS installs "
+            "its driver beside the operator's. Use owner 'cloud' (and give the GPU Operator the same), or an "
+            "AksGpuNodePool"
+        )
+
+    @classmethod
     def added_taints(cls, pool: GpuPool) -> list[Taint]:
         return [SPOT_TAINT] if pool.spot else []
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from gpu_platform import versions
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.catalog.machines import MachineType
@@ -78,6 +79,18 @@ BOTTLEROCKET = NodeImage(
     "BOTTLEROCKET_x86_64_NVIDIA", "bottlerocket", device_plugin="cloud", root_device="/dev/xvdb"
 )
 AL2023 = NodeImage("AL2023_x86_64_NVIDIA", "al2023", root_device="/dev/xvda")
+KARPENTER_AMI_RELEASES = {AL2023.os: versions.EKS_AL2023_AMI_RELEASE}
+"""The AMI release a Karpenter pool's alias names by default, per family (``al2023@v20260714``): pinned, so AWS's
+releases never drift GPU nodes. No Bottlerocket release is pinned here: those pools name one (``ami_version``)."""
+
+
+def karpenter_ami_alias(pool: GpuPool, ami_version: str | None = None) -> str | None:
+    """The ``amiSelectorTerms`` alias of a Karpenter pool (``al2023@v20260714``): its family at ``ami_version``,
+    else at the family's pinned release; ``None`` when the family has none pinned and no version is named."""
+    image = pool.image or AL2023.name
+    family = next((i.os for i in (AL2023, BOTTLEROCKET) if i.name == image), AL2023.os)
+    release = ami_version or KARPENTER_AMI_RELEASES.get(family)
+    return f"{family}@{release}" if release else None
 
 
 CAPACITY_RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpu_platform import versions
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.cloud_facts.profile import CloudProfile
 from gpu_platform.driver import DriverPlan, DriverPlanError
@@ -17,6 +18,13 @@ class OpenShiftProfile(CloudProfile):
     display = "OpenShift"
     article = "an"
     privileged_pods_need_scc = True
+    # OpenShift's cluster monitoring owns monitoring.coreos.com and scrapes namespaces labelled
+    # openshift.io/cluster-monitoring=true, which the library puts on the operator's namespace (NVIDIA's
+    # "GPU Operator on OpenShift" docs, "Enabling the GPU Monitoring Dashboard").
+    platform_monitoring_namespace = "gpu-platform-monitoring"
+    platform_monitoring_labels = {"openshift.io/cluster-monitoring": "true"}
+    platform_prometheus_namespace = "openshift-monitoring"
+    gpu_operator_namespace = versions.OPENSHIFT_GPU_OPERATOR.namespace
     creates_nodes = False
 
     @classmethod

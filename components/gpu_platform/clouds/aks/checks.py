@@ -7,7 +7,7 @@ from typing import Any
 
 from gpu_platform.args.cluster import DEFAULT_AKS_OS_SKU
 from gpu_platform.args.validate import check_arguments
-from gpu_platform.cloud_facts.aks.profile import DRIVER_NONE, PROFILE, agent_pool_name_problem
+from gpu_platform.cloud_facts.aks.profile import PROFILE, agent_pool_name_problem
 from gpu_platform.clouds.aks.args import (
     AksClusterArgs,
     AksGpuNodePoolArgs,
@@ -55,14 +55,8 @@ def nap_pool_args(
     checked = check_arguments(AksNapGpuNodePoolArgs, args, p)
     resolved = resolve_auto_pool("aks", checked, p, nap_pool_problems) if checked is not None else None
     disruption = resolve_disruption(checked.get("disruption", {}) if checked else {}, p.at("disruption"))
-    if resolved is not None and resolved[1].pool_driver == DRIVER_NONE:
-        p.add(
-            ("driver", "owner"),
-            "the GPU Operator cannot own the driver on NAP pools: AKS runs its own NAP release, and where its "
-            "AKSNodeClass CRD has no spec.gpu the API server drops gpu.mode None without an error, so AKS installs "
-            "its driver beside the operator's. Use owner 'cloud' (and give the GPU Operator the same), or an "
-            "AksGpuNodePool",
-        )
+    if resolved is not None and (reason := PROFILE.auto_pool_driver_problem(resolved[1])):
+        p.add(("driver", "owner"), reason)
     p.raise_for_arguments()
     assert checked is not None and resolved is not None
     return *resolved, dict(checked), disruption

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
 from pulumi import Input
 from typing_extensions import TypedDict
 
+from gpu_platform import versions
 from gpu_platform.args.autoprovisioning import AutoProvisionedPoolArgs, KarpenterDisruptionArgs
 from gpu_platform.args.cluster import SystemPoolArgs
 from gpu_platform.args.nodepools import GpuNodePoolArgs
@@ -59,10 +60,11 @@ class EksGpuNodePoolArgs(GpuNodePoolArgs):
     Default false here; the stack turns it on with ``observability.nodeAutoRepair``."""
 
 
-DEFAULT_AMI_VERSION = "latest"
-"""Alias version of the EKS-optimized AMI. ``latest`` drifts every node to each new AMI release (a voluntary
-disruption, held back by budgets and ``karpenter.sh/do-not-disrupt`` pods); pin e.g. ``v20260801`` in
-production (Karpenter docs, EC2NodeClass ``amiSelectorTerms``)."""
+DEFAULT_AMI_VERSION = versions.EKS_AL2023_AMI_RELEASE
+"""Alias version of the EKS-optimized AL2023 AMI, pinned: ``latest`` would drift every GPU node to each new AMI
+release (a voluntary disruption Karpenter starts on AWS's schedule, held back only by budgets and
+``karpenter.sh/do-not-disrupt`` pods; Karpenter docs, EC2NodeClass ``amiSelectorTerms``). Bottlerocket pools name
+their release (``ami_version``)."""
 
 
 DISCOVERY_TAG = "karpenter.sh/discovery"
@@ -102,7 +104,9 @@ class EksKarpenterGpuNodePoolArgs(AutoProvisionedPoolArgs):
     discovery: Input[str]
     """Value of the ``karpenter.sh/discovery`` tag on subnets and security groups (the cluster name)."""
     ami_version: NotRequired[str]
-    """Alias version of the EKS-optimized NVIDIA AMI (``v20260801``); default ``DEFAULT_AMI_VERSION``."""
+    """Alias version of the EKS-optimized NVIDIA AMI (``v20260714``; ``latest`` follows every release, drifting
+    the nodes). Default for AL2023: the library's pin (``versions.EKS_AL2023_AMI_RELEASE``); Bottlerocket pools
+    must set it (a Bottlerocket release such as ``v1.40.0``)."""
     disruption: NotRequired[KarpenterDisruptionArgs]
     """Disruption settings safe for GPU jobs by default."""
 

@@ -9,7 +9,7 @@ from typing import Any
 from gpu_platform import versions
 from gpu_platform.args.autoprovisioning import DEFAULT_KARPENTER_REPLICAS
 from gpu_platform.args.validate import check_arguments
-from gpu_platform.cloud_facts.eks.profile import MAX_ZONES, ROLE_ARN, subnet_id_problems
+from gpu_platform.cloud_facts.eks.profile import MAX_ZONES, ROLE_ARN, karpenter_ami_alias, subnet_id_problems
 from gpu_platform.clouds.eks.args import (
     DEFAULT_AMI_VERSION,
     DEFAULT_AUTOSCALER_IAM,
@@ -74,7 +74,16 @@ def karpenter_pool_args(
     disruption = resolve_disruption(checked.get("disruption", {}) if checked else {}, p.at("disruption"))
     version = checked.get("ami_version", DEFAULT_AMI_VERSION) if checked else DEFAULT_AMI_VERSION
     if not _AMI_VERSION.match(version):
-        p.add(("ami_version",), f"{version!r} is not an AMI alias version like 'v20260801' or 'latest'")
+        p.add(("ami_version",), f"{version!r} is not an AMI alias version like 'v20260714' or 'latest'")
+    elif (
+        resolved is not None
+        and karpenter_ami_alias(resolved[0], checked.get("ami_version") if checked else None) is None
+    ):
+        p.add(
+            ("ami_version",),
+            f"{resolved[0].image} has no AMI release pinned by the library: name one (a Bottlerocket release "
+            "like 'v1.40.0'), or 'latest' to follow every release (each replaces the GPU nodes)",
+        )
     p.raise_for_arguments()
     assert checked is not None and resolved is not None
     return *resolved, checked, disruption

@@ -16,7 +16,7 @@ from typing import Any
 
 from gpu_platform import scheduling, versions
 from gpu_platform.args.autoprovisioning import DEFAULT_KARPENTER_REPLICAS
-from gpu_platform.cloud_facts.eks.profile import AL2023, BOTTLEROCKET, PROFILE
+from gpu_platform.cloud_facts.eks.profile import AL2023, BOTTLEROCKET, karpenter_ami_alias
 from gpu_platform.clouds.eks.args import DEFAULT_AMI_VERSION, DISCOVERY_TAG
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.helm import deep_merge
@@ -74,11 +74,11 @@ def eks_karpenter_pool_plan(
     pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, Any], disruption: Disruption
 ) -> EksKarpenterPoolPlan:
     """A GPU pool's NodePool and EC2NodeClass, from the stack's pools or ``checks.karpenter_pool_args``."""
-    image = pool.image or PROFILE.default_image or ""
-    family = PROFILE.images[image].os
+    alias = karpenter_ami_alias(pool, inputs.get("ami_version"))
+    assert alias is not None, "a Karpenter pool without an AMI release is refused by its checks"
     return EksKarpenterPoolPlan(
         **pool_base(pool, driver, inputs),
-        ami_alias=f"{family}@{inputs.get('ami_version', DEFAULT_AMI_VERSION)}",
+        ami_alias=alias,
         disruption=disruption,
     )
 
