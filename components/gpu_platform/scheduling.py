@@ -140,9 +140,12 @@ def startup_taints(pool: GpuPool) -> list[Taint]:
 def node_agent_tolerations(pool: GpuPool) -> list[dict[str, str]]:
     """What a DaemonSet that prepares or serves the pool's nodes tolerates: the workloads' tolerations, the
     startup taint, which only goes once those agents have run, and the GPU-unhealthy taint (any value): a
-    failing node still needs its driver, device plugin, exporter and health checks to report and recover."""
+    failing node still needs its driver, device plugin, exporter and health checks to report and recover; and
+    the taints the cloud puts on some nodes for the pods it meant them for (``node_agent_taints``: GKE's
+    queued-provisioning taint), which only node agents tolerate. The one list every such DaemonSet uses."""
     return (
         pool_tolerations(pool)
+        + [toleration(t) for t in profile_of(pool.cloud).node_agent_taints(pool)]
         + [toleration(t) for t in startup_taints(pool)]
         + [toleration(GPU_UNHEALTHY_TAINT, exists=True)]
     )

@@ -69,6 +69,33 @@ def test_gke_queued_provisioning_node_pool(gke_queued: Plan) -> None:
     assert pool["autoscaling"]["totalMinNodeCount"] == 0 and pool["initialNodeCount"] == 0
 
 
+QUEUED = {"key": "cloud.google.com/gke-queued", "operator": "Equal", "value": "true", "effect": "NoSchedule"}
+
+
+def test_gke_dws_pools_are_not_auto_repaired(gke_queued: Plan) -> None:
+    """Cluster Toolkit refuses flex-start (and so queued provisioning) with node auto-repair on."""
+    dws = gke_queued.one("gcp:container/nodePool:NodePool", "h100-dws-nodepool").inputs
+    reserved = gke_queued.one("gcp:container/nodePool:NodePool", "a100-res-nodepool").inputs
+    assert dws["management"] == {"autoRepair": False, "autoUpgrade": True}
+    assert reserved["management"] == {"autoRepair": True, "autoUpgrade": True}
+
+
+def test_every_gpu_node_agent_tolerates_the_queued_taint_and_no_workload_does(gke_queued: Plan) -> None:
+    """GKE taints queued-provisioning nodes ``cloud.google.com/gke-queued``: the GPU Operator's operands, NFD's
+    worker and node-problem-detector must run there, or the node never advertises its GPUs; Kueue's flavor must
+    not tolerate it (GKE adds the toleration to the pods that consume the ProvisioningRequest)."""
+    releases = {
+        r.inputs["name"]: r.inputs["values"] for r in gke_queued.by_type("kubernetes:helm.sh/v3:Release")
+    }
+    operator = releases["gpu-operator"]
+    assert QUEUED in operator["daemonsets"]["tolerations"]
+    assert QUEUED in operator["node-feature-discovery"]["worker"]["tolerations"]
+    health = next(v for n, v in releases.items() if "problem-detector" in n or n.endswith("health"))
+    assert QUEUED in health["tolerations"]
+    flavors = _of(gke_queued, "kueue.x-k8s.io/v1beta2:ResourceFlavor")
+    assert all(QUEUED not in f["spec"].get("tolerations", []) for f in flavors.values())
+
+
 def test_gke_queued_provisioning_admission_check(gke_queued: Plan) -> None:
     configs = _of(gke_queued, "kueue.x-k8s.io/v1beta2:ProvisioningRequestConfig")
     checks = _of(gke_queued, "kueue.x-k8s.io/v1beta2:AdmissionCheck")

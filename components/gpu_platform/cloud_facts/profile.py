@@ -381,6 +381,13 @@ class CloudProfile:
         """Limits on a pool an auto-provisioner creates (Karpenter, NAP, ComputeClass)."""
 
     @classmethod
+    def node_agent_taints(cls, pool: GpuPool) -> list[Taint]:
+        """Taints the cloud puts on some of the pool's nodes that only the node agents (driver, device plugin,
+        exporter, health checks, fabric installers) tolerate, never workloads: the cloud lets only the pods it
+        meant for those nodes in (GKE queued provisioning)."""
+        return []
+
+    @classmethod
     def auto_pool_driver_problem(cls, driver: DriverPlan) -> str | None:
         """Why a pool the cloud's auto-provisioner creates cannot run under the cluster's driver plan (AKS NAP
         with the operator's driver); ``None``: it can. One message for the stack and the component."""

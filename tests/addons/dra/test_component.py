@@ -232,9 +232,15 @@ def test_values_follow_nvidia_for_each_driver_owner() -> None:
     assert values["nvidiaDriverRoot"] == "/"  # AKS installs the driver on the host
     assert values["resourceApiVersion"] == "resource.k8s.io/v1"
     assert values["kubeletPlugin"]["nodeSelector"] == {"nvidia.com/dra-kubelet-plugin": "true"}
-    # Only the DRA pool's taints; the spot T4 pool is not served by the driver.
+    # Only the DRA pool's taints (and the health checks' taint: a failing node still needs the plugin to report);
+    # the spot T4 pool is not served by the driver.
     assert values["kubeletPlugin"]["tolerations"] == [
-        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+        {
+            "key": "status-taint.cluster-autoscaler.kubernetes.io/gpu-unhealthy",
+            "operator": "Exists",
+            "effect": "NoSchedule",
+        },
     ]
     operator = d.dra_plan(
         resolve_dra_driver(

@@ -145,10 +145,10 @@ def driver_root(cloud: str, driver: DriverPlan) -> str:
 
 
 def kubelet_plugin_tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]:
-    """The GPU taint (as the chart's default has it) plus every other taint of the DRA pools, once each."""
+    """What a node agent of the DRA pools tolerates (``scheduling.node_agent_tolerations``), once each."""
     out: list[dict[str, str]] = []
     for pool in dra_pools(pools):
-        for tol in scheduling.pool_tolerations(pool):
+        for tol in scheduling.node_agent_tolerations(pool):
             if tol not in out:
                 out.append(tol)
     return out

@@ -67,6 +67,11 @@ only pods that tolerate it land there ("Prepare an Arm workload for deployment",
 https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment). The library's
 node pools leave it to GKE (Pulumi manages no taint GKE adds) and every pod it places on such a pool, and every
 Kueue flavor, tolerates it."""
+QUEUED_TAINT = Taint("cloud.google.com/gke-queued", "true", "NoSchedule")
+"""GKE puts it on the nodes of queued-provisioning pools (GoogleCloudPlatform/cluster-toolkit
+``modules/compute/gke-node-pool/main.tf``); GKE's webhook adds its toleration only to pods that consume a
+ProvisioningRequest (kubernetes-sigs/kueue#14316). Workloads never tolerate it (the requested nodes stay theirs);
+every DaemonSet a GPU node needs must, or the node never advertises its GPUs and admitted jobs stay Pending."""
 
 
 GPUDIRECT_AUTO_POOL = (
@@ -458,6 +463,10 @@ class GkeProfile(CloudProfile):
         cls, c: Mapping[str, Any], vpc: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
     ) -> None:
         gpu_network_problems(c.get("gpu_network_cidr", DEFAULT_GPU_NETWORK_CIDR), vpc, pools, p)
+
+    @classmethod
+    def node_agent_taints(cls, pool: GpuPool) -> list[Taint]:
+        return [QUEUED_TAINT] if pool.queued_provisioning else []
 
     @classmethod
     def added_taints(cls, pool: GpuPool) -> list[Taint]:

@@ -22,7 +22,7 @@ from typing import Any
 from gpu_platform import versions
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
-from gpu_platform.scheduling import INFINIBAND_LABEL, pool_tolerations
+from gpu_platform.scheduling import INFINIBAND_LABEL, node_agent_tolerations
 from gpu_platform.sharing import RDMA_HCA_MAX, RDMA_SHARED_IB_RESOURCE
 
 NIC_CLUSTER_POLICY_API = "mellanox.com/v1alpha1"
@@ -43,7 +43,7 @@ class NetworkOperatorPlan:
     def tolerations(self) -> list[dict[str, str]]:
         out: list[dict[str, str]] = []
         for pool in self.pools:
-            out += [t for t in pool_tolerations(pool) if t not in out]
+            out += [t for t in node_agent_tolerations(pool) if t not in out]
         return out
 
 

@@ -44,7 +44,7 @@ from gpu_platform.errors import Problems
 from gpu_platform.plans.node_daemonsets import GPUDIRECT_DAEMONSET_REQUESTS
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
-from gpu_platform.scheduling import GPUDIRECT_LABEL, pool_tolerations
+from gpu_platform.scheduling import GPUDIRECT_LABEL, node_agent_tolerations
 
 NETWORKING_API = "networking.gke.io/v1"
 NAMESPACE = "kube-system"
@@ -215,7 +215,7 @@ def network_objects(plan: GkeGpuDirectPlan) -> list[dict[str, Any]]:
 def _tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for pool in pools:
-        out += [t for t in pool_tolerations(pool) if t not in out]
+        out += [t for t in node_agent_tolerations(pool) if t not in out]
     return out
 
 

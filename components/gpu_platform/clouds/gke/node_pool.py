@@ -84,7 +84,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
                 total_max_node_count=pool.max_nodes,
                 location_policy=plan.location_policy,
             ),
-            management=gke.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
+            management=gke.NodePoolManagementArgs(auto_repair=plan.auto_repair, auto_upgrade=True),
             queued_provisioning=queued,
             network_config=network,
             placement_policy=placement,

@@ -57,6 +57,14 @@ class GkeNodePoolPlan(NodePoolPlan):
     """``node_config.max_run_duration`` (``"<seconds>s"``): when GKE reclaims a flex-start node."""
     queued_provisioning: bool = False
     """``queued_provisioning.enabled``: nodes only through ProvisioningRequests (Kueue's admission check)."""
+
+    @property
+    def auto_repair(self) -> bool:
+        """``management.auto_repair``: off on Dynamic Workload Scheduler pools, whose VMs GKE does not repair
+        (GoogleCloudPlatform/cluster-toolkit ``modules/compute/gke-node-pool/main.tf``: "enable_flex_start needs
+        node auto_repair set to false"); a failed node there is released and obtained again by a new request."""
+        return not self.flex_start
+
     placement_policy: str | None = None
     """``COMPACT`` for ``compact_placement`` pools and NVLink-domain pools (one zone): the nodes are placed close
     together."""
