@@ -43,6 +43,11 @@ DRA_KUBELET_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"
 GPU Operator driver manager's ``NODE_LABEL_FOR_GPU_POD_EVICTION`` (NVIDIA dra-intro-install, 26.3)."""
 
 
+JOB_POD_LABEL = "batch.kubernetes.io/job-name"
+"""Every pod of a Kubernetes Job carries this label (JobSet, TrainJob and Kueue-admitted Jobs run as Jobs): the
+selector driver upgrades wait on (``waitForCompletion``) before they touch a node."""
+
+
 def dra_labels(pool: GpuPool) -> dict[str, str]:
     """Labels of a DRA pool's nodes: the DRA plugin's selector, and the GPU Operator's device plugin and MIG
     manager switched off so a device plugin never runs next to DRA and nothing re-partitions the GPUs

@@ -563,3 +563,47 @@ def test_changes_show_old_and_new_values_and_name_list_items() -> None:
     assert c.paths == ["spec.resourceGroups[0].flavors[name=l4].resources[name=nvidia.com/gpu].nominalQuota"]
     assert c.values == [f"{c.paths[0]}: 8 -> 4"]
     assert f"{c.paths[0]}: 8 -> 4" in render(diff_plans(base, head))
+
+
+def _driver_object_edit(project: Path, stack: str, type_: str, path: tuple[str, ...], value: str) -> Any:
+    """The plan of ``project``'s ``stack``, and the same plan with one field of one custom resource changed, diffed."""
+    from gpu_platform.offline import plan_document
+
+    before = plan_document(run_plan(project, stack))
+    after = copy.deepcopy(before)
+    (res,) = [r for r in after["resources"] if r["type"] == type_]
+    obj = res["inputs"]
+    for key in path[:-1]:
+        obj = obj.setdefault(key, {})
+    obj[path[-1]] = value
+    return diff_plans(before, after)
+
+
+@pytest.mark.parametrize(
+    ("project", "stack", "type_", "path", "what"),
+    [
+        (
+            REPO / "examples" / "openshift-olm",
+            "example",
+            "kubernetes:nvidia.com/v1:ClusterPolicy",
+            ("spec", "driver", "version"),
+            "NVIDIA GPU driver",
+        ),
+        (
+            REPO / "examples" / "topology-aware-training",
+            "aks-nd-h100",
+            "kubernetes:mellanox.com/v1alpha1:NicClusterPolicy",
+            ("spec", "ofedDriver", "version"),
+            "DOCA (MOFED) network driver",
+        ),
+    ],
+)
+def test_a_driver_reload_in_any_custom_resource_is_disruptive(
+    project: Path, stack: str, type_: str, path: tuple[str, ...], what: str
+) -> None:
+    """The gate reads every object that selects a node driver, not only the GPU Operator's Helm release: a new
+    driver version in OLM's ClusterPolicy or the Network Operator's NicClusterPolicy reloads it on the nodes."""
+    d = _driver_object_edit(project, stack, type_, path, "99.0.0")
+    assert d.flagged
+    (change,) = d.disruptive
+    assert change.type == type_ and what in change.disruptions[0] and "99.0.0" in change.disruptions[0]

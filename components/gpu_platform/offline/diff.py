@@ -478,9 +478,63 @@ def node_driver(inputs: dict[str, Any]) -> str:
     return str(version or f"the default of {inputs.get('version')}")
 
 
+DRIVER_OBJECTS: dict[tuple[str, str], tuple[str, tuple[tuple[str, ...], ...]]] = {
+    ("nvidia.com", "ClusterPolicy"): (
+        "NVIDIA GPU driver",
+        (
+            ("spec", "driver", "enabled"),
+            ("spec", "driver", "version"),
+            ("spec", "driver", "image"),
+            ("spec", "driver", "repository"),
+            ("spec", "driver", "kernelModuleType"),
+        ),
+    ),
+    ("nvidia.com", "NVIDIADriver"): (
+        "NVIDIA GPU driver",
+        (("spec", "version"), ("spec", "image"), ("spec", "repository"), ("spec", "kernelModuleType")),
+    ),
+    ("mellanox.com", "NicClusterPolicy"): (
+        "DOCA (MOFED) network driver",
+        (
+            ("spec", "ofedDriver", "version"),
+            ("spec", "ofedDriver", "image"),
+            ("spec", "ofedDriver", "repository"),
+        ),
+    ),
+}
+"""Custom resources whose fields select a kernel driver the operator loads on every node they serve (the GPU
+Operator's ``ClusterPolicy`` under OLM and its ``NVIDIADriver``, the Network Operator's ``NicClusterPolicy``):
+a change reloads it, which evicts or drops the GPU and RDMA work on those nodes, whatever installs the object."""
+
+
+def _at(obj: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj
+
+
+def driver_object_disruptions(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """A driver reload that a custom resource's change makes (``DRIVER_OBJECTS``)."""
+    entry = DRIVER_OBJECTS.get(_kind(new["type"]))
+    if entry is None:
+        return []
+    what, paths = entry
+    changed = [p for p in paths if _at(old["inputs"], p) != _at(new["inputs"], p)]
+    if not changed:
+        return []
+    shown = "; ".join(
+        f"{'.'.join(p)} {show_value(_at(old['inputs'], p))} -> {show_value(_at(new['inputs'], p))}"
+        for p in changed
+    )
+    return [
+        f"{what}: {shown}: the operator reloads it on every node it serves, evicting their GPU or RDMA work "
+        "(its upgradePolicy waits for jobs to finish; docs/day2.md)"
+    ]
+
+
 def changed_disruptions(old: dict[str, Any], new: dict[str, Any], paths: list[str]) -> list[str]:
     """What an update in place does to GPU work: a new node driver, nodes the cloud recreates."""
-    out: list[str] = []
+    out: list[str] = driver_object_disruptions(old, new)
     if new["type"] == HELM_RELEASE and chart_name(new["inputs"]) == GPU_OPERATOR.chart_name:
         before, after = node_driver(old["inputs"]), node_driver(new["inputs"])
         if before != after:

@@ -145,3 +145,15 @@ def test_the_gpu_operator_driver_runs_gpudirect_rdma(stack_plan: Plan) -> None:
         if r.inputs.get("mode") == "User"
     ]
     assert pool.inputs["nodeLabels"]["gpu-platform.io/infiniband"] == "true"
+
+
+def test_a_doca_driver_upgrade_waits_for_jobs_and_never_forces(stack_plan: Plan) -> None:
+    """A DOCA driver reload drops every RDMA connection on the node: like the GPU Operator's driver upgrade, it
+    waits for the node's Job pods to finish and never force-drains (the CRD's own fields, checked against it)."""
+    (policy,) = stack_plan.by_type("kubernetes:mellanox.com/v1alpha1:NicClusterPolicy")
+    upgrade = policy.inputs["spec"]["ofedDriver"]["upgradePolicy"]
+    assert upgrade["waitForCompletion"] == {
+        "timeoutSeconds": 0,
+        "podSelector": "batch.kubernetes.io/job-name",
+    }
+    assert upgrade["drain"]["force"] is False and upgrade["maxParallelUpgrades"] == 1

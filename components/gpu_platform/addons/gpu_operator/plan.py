@@ -60,8 +60,7 @@ CONTROL_PLANE_TOLERATION = {
 }
 """Kept from the chart's NFD worker default: overriding the list must not drop it."""
 
-JOB_POD_SELECTOR = "batch.kubernetes.io/job-name"
-"""Every pod of a Kubernetes Job carries this label (JobSet, TrainJob and Kueue-admitted Jobs run as Jobs)."""
+JOB_POD_SELECTOR = scheduling.JOB_POD_LABEL
 GPU_POD_DELETION_TIMEOUT_SECONDS = 300
 DRAIN_TIMEOUT_SECONDS = 300
 """The chart's own timeouts (values.yaml ``driver.upgradePolicy``), kept: a stuck eviction fails the node's

@@ -22,7 +22,7 @@ from typing import Any
 from gpu_platform import versions
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
-from gpu_platform.scheduling import INFINIBAND_LABEL, node_agent_tolerations
+from gpu_platform.scheduling import INFINIBAND_LABEL, JOB_POD_LABEL, node_agent_tolerations
 from gpu_platform.sharing import RDMA_HCA_MAX, RDMA_SHARED_IB_RESOURCE
 
 NIC_CLUSTER_POLICY_API = "mellanox.com/v1alpha1"
@@ -94,11 +94,14 @@ def nic_cluster_policy(plan: NetworkOperatorPlan) -> dict[str, Any]:
                 "repository": versions.MELLANOX_REGISTRY,
                 "image": versions.DOCA_DRIVER_IMAGE,
                 "version": versions.DOCA_DRIVER_VERSION,
-                # One node at a time, drained first: a driver reload drops every RDMA connection on the node.
+                # One node at a time, after the node's jobs have finished (as the GPU Operator's driver upgrade
+                # waits): a driver reload drops every RDMA connection on the node. Never a forced drain; a drain
+                # stuck past its timeout fails that node's upgrade instead of killing a job.
                 "upgradePolicy": {
                     "autoUpgrade": True,
                     "maxParallelUpgrades": 1,
-                    "drain": {"enable": True, "force": True, "deleteEmptyDir": True, "timeoutSeconds": 300},
+                    "waitForCompletion": {"timeoutSeconds": 0, "podSelector": JOB_POD_LABEL},
+                    "drain": {"enable": True, "force": False, "deleteEmptyDir": True, "timeoutSeconds": 300},
                 },
                 "startupProbe": {"initialDelaySeconds": 10, "periodSeconds": 20},
                 "livenessProbe": {"initialDelaySeconds": 30, "periodSeconds": 30},
