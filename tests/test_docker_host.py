@@ -95,3 +95,25 @@ def test_docker_host_example_plans_offline(tmp_path: Path) -> None:
         {"driver": "nvidia", "device_ids": ["0"], "capabilities": ["gpu"]}
     ]
     assert compose["services"]["vllm"]["ipc"] == "host"
+
+
+def test_the_example_host_has_a_way_out_before_it_boots(tmp_path: Path) -> None:
+    """No public address, so the example creates Cloud NAT for the host's region and network, and the VM (whose
+    cloud-init installs from the internet at first boot) waits for it; its smoke test runs once."""
+    out = tmp_path / "plan"
+    project = REPO / "examples" / "docker-host-l4"
+    assert main(["plan", "--project", str(project), "--stack", "example", "--out", str(out)]) == 0
+    doc = json.loads((out / "plan.json").read_text())
+    (nat,) = [r for r in doc["resources"] if r["type"] == "gcp:compute/routerNat:RouterNat"]
+    (router,) = [r for r in doc["resources"] if r["type"] == "gcp:compute/router:Router"]
+    (vm,) = [r for r in doc["resources"] if r["type"] == "gcp:compute/instance:Instance"]
+    assert router["inputs"]["network"] == "default" and nat["inputs"]["region"] == "us-central1"
+    assert nat["inputs"]["sourceSubnetworkIpRangesToNat"] == "ALL_SUBNETWORKS_ALL_IP_RANGES"
+    assert "accessConfigs" not in vm["inputs"]["networkInterfaces"][0]  # no public address
+    host = next(r for r in doc["resources"] if r["type"] == "gpu-platform:index:GpuDockerHost")
+    assert nat["urn"] in host.get("dependsOn", host.get("depends_on", []))
+    user_data = yaml.safe_load(vm["inputs"]["metadata"]["user-data"])
+    compose = yaml.safe_load(
+        next(f["content"] for f in user_data["write_files"] if f["path"] == COMPOSE_PATH)
+    )
+    assert compose["services"]["smoke-test"]["restart"] == "no"

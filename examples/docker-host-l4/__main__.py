@@ -3,17 +3,32 @@
 ``g2-standard-8`` is one L4 (24 GB). The host boots Google's Deep Learning VM image (driver on it); cloud-init
 installs the pinned NVIDIA Container Toolkit, configures Docker for it and starts the Compose file below at
 every boot. A second service runs ``nvidia-smi`` once from a CUDA base image, on the same GPU, as a smoke test.
+
+The host has no public address, so its subnet needs a way out for cloud-init (NVIDIA's apt key and packages, the
+images): a Cloud Router with Cloud NAT for the ``default`` network in the host's region, created first. A platform
+whose network already has NAT drops those two resources and keeps ``egress: nat``.
 """
 
 from __future__ import annotations
 
 import pulumi
+import pulumi_gcp as gcp
 
 from gpu_platform import GpuDockerHost
 
 config = pulumi.Config()
 zone = config.require("zone")
 model = config.get("model") or "Qwen/Qwen2.5-7B-Instruct"
+region = zone.rsplit("-", 1)[0]
+
+router = gcp.compute.Router("l4-host-router", network="default", region=region)
+nat = gcp.compute.RouterNat(
+    "l4-host-nat",
+    router=router.name,
+    region=region,
+    nat_ip_allocate_option="AUTO_ONLY",
+    source_subnetwork_ip_ranges_to_nat="ALL_SUBNETWORKS_ALL_IP_RANGES",
+)
 
 host = GpuDockerHost(
     "l4-host",
@@ -21,6 +36,7 @@ host = GpuDockerHost(
         "cloud": "gke",
         "machine_type": "g2-standard-8",
         "gce": {"zone": zone, "tags": ["gpu-docker-host"]},
+        "egress": "nat",  # through the Cloud NAT above
         "services": [
             {
                 "name": "vllm",
@@ -44,6 +60,7 @@ host = GpuDockerHost(
         ],
         "labels": {"app": "vllm"},
     },
+    opts=pulumi.ResourceOptions(depends_on=[nat]),  # cloud-init runs at first boot: NAT must be there
 )
 
 pulumi.export("address", host.address)

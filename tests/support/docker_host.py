@@ -45,13 +45,20 @@ SERVICES = [
         "command": ["nvidia-smi"],
     },
 ]
-MIG_HOST = {"cloud": "eks", "machine_type": "p4d.24xlarge", **SECTIONS["eks"], "mig_profile": "3g.20gb"}
+MIG_HOST = {
+    "cloud": "eks",
+    "machine_type": "p4d.24xlarge",
+    **SECTIONS["eks"],
+    "mig_profile": "3g.20gb",
+    "egress": "nat",
+}
 """An A100 40GB host whose GPUs are split into 3g.20gb MIG devices."""
 
 
 def args(cloud: str, **extra: Any) -> Any:
     """A host on ``cloud`` running ``SERVICES``, with ``extra`` arguments."""
-    return {"cloud": cloud, "machine_type": MACHINES[cloud], **SECTIONS[cloud], "services": SERVICES, **extra}
+    egress = {} if "public_ip" in extra or "egress" in extra else {"egress": "nat"}
+    return {"cloud": cloud, "machine_type": MACHINES[cloud], **SECTIONS[cloud], "services": SERVICES, **egress, **extra}
 
 
 def plan_for(cloud: str, **extra: Any) -> DockerHostPlan:

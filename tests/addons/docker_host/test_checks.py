@@ -121,3 +121,11 @@ def test_an_unknown_restart_policy_is_refused_with_the_valid_ones() -> None:
         "services[0].restart: 'never' is not a Compose restart policy; valid: no, always, on-failure, unless-stopped"
         in msg
     )
+
+
+def test_a_host_without_a_way_out_is_refused_naming_egress() -> None:
+    no_way_out = {k: v for k, v in args("gke").items() if k != "egress"}
+    assert "egress: is required: cloud-init fetches NVIDIA's key" in refused(no_way_out)
+    assert "egress: 'vpn' is not an egress; valid: nat, public-ip" in refused(args("gke", egress="vpn"))
+    assert "contradict" in refused(args("gke", egress="nat", public_ip=True))
+    plan_docker_host(args("gke", public_ip=True))  # a public address is a way out

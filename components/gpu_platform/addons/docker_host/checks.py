@@ -419,6 +419,28 @@ def _image(
         return image, None, "image"
 
 
+EGRESS = ("nat", "public-ip")
+"""``egress`` values: the subnet's NAT (or proxy), or a public address on the host."""
+
+
+def _egress(checked: Mapping[str, Any], p: Problems) -> bool:
+    """Whether the host gets a public address; a host with no way out is refused (cloud-init installs from the
+    internet at first boot)."""
+    egress, public_ip = checked.get("egress"), bool(checked.get("public_ip", False))
+    if egress is not None and egress not in EGRESS:
+        p.add(("egress",), f"{egress!r} is not an egress; valid: {', '.join(EGRESS)}")
+    elif egress == "nat" and public_ip:
+        p.add(("egress",), "'nat' and {{public_ip}} true contradict each other; give one")
+    elif egress is None and not public_ip:
+        p.add(
+            ("egress",),
+            "is required: cloud-init fetches NVIDIA's key and packages and the images at first boot, and a private "
+            "host reaches them only through its subnet's NAT; give 'nat' when the subnet has a NAT gateway, Cloud "
+            "NAT or proxy, or 'public-ip' (or {{public_ip}} true)",
+        )
+    return public_ip or egress == "public-ip"
+
+
 def resolve_docker_host(args: GpuDockerHostArgs | Mapping[str, Any]) -> DockerHost:
     """Every check of ``GpuDockerHost``'s arguments; ``ArgumentsError`` lists every problem."""
     p = Problems()
@@ -442,6 +464,7 @@ def resolve_docker_host(args: GpuDockerHostArgs | Mapping[str, Any]) -> DockerHo
     if machine is not None and driver is not None and (mig is not None or "mig_profile" not in checked):
         devices = host_devices(gpus, mig.max_instances if mig else 0)
         services = _services(checked.get("services", []), devices, driver, where, p)
+    public_ip = _egress(checked, p)
     disk = checked.get("disk_size_gb", DEFAULT_DISK_SIZE_GB)
     if disk < 50:
         p.add(
@@ -461,7 +484,7 @@ def resolve_docker_host(args: GpuDockerHostArgs | Mapping[str, Any]) -> DockerHo
         services=services,
         settings=settings,
         disk_size_gb=disk,
-        public_ip=bool(checked.get("public_ip", False)),
+        public_ip=public_ip,
         spot=bool(checked.get("spot", False)),
         labels=dict(checked.get("labels", {})),
         own_image="image" in checked,

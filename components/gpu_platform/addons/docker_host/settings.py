@@ -149,6 +149,11 @@ class GpuDockerHostArgs(TypedDict):
     """Boot disk size; default ``DEFAULT_DISK_SIZE_GB``."""
     public_ip: NotRequired[bool]
     """Give the host a public address (default false: the address output is the private one)."""
+    egress: NotRequired[str]
+    """How the host reaches the internet, which its cloud-init needs (NVIDIA's apt key and packages, the
+    images): ``nat`` when its subnet goes out through a NAT gateway, Cloud NAT or a proxy the platform runs, or
+    ``public-ip`` (the same as ``public_ip: true``). Required unless ``public_ip`` is true: a private host on a
+    subnet without NAT never gets its toolkit or images."""
     spot: NotRequired[bool]
     """Spot/preemptible capacity (default false): the cloud may stop the host at any time."""
     gce: NotRequired[GceHostArgs]
