@@ -112,6 +112,7 @@ VALID: dict[str, dict[str, Any]] = {
         "cloud": "gke",
         "machine_type": "g2-standard-8",
         "gce": {"zone": "us-central1-a"},
+        "egress": "nat",
         "services": [{"name": "app", "image": "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04", "gpus": 1}],
     },
 }
