@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from gpu_platform.errors import ArgumentsError
-from gpu_platform.resolve.cloud_pools import resolve_pools
+from gpu_platform.resolve.cluster_pools import resolve_pools
 from gpu_platform.sharing import (
     advertised_resources,
     cluster_mig_strategy,

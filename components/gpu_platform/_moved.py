@@ -102,6 +102,11 @@ MOVED: dict[str, str] = {
     "gpu_platform.policy.kube": "gpu_platform.policy_model.kube",
     "gpu_platform.policy.model": "gpu_platform.policy_model.model",
     "gpu_platform.policy.pool_view": "gpu_platform.policy_model.pool_view",
+    "gpu_platform.resolve.nodepool": "gpu_platform.resolve.node_pool_args",
+    "gpu_platform.resolve.cloud_pools": "gpu_platform.resolve.cluster_pools",
+    "gpu_platform.args.nodepools": "gpu_platform.args.node_pool_component",
+    "gpu_platform.plans.nodepools": "gpu_platform.plans.node_pool_plan",
+    "gpu_platform.policy.nodepools": "gpu_platform.policy.node_pool_readers",
 }
 
 GONE_PACKAGES = frozenset({"gpu_platform.clusters", "gpu_platform.nodepools", "gpu_platform.operators"})
@@ -130,6 +135,14 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
         "GKE_INSTALLER_SUFFIX": "gpu_platform.cloud_facts.gke.driver_installer",
         "gke_driver_installer": "gpu_platform.cloud_facts.gke.driver_installer",
         "gke_driver_installers": "gpu_platform.cloud_facts.gke.driver_installer",
+    },
+    "gpu_platform.policy.rules": {
+        "GKE_NETWORKING": "gpu_platform.clouds.gke.policy",
+        "INTERFACES_ANNOTATION": "gpu_platform.clouds.gke.policy",
+        "GPUDIRECT_INSTALLERS": "gpu_platform.clouds.gke.policy",
+    },
+    "gpu_platform.plans.node_daemonsets": {
+        "gke_driver_installer_requests": "gpu_platform.plans.node_daemonsets:driver_installer_requests",
     },
     "gpu_platform.versions": {"ALL_CHARTS": "gpu_platform.releases"},
     "gpu_platform.clouds": {

@@ -1,6 +1,6 @@
 """A GPU pool with every fact resolved from the catalog: what the rest of the library reasons about.
 
-Config (``config.pools.GpuPoolConfig``) says what the user typed; ``GpuPool`` says what it means:
+The arguments (``args.pool.GpuPoolArgs``) say what the user typed; ``GpuPool`` says what it means:
 which GPU, how many per node, how it is shared. Node pools, the GPU Operator, Kueue and KServe all
 derive from it, so a fact is never typed twice.
 """

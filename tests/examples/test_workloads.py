@@ -98,7 +98,7 @@ def _expected_placement(name: str, plan: Plan) -> dict[str, Any]:
             "nodeSelector": flavor.inputs["spec"]["nodeLabels"],
             "tolerations": flavor.inputs["spec"]["tolerations"],
         }
-    from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
+    from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 
     pool = {
         "name": "h100",

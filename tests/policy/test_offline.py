@@ -102,7 +102,7 @@ def test_the_library_stacks_pass_their_own_policy(stack_plan: Plan) -> None:
 
 def test_the_rules_see_the_library_gpu_pools(stack_plan: Plan) -> None:
     """Strip the GPU taint from the library's own GPU pools: the rule must notice, so it really reads them."""
-    from gpu_platform.policy.nodepools import gpu_pools
+    from gpu_platform.policy.node_pool_readers import gpu_pools
     from gpu_platform.policy.offline import to_policy_resource
 
     pools = gpu_pools([to_policy_resource(r) for r in stack_plan.resources])

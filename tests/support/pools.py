@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_pools
+from gpu_platform.resolve.cluster_pools import resolve_pools
 
 
 def resolved_pool(cloud: str, **raw: Any) -> GpuPool:

@@ -6,7 +6,7 @@ import pulumi
 from pulumi_kubernetes.core.v1 import TaintArgsDict, TolerationArgsDict
 
 from gpu_platform.component import PlannedComponent
-from gpu_platform.plans.nodepools import NodePoolPlan
+from gpu_platform.plans.node_pool_plan import NodePoolPlan
 
 P = TypeVar("P", bound=NodePoolPlan)
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from gpu_platform import scheduling
 from gpu_platform.driver import DriverPlan
-from gpu_platform.plans.nodepools import NodePoolPlan, ensure_gpu_taint
+from gpu_platform.plans.node_pool_plan import NodePoolPlan, ensure_gpu_taint
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.disruption import Disruption
 from gpu_platform.sharing import GPU_RESOURCE

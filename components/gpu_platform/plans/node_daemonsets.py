@@ -19,8 +19,9 @@ What runs on a pool's nodes follows the ``DriverPlan`` and the labels ``scheduli
 - The device plugin, GFD and MPS daemon get a ``config-manager`` sidecar (with the same requests) when the
   device-plugin ConfigMap is set, i.e. when some pool is shared through the operator
   (``handleDevicePluginConfig`` removes it otherwise).
-- GKE with Google's COS driver installer: that DaemonSet's init containers request 150m CPU each
-  (``data/gke-cos-daemonset-preloaded.yaml``); a pod holds ``max(init, sum of containers)``.
+- The cloud's driver installer where the driver plan says ``cloud_installer`` (the profile's
+  ``driver_installer``; GKE: Google's COS installer, whose init containers request 150m CPU each,
+  ``data/gke-cos-daemonset-preloaded.yaml``); a pod holds ``max(init, sum of containers)``.
 
 - node-problem-detector and the tainting remedy on every GPU node when observability's health checks are on
   (``GPU_HEALTH_DETECTOR_REQUESTS``, ``GPU_HEALTH_REMEDY_REQUESTS``, set on the release from here).
@@ -58,7 +59,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from gpu_platform import versions
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.driver import DriverPlan, installer_manifest
 from gpu_platform.pools import GpuPool
@@ -181,9 +181,9 @@ def pod_requests(pod_spec: Mapping[str, Any]) -> Requests:
 
 
 @cache
-def gke_driver_installer_requests(file: UpstreamFile = versions.GKE_COS_INSTALLER) -> Requests:
-    """What Google's installer DaemonSet pod (``file``) holds on each GKE GPU node it serves (read from the
-    packaged manifest)."""
+def driver_installer_requests(file: UpstreamFile) -> Requests:
+    """What a cloud's driver-installer DaemonSet pod (``file``, the profile's ``driver_installer``; GKE: Google's
+    COS installer) holds on each GPU node it serves, read from the packaged manifest."""
     return pod_requests(installer_manifest(file)["spec"]["template"]["spec"])
 
 
@@ -241,7 +241,7 @@ def gpu_node_pods(
     pods["validator"] = table["validator"]
     pods["nfdWorker"] = NFD_WORKER_REQUESTS
     if driver.cloud_installer and (installer := profile_of(pool.cloud).driver_installer(pool)) is not None:
-        pods["gkeDriverInstaller"] = gke_driver_installer_requests(installer)
+        pods["cloudDriverInstaller"] = driver_installer_requests(installer)
     return pods
 
 
@@ -281,3 +281,10 @@ def gpu_node_requests(
 def cpu_node_requests(facts: GpuOperatorFacts | None) -> Requests:
     """What the library's DaemonSets request on a CPU (system) node: the GPU Operator's NFD worker."""
     return NFD_WORKER_REQUESTS if facts is not None else Requests()
+
+
+def __getattr__(name: str) -> object:
+    """``gke_driver_installer_requests`` is ``driver_installer_requests`` now (``gpu_platform._moved``)."""
+    from gpu_platform._moved import moved_attribute
+
+    return moved_attribute(__name__, name)

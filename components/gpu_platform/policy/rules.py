@@ -12,13 +12,12 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gpu_platform import versions
 from gpu_platform.cloud_facts import profile_of
-from gpu_platform.policy.nodepools import NodePoolView, cloud_policy, gpu_pools, node_pools
+from gpu_platform.policy.node_pool_readers import NodePoolView, cloud_policy, gpu_pools, node_pools, readers
 from gpu_platform.policy.operators import (
     HELM_TYPES,
     GpuOperatorView,
@@ -365,8 +364,8 @@ def gke_single_device_plugin(resources: list[PolicyResource]) -> Iterator[Findin
 
 def _time_slicing_sources(pool: NodePoolView, resources: list[PolicyResource]) -> list[str]:
     how = []
-    if pool.gke_sharing == "TIME_SHARING":
-        how.append("GKE gpuSharingConfig TIME_SHARING")
+    if pool.cloud_time_slicing:
+        how.append(pool.cloud_time_slicing)
     if pool.label(SHARING_LABEL) == "time-slicing":
         how.append(f"label {SHARING_LABEL}=time-slicing")
     key = pool.label(DEVICE_PLUGIN_CONFIG_LABEL)
@@ -496,12 +495,13 @@ def dra_without_device_plugin(resources: list[PolicyResource]) -> Iterator[Findi
                 f"GPU pool {pool.display} is a DRA pool on {pool.ami_type}, which runs its own NVIDIA device plugin; "
                 "use the AL2023 NVIDIA AMI for DRA pools.",
             )
-        off = profile_of(pool.cloud).default_device_plugin_off_label
+        cloud = profile_of(pool.cloud)
+        off = cloud.default_device_plugin_off_label
         if off is not None and pool.label(off[0]) != off[1]:
             yield (
                 pool.resource.urn,
-                f"GKE GPU pool {pool.display} is a DRA pool without {off[0]}={off[1]}, so "
-                "GKE's device plugin runs next to the DRA driver. Add the label.",
+                f"{cloud.display} GPU pool {pool.display} is a DRA pool without {off[0]}={off[1]}, so "
+                f"{cloud.display}'s device plugin runs next to the DRA driver. Add the label.",
             )
     others = [p for p in pools if p.label(DRA_KUBELET_PLUGIN_LABEL) != "true"]
     for release in _dra_releases(resources):
@@ -557,122 +557,6 @@ def _provided_fabric(resources: list[PolicyResource]) -> set[str]:
     return out
 
 
-GKE_NETWORKING = "kubernetes:networking.gke.io/v1:"
-INTERFACES_ANNOTATION = "networking.gke.io/interfaces"
-GPUDIRECT_INSTALLERS = {
-    ("tcpx", "amd64"): versions.NCCL_TCPX_INSTALLER_IMAGE,
-    ("tcpxo", "amd64"): versions.NCCL_TCPXO_INSTALLER_IMAGE,
-    **{("rdma", arch): image for arch, image in versions.NCCL_GIB_INSTALLER_IMAGES.items()},
-}
-"""The NCCL plugin installer image of each GPUDirect path and node architecture (A4X's Arm nodes run the arm64
-gIB build); any tag of its repository counts."""
-
-
-def _images(obj: Any) -> Iterator[str]:
-    if isinstance(obj, Mapping):
-        for key, value in obj.items():
-            if key == "image" and isinstance(value, str):
-                yield value
-            else:
-                yield from _images(value)
-    elif isinstance(obj, (list, tuple)):
-        for value in obj:
-            yield from _images(value)
-
-
-def _interface_networks(obj: Any) -> Iterator[str]:
-    """Networks named by every ``networking.gke.io/interfaces`` annotation in a spec (pods, pod templates)."""
-    if isinstance(obj, Mapping):
-        text = as_map(obj.get("annotations")).get(INTERFACES_ANNOTATION)
-        if isinstance(text, str):
-            try:
-                entries = json.loads(text)
-            except ValueError:
-                entries = []
-            for e in entries if isinstance(entries, list) else []:
-                if isinstance(e, Mapping) and isinstance(e.get("network"), str) and e["network"] != "default":
-                    yield e["network"]
-        for value in obj.values():
-            yield from _interface_networks(value)
-    elif isinstance(obj, (list, tuple)):
-        for value in obj:
-            yield from _interface_networks(value)
-
-
-def _gpudirect_pool_findings(resources: list[PolicyResource]) -> Iterator[Finding]:
-    """A GPUDirect machine's pool attaches every extra NIC, each has a GKENetworkParamSet, and the path's NCCL
-    plugin installer runs (when the program manages the cluster's objects)."""
-    params = [r for r in resources if r.type == GKE_NETWORKING + "GKENetworkParamSet"]
-    named = {
-        (get(as_map(r.props.get("spec")), "vpc"), get(as_map(r.props.get("spec")), "vpcSubnet"))
-        for r in params
-    }
-    manages_cluster = any(r.type.startswith("kubernetes:") for r in resources)
-    repos = {
-        image.rsplit(":", 1)[0]
-        for r in resources
-        if r.type == "kubernetes:apps/v1:DaemonSet"
-        for image in _images(r.props.get("spec"))
-    }
-    for pool in (pool for r in resources for pool in node_pools(r)):
-        machine = profile_of(pool.cloud).machine(pool.machine) if pool.machine else None
-        if machine is None or machine.gpudirect is None or not pool.extra_nics:
-            continue
-        g, nics = machine.gpudirect, pool.extra_nics
-        if len(nics) != len(g.nics):
-            yield (
-                pool.resource.urn,
-                f"GKE pool {pool.display} attaches {len(nics)} extra NICs; {machine.name} has {len(g.nics)} for "
-                f"{g.display} ({', '.join(n.network for n in g.nics)}): attach one network per NIC, in order.",
-            )
-        if not manages_cluster:
-            continue
-        for net, sub in nics:
-            if net is not None and sub is not None and (net, sub) not in named:
-                yield (
-                    pool.resource.urn,
-                    f"GKE pool {pool.display} attaches VPC '{net}' / subnet '{sub}', which no GKENetworkParamSet "
-                    "in the stack names: no pod can attach that NIC (create its GKENetworkParamSet and Network).",
-                )
-        installer = GPUDIRECT_INSTALLERS.get((g.kind, machine.cpu_arch))
-        if installer is not None and installer.rsplit(":", 1)[0] not in repos:
-            yield (
-                pool.resource.urn,
-                f"GKE pool {pool.display} has {g.display} NICs but the stack runs no DaemonSet of Google's NCCL "
-                f"plugin installer ({installer}): NCCL falls back to the primary gVNIC.",
-            )
-
-
-def _gke_network_findings(resources: list[PolicyResource]) -> Iterator[Finding]:
-    """Each ``Network`` names a parameter set the stack creates; each pod interface names a ``Network``."""
-    params = {
-        get(as_map(r.props.get("metadata")), "name")
-        for r in resources
-        if r.type == GKE_NETWORKING + "GKENetworkParamSet"
-    }
-    networks = set()
-    for r in (r for r in resources if r.type == GKE_NETWORKING + "Network"):
-        networks.add(get(as_map(r.props.get("metadata")), "name"))
-        ref = get(as_map(r.props.get("spec")), "parametersRef", "name", default=None)
-        if isinstance(ref, str) and ref not in params:
-            yield (
-                r.urn,
-                f"Network '{r.name}' names GKENetworkParamSet '{ref}', which the stack does not create: GKE "
-                "leaves the network not ready and pods attaching it stay pending.",
-            )
-    if not gpu_pools(resources):
-        return  # the Networks live in the stack that makes the pools
-    for res in (
-        r for r in resources if r.type.startswith("kubernetes:") and not r.type.startswith(GKE_NETWORKING)
-    ):
-        for name in sorted(set(_interface_networks(res.props)) - networks):
-            yield (
-                res.urn,
-                f"{INTERFACES_ANNOTATION} attaches network '{name}', which no Network in the stack defines: the "
-                "pod never starts. Use the names of the pool's GPUDirect networks (stack output gpudirectPods).",
-            )
-
-
 @_rule(
     "fabric-resources-agree",
     MANDATORY,
@@ -685,8 +569,9 @@ def _gke_network_findings(resources: list[PolicyResource]) -> Iterator[Finding]:
     "networking.gke.io/interfaces names Networks that exist.",
 )
 def fabric_resources_agree(resources: list[PolicyResource]) -> Iterator[Finding]:
-    yield from _gpudirect_pool_findings(resources)
-    yield from _gke_network_findings(resources)
+    pools = [pool for r in resources for pool in node_pools(r)]
+    for reader in readers().values():
+        yield from reader.fabric_findings(resources, pools)  # the clouds' own fabrics (GKE GPUDirect)
     kueue = [r for r in resources if r.type.startswith(KUEUE_API)]
     topologies = {get(as_map(r.props.get("metadata")), "name") for r in kueue if _kind(r) == "Topology"}
     for flavor in (r for r in kueue if _kind(r) == "ResourceFlavor"):
@@ -764,3 +649,10 @@ __all__ = [
     "check_stack",
     "get",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The GKE GPUDirect names moved to ``clouds.gke.policy`` (``gpu_platform._moved``)."""
+    from gpu_platform._moved import moved_attribute
+
+    return moved_attribute(__name__, name)

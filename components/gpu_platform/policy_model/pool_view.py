@@ -32,8 +32,9 @@ class NodePoolView:
     cloud_driver: bool | None = None
     """The cloud installs the NVIDIA driver on these nodes (GKE driver install, EKS NVIDIA AMI, AKS)."""
     ami_type: str | None = None
-    gke_sharing: str | None = None
-    """GKE-managed ``gpuSharingConfig.gpuSharingStrategy`` (``TIME_SHARING`` / ``MPS``)."""
+    cloud_time_slicing: str | None = None
+    """How the cloud itself time-slices the GPUs, as messages name it (GKE ``gpuSharingConfig``
+    ``TIME_SHARING``); ``None``: it does not."""
     size_fields: tuple[str, ...] = ()
     """Node-count properties the autoscaler changes, which must be in ``ignoreChanges``."""
     taint_fix: str | None = None

@@ -177,8 +177,8 @@ def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Probl
             "time-slicing gives no memory or fault isolation and this pool sets {{isolation_required}}; "
             "use 'mig' (or 'mps' for memory limits)",
         )
+    where = " and ".join(q.display for q in clouds_where(lambda q: mode in q.cloud_sharing_modes))
     if managed_by == "cloud" and mode not in profile_of(cloud).cloud_sharing_modes:
-        where = " and ".join(q.display for q in clouds_where(lambda q: mode in q.cloud_sharing_modes))
         p.add(("managed_by",), f"cloud-managed {mode} exists only on {where}; valid here: operator")
     if s.get("fail_requests_greater_than_one") and mode == "mps":
         p.add(("fail_requests_greater_than_one",), "applies to time-slicing only")
@@ -188,7 +188,8 @@ def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Probl
             "configures the GPU Operator's device plugin; the cloud's own sharing ignores it: remove it",
         )
     if managed_by == "cloud" and s.get("rename_by_default"):
-        p.add(("rename_by_default",), "GKE's own sharing always advertises nvidia.com/gpu; remove it")
+        # Where a cloud shares GPUs itself (``cloud_sharing_modes``), its device plugin keeps nvidia.com/gpu.
+        p.add(("rename_by_default",), f"{where}'s own sharing always advertises nvidia.com/gpu; remove it")
     return Sharing(
         mode,
         managed_by,

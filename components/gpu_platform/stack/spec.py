@@ -26,8 +26,8 @@ from gpu_platform.cloud_facts import profile_of
 from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
 from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
+from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.resolve.zones import spread_over_gpu_zones
 from gpu_platform.stack.resolve_sections import (

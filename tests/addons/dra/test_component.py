@@ -26,7 +26,7 @@ from gpu_platform.addons.gpu_operator.plan import (
     mig_parted_config_data,
 )
 from gpu_platform.errors import ArgumentsError
-from gpu_platform.resolve.cloud_pools import resolve_pools
+from gpu_platform.resolve.cluster_pools import resolve_pools
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.sharing import advertised_resources
 from tests.conftest import upstream
@@ -517,7 +517,7 @@ def test_kueue_takes_the_dra_plugin_off_each_dra_node() -> None:
     from gpu_platform.addons.kueue.checks import CapacityBasis
     from gpu_platform.addons.kueue.plan import node_units
     from gpu_platform.plans.node_daemonsets import DRA_KUBELET_PLUGIN_REQUESTS
-    from gpu_platform.resolve.cloud_pools import resolve_pools
+    from gpu_platform.resolve.cluster_pools import resolve_pools
 
     (pool,) = resolve_pools("aks", [{"name": "a100", "machine_type": "Standard_ND96asr_v4", "max_nodes": 2}])
     dra_pool = dataclasses.replace(pool, allocation="dra")

@@ -10,7 +10,7 @@ import pytest
 from gpu_platform.clouds.aks.node_pool import AksGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_program
-from gpu_platform.resolve.cloud_pools import resolve_pools
+from gpu_platform.resolve.cluster_pools import resolve_pools
 from gpu_platform.scheduling import pool_tolerations
 
 AGENTPOOL = "azure-native:containerservice:AgentPool"

@@ -28,7 +28,7 @@ from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import ArgumentsError, Problems
 from gpu_platform.offline.runner import Plan
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_pools
+from gpu_platform.resolve.cluster_pools import resolve_pools
 from gpu_platform.resolve.pools import resolve_pool_list
 from gpu_platform.scheduling import pool_tolerations
 from tests.conftest import REPO, load_yaml_docs, stack_file_config, upstream

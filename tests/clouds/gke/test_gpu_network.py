@@ -13,7 +13,7 @@ from gpu_platform.cloud_facts.gke.profile import gpu_network_problems
 from gpu_platform.clouds.gke.gpudirect_plan import gpudirect_plan
 from gpu_platform.errors import ArgumentsError, Problems
 from gpu_platform.offline import run_program
-from gpu_platform.resolve.cloud_pools import resolve_pools
+from gpu_platform.resolve.cluster_pools import resolve_pools
 
 POOLS = [
     {"name": "a3m", "machine_type": "a3-megagpu-8g", "max_nodes": 4, "gpudirect": True},

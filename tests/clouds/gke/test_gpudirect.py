@@ -27,7 +27,7 @@ from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_plan, run_program
 from gpu_platform.plans.node_daemonsets import Requests, gpu_node_requests
-from gpu_platform.resolve.cloud_pools import resolve_pools
+from gpu_platform.resolve.cluster_pools import resolve_pools
 from tests.conftest import REPO, planned_stack, upstream
 from tests.support import crds
 from tests.support.kube import node_affinity

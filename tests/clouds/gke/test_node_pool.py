@@ -11,7 +11,7 @@ from gpu_platform.cloud_facts import profile_of
 from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_program
-from gpu_platform.resolve.cloud_pools import resolve_pools
+from gpu_platform.resolve.cluster_pools import resolve_pools
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.versions import GPU_OPERATOR
 from tests.support.plans import plan_gke_node_pool

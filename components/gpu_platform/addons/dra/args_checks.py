@@ -20,7 +20,7 @@ from gpu_platform.addons.dra.checks import (
 from gpu_platform.addons.dra.settings import DraDriverArgs
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Problems
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
+from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.kubernetes import namespace_problem
 from gpu_platform.resolve.pools import check_cuda_default

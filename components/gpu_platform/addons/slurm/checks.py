@@ -25,7 +25,7 @@ from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import SLURM, scheduling_namespaces
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
+from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES, is_dns_subdomain
 from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default
 

@@ -19,7 +19,7 @@ from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import VOLCANO, scheduling_namespaces
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
+from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES
 from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default
 

@@ -22,7 +22,7 @@ from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Key, Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import ADDONS, WORKLOAD_CONTROLLERS
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
+from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.kubernetes import label_problems
 from gpu_platform.sharing import GPU_RESOURCE
 

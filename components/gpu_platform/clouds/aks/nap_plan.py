@@ -25,7 +25,7 @@ from gpu_platform.plans.karpenter import (
     pool_base,
     requirement,
 )
-from gpu_platform.plans.nodepools import NodePoolPlan
+from gpu_platform.plans.node_pool_plan import NodePoolPlan
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.disruption import Disruption
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from gpu_platform.cloud_facts.aks.profile import PROFILE, default_agent_pool_name, mig_instance_profiles
 from gpu_platform.driver import DriverPlan
-from gpu_platform.plans.nodepools import NodePoolPlan, base_plan
+from gpu_platform.plans.node_pool_plan import NodePoolPlan, base_plan
 from gpu_platform.pools import GpuPool
 
 
@@ -42,7 +42,7 @@ def aks_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
         spot = {"scale_set_priority": "Spot", "scale_set_eviction_policy": "Delete", "spot_max_price": price}
     assert pool.machine is not None
     os_sku = pool.image or PROFILE.default_image or ""
-    # AKS fixes these at creation (see nodepools.aks.REPLACE_ON_CHANGES).
+    # AKS fixes these at creation (see clouds.aks.node_pool.REPLACE_ON_CHANGES).
     fixed: tuple[Any, ...] = (
         pool.machine.name,
         profile,

@@ -4,7 +4,7 @@ cluster, classic azurerm node pools) and the fixes in azure-native's terms."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from gpu_platform.cloud_facts.aks.profile import PROFILE, SPOT_TAINT
@@ -89,3 +89,10 @@ def node_pools(res: PolicyResource) -> list[NodePoolView] | None:
     if res.type == CLASSIC_NODE_POOL:
         return [_pool(res, p, "", known_str(p.get("name")) or res.name, classic=True)]
     return None
+
+
+def fabric_findings(
+    resources: list[PolicyResource], pools: Sequence[NodePoolView]
+) -> Iterator[tuple[str, str]]:
+    """AKS adds no findings to ``fabric-resources-agree``: the rule checks InfiniBand's NicClusterPolicy itself."""
+    return iter(())

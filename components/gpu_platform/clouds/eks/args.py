@@ -13,7 +13,7 @@ from typing_extensions import TypedDict
 from gpu_platform import versions
 from gpu_platform.args.autoprovisioning import AutoProvisionedPoolArgs, KarpenterDisruptionArgs
 from gpu_platform.args.cluster import SystemPoolArgs
-from gpu_platform.args.nodepools import GpuNodePoolArgs
+from gpu_platform.args.node_pool_component import GpuNodePoolArgs
 from gpu_platform.args.pool import GpuPoolArgs
 
 

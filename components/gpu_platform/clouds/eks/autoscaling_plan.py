@@ -2,7 +2,7 @@
 
 The Cluster Autoscaler (kubernetes/autoscaler ``cloudprovider/aws/README.md`` at cluster-autoscaler-1.35.0)
 finds the node groups by their Auto Scaling group tags and learns what an empty group's nodes offer from
-``node_template_tags`` (``plans.nodepools``); its IAM is the README's full-feature policy, with the two
+``node_template_tags`` (``clouds.eks.node_pool_plan``); its IAM is the README's full-feature policy, with the two
 actions that change capacity limited to this cluster's groups. The EFA device plugin (aws/eks-charts)
 advertises ``vpc.amazonaws.com/efa``; the node groups attach the interfaces (``clouds.eks.node_pool``).
 """

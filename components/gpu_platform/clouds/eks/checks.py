@@ -25,11 +25,11 @@ from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.autoprovisioning import karpenter_pool_problems, resolve_auto_pool
-from gpu_platform.resolve.cloud_pools import fabric_addon_args
 from gpu_platform.resolve.cluster import KUBERNETES_VERSION, SystemPool, resolve_cluster_args
+from gpu_platform.resolve.cluster_pools import fabric_addon_args
 from gpu_platform.resolve.disruption import Disruption, resolve_disruption
 from gpu_platform.resolve.kubernetes import namespace_problem
-from gpu_platform.resolve.nodepool import resolve_node_pool_args
+from gpu_platform.resolve.node_pool_args import resolve_node_pool_args
 
 _AMI_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from gpu_platform.cloud_facts.eks.profile import AL2023, CA_NODE_TEMPLATE, PROFILE
 from gpu_platform.driver import DriverPlan
-from gpu_platform.plans.nodepools import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
+from gpu_platform.plans.node_pool_plan import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
 from gpu_platform.pools import GpuPool, Taint
 from gpu_platform.sharing import GPU_RESOURCE, node_resources, resource_quantity
 

@@ -4,6 +4,7 @@ select GPU instances, and the fixes in pulumi-aws's terms."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gpu_platform.cloud_facts.eks.profile import PROFILE
@@ -76,3 +77,10 @@ def _group(res: PolicyResource) -> NodePoolView:
 def node_pools(res: PolicyResource) -> list[NodePoolView] | None:
     """The pools an EKS resource declares; ``None`` for a type that is not EKS's."""
     return [_group(res)] if res.type == NODE_GROUP else None
+
+
+def fabric_findings(
+    resources: list[PolicyResource], pools: Sequence[NodePoolView]
+) -> Iterator[tuple[str, str]]:
+    """EKS adds no findings to ``fabric-resources-agree``: the rule checks EFA's device plugin and queues itself."""
+    return iter(())

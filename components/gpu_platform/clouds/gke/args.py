@@ -12,7 +12,7 @@ from typing_extensions import TypedDict
 
 from gpu_platform.args.autoprovisioning import AutoProvisionedPoolArgs
 from gpu_platform.args.cluster import ReleaseChannelValue, SystemPoolArgs
-from gpu_platform.args.nodepools import GpuNodePoolArgs
+from gpu_platform.args.node_pool_component import GpuNodePoolArgs
 from gpu_platform.args.pool import GpuPoolArgs
 
 

@@ -14,7 +14,7 @@ from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.autoprovisioning import compute_class_pool_problems
 from gpu_platform.resolve.cluster import SystemPool, resolve_cluster_args
-from gpu_platform.resolve.nodepool import resolve_node_pool_args
+from gpu_platform.resolve.node_pool_args import resolve_node_pool_args
 from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
 from gpu_platform.resolve.zones import offered_zone_problems
 

@@ -21,7 +21,7 @@ from typing import Any
 from gpu_platform import scheduling
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.cloud_facts.gke.profile import NO_DEFAULT_DEVICE_PLUGIN_LABEL, PROFILE, SHARING_STRATEGY
-from gpu_platform.plans.nodepools import ensure_gpu_taint
+from gpu_platform.plans.node_pool_plan import ensure_gpu_taint
 from gpu_platform.pools import CapacitySource, GpuPool, Taint
 
 API_VERSION = "cloud.google.com/v1"

@@ -43,7 +43,7 @@ from gpu_platform.clouds.gke.args import GkeGpuDirectArgs
 from gpu_platform.errors import Problems
 from gpu_platform.plans.node_daemonsets import GPUDIRECT_DAEMONSET_REQUESTS
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import resolve_cluster_pools
+from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.scheduling import GPUDIRECT_LABEL, node_agent_tolerations
 
 NETWORKING_API = "networking.gke.io/v1"

@@ -13,7 +13,7 @@ from typing import Any
 from gpu_platform.catalog.nvlink import HIGH_THROUGHPUT
 from gpu_platform.cloud_facts.gke.profile import PROFILE, SHARING_STRATEGY, region_of
 from gpu_platform.driver import DriverPlan
-from gpu_platform.plans.nodepools import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
+from gpu_platform.plans.node_pool_plan import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
 from gpu_platform.pools import CapacitySource, GpuPool
 
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"

@@ -1,12 +1,14 @@
-"""What the policy pack reads from a program's GKE resources: node pools (standalone, inline, the default pool)
-and the fixes in pulumi-gcp's terms."""
+"""What the policy pack reads from a program's GKE resources: node pools (standalone, inline, the default pool),
+the fixes in pulumi-gcp's terms, and the GPUDirect objects ``fabric-resources-agree`` checks."""
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from gpu_platform import versions
 from gpu_platform.cloud_facts.gke.profile import PROFILE
 from gpu_platform.cloud_facts.gke.resource_types import CLUSTER, NODE_POOL
 from gpu_platform.policy_model.kube import effect_to_cloud, taint_from_object
@@ -90,7 +92,7 @@ def _pool(res: PolicyResource, pool: Mapping[str, Any], prefix: str, name: str) 
         taints=taints_of(node_config.get("taints"), taint_from_object),
         labels=labels_of(node_config.get("labels")),
         cloud_driver=driver if gpu else None,
-        gke_sharing=sharing,
+        cloud_time_slicing="GKE gpuSharingConfig TIME_SHARING" if sharing == "TIME_SHARING" else None,
         size_fields=size_fields,
         extra_nics=extra_nics,
     )
@@ -112,3 +114,139 @@ def node_pools(res: PolicyResource) -> list[NodePoolView] | None:
                 _pool(res, pool, f"nodePools[{i}].", known_str(pool.get("name")) or f"{res.name}[{i}]")
             )
     return out
+
+
+# --- GPUDirect: extra NICs, their network objects and Google's NCCL plugin installer -------------------------
+
+GKE_NETWORKING = "kubernetes:networking.gke.io/v1:"
+"""Type prefix of GKE's multi-network objects (``GKENetworkParamSet``, ``Network``) as the Kubernetes provider
+names them."""
+INTERFACES_ANNOTATION = "networking.gke.io/interfaces"
+"""The pod annotation attaching extra networks (GKE "Set up multi-network support for Pods")."""
+GPUDIRECT_INSTALLERS = {
+    ("tcpx", "amd64"): versions.NCCL_TCPX_INSTALLER_IMAGE,
+    ("tcpxo", "amd64"): versions.NCCL_TCPXO_INSTALLER_IMAGE,
+    **{("rdma", arch): image for arch, image in versions.NCCL_GIB_INSTALLER_IMAGES.items()},
+}
+"""The NCCL plugin installer image of each GPUDirect path and node architecture (A4X's Arm nodes run the arm64
+gIB build); any tag of its repository counts."""
+
+
+def _images(obj: Any) -> Iterator[str]:
+    if isinstance(obj, Mapping):
+        for key, value in obj.items():
+            if key == "image" and isinstance(value, str):
+                yield value
+            else:
+                yield from _images(value)
+    elif isinstance(obj, (list, tuple)):
+        for value in obj:
+            yield from _images(value)
+
+
+def _interface_networks(obj: Any) -> Iterator[str]:
+    """Networks named by every ``networking.gke.io/interfaces`` annotation in a spec (pods, pod templates)."""
+    if isinstance(obj, Mapping):
+        text = as_map(obj.get("annotations")).get(INTERFACES_ANNOTATION)
+        if isinstance(text, str):
+            try:
+                entries = json.loads(text)
+            except ValueError:
+                entries = []
+            for e in entries if isinstance(entries, list) else []:
+                if isinstance(e, Mapping) and isinstance(e.get("network"), str) and e["network"] != "default":
+                    yield e["network"]
+        for value in obj.values():
+            yield from _interface_networks(value)
+    elif isinstance(obj, (list, tuple)):
+        for value in obj:
+            yield from _interface_networks(value)
+
+
+def _gpudirect_pool_findings(
+    resources: list[PolicyResource], pools: Sequence[NodePoolView]
+) -> Iterator[tuple[str, str]]:
+    """A GPUDirect machine's pool attaches every extra NIC, each has a GKENetworkParamSet, and the path's NCCL
+    plugin installer runs (when the program manages the cluster's objects)."""
+    params = [r for r in resources if r.type == GKE_NETWORKING + "GKENetworkParamSet"]
+    named = {
+        (get(as_map(r.props.get("spec")), "vpc"), get(as_map(r.props.get("spec")), "vpcSubnet"))
+        for r in params
+    }
+    manages_cluster = any(r.type.startswith("kubernetes:") for r in resources)
+    repos = {
+        image.rsplit(":", 1)[0]
+        for r in resources
+        if r.type == "kubernetes:apps/v1:DaemonSet"
+        for image in _images(r.props.get("spec"))
+    }
+    for pool in pools:
+        if pool.cloud != PROFILE.name:
+            continue  # only GKE pools attach extra NICs
+        machine = PROFILE.machine(pool.machine) if pool.machine else None
+        if machine is None or machine.gpudirect is None or not pool.extra_nics:
+            continue
+        g, nics = machine.gpudirect, pool.extra_nics
+        if len(nics) != len(g.nics):
+            yield (
+                pool.resource.urn,
+                f"GKE pool {pool.display} attaches {len(nics)} extra NICs; {machine.name} has {len(g.nics)} for "
+                f"{g.display} ({', '.join(n.network for n in g.nics)}): attach one network per NIC, in order.",
+            )
+        if not manages_cluster:
+            continue
+        for net, sub in nics:
+            if net is not None and sub is not None and (net, sub) not in named:
+                yield (
+                    pool.resource.urn,
+                    f"GKE pool {pool.display} attaches VPC '{net}' / subnet '{sub}', which no GKENetworkParamSet "
+                    "in the stack names: no pod can attach that NIC (create its GKENetworkParamSet and Network).",
+                )
+        installer = GPUDIRECT_INSTALLERS.get((g.kind, machine.cpu_arch))
+        if installer is not None and installer.rsplit(":", 1)[0] not in repos:
+            yield (
+                pool.resource.urn,
+                f"GKE pool {pool.display} has {g.display} NICs but the stack runs no DaemonSet of Google's NCCL "
+                f"plugin installer ({installer}): NCCL falls back to the primary gVNIC.",
+            )
+
+
+def _network_findings(
+    resources: list[PolicyResource], pools: Sequence[NodePoolView]
+) -> Iterator[tuple[str, str]]:
+    """Each ``Network`` names a parameter set the stack creates; each pod interface names a ``Network``."""
+    params = {
+        get(as_map(r.props.get("metadata")), "name")
+        for r in resources
+        if r.type == GKE_NETWORKING + "GKENetworkParamSet"
+    }
+    networks = set()
+    for r in (r for r in resources if r.type == GKE_NETWORKING + "Network"):
+        networks.add(get(as_map(r.props.get("metadata")), "name"))
+        ref = get(as_map(r.props.get("spec")), "parametersRef", "name", default=None)
+        if isinstance(ref, str) and ref not in params:
+            yield (
+                r.urn,
+                f"Network '{r.name}' names GKENetworkParamSet '{ref}', which the stack does not create: GKE "
+                "leaves the network not ready and pods attaching it stay pending.",
+            )
+    if not any(p.gpu for p in pools):
+        return  # the Networks live in the stack that makes the pools
+    for res in (
+        r for r in resources if r.type.startswith("kubernetes:") and not r.type.startswith(GKE_NETWORKING)
+    ):
+        for name in sorted(set(_interface_networks(res.props)) - networks):
+            yield (
+                res.urn,
+                f"{INTERFACES_ANNOTATION} attaches network '{name}', which no Network in the stack defines: the "
+                "pod never starts. Use the names of the pool's GPUDirect networks (stack output gpudirectPods).",
+            )
+
+
+def fabric_findings(
+    resources: list[PolicyResource], pools: Sequence[NodePoolView]
+) -> Iterator[tuple[str, str]]:
+    """GKE GPUDirect's part of ``fabric-resources-agree`` as ``(urn, message)``: ``pools`` are every node pool of
+    the stack, of any cloud."""
+    yield from _gpudirect_pool_findings(resources, pools)
+    yield from _network_findings(resources, pools)

@@ -18,7 +18,7 @@ from gpu_platform.clouds.openshift.machine_set_plan import (
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.nodepool import resolve_node_pool_args
+from gpu_platform.resolve.node_pool_args import resolve_node_pool_args
 
 ZONES = {
     "aws": (re.compile(r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$"), "us-east-1a"),

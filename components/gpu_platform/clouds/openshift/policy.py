@@ -7,6 +7,7 @@ or when its nodes carry the autoscaler's ``cluster-api/accelerator`` label."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gpu_platform.cloud_facts import PROFILES
@@ -75,3 +76,10 @@ def node_pools(res: PolicyResource) -> list[NodePoolView] | None:
             taint_fix=TAINT_FIX,
         )
     ]
+
+
+def fabric_findings(
+    resources: list[PolicyResource], pools: Sequence[NodePoolView]
+) -> Iterator[tuple[str, str]]:
+    """OpenShift adds no findings to ``fabric-resources-agree``."""
+    return iter(())

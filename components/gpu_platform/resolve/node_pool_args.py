@@ -9,7 +9,7 @@ from gpu_platform.args.validate import check_arguments
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.cloud_pools import cloud_pool_problems, scaling_problems
+from gpu_platform.resolve.cluster_pools import cloud_pool_problems, scaling_problems
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list
 from gpu_platform.resolve.zones import offered_zone_problems

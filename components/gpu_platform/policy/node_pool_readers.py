@@ -1,4 +1,4 @@
-"""Node pools as any Pulumi program declares them, read into one shape (``pool_view.NodePoolView``).
+"""Node pools as any Pulumi program declares them, read into one shape (``policy_model.pool_view.NodePoolView``).
 
 Each cloud reads its own resource types (``gpu_platform/clouds/<cloud>/policy.py``: standalone and inline pools,
 whether a machine has GPUs from the library's catalog plus generic family patterns, so programs using machine

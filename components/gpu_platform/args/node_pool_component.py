@@ -1,5 +1,5 @@
 """What every cloud's GPU node pool component takes (``GpuNodePoolArgs``); each cloud's own arguments are in
-``clouds/<cloud>/args.py``. The pool itself is ``GpuPoolArgs``.
+``clouds/<cloud>/args.py``. The pool itself is ``GpuPoolArgs`` (``args/pool.py``).
 
 No ``from __future__ import annotations``: Pulumi's component analyzer needs real annotations.
 """
@@ -34,5 +34,6 @@ class GpuNodePoolArgs(TypedDict):
 
 
 def __getattr__(name: str) -> object:
-    # Names that moved to a cloud's folder still resolve here, with a warning, for one minor release.
-    return moved_attribute(__name__, name)
+    # Names that moved to a cloud's folder still resolve here, with a warning, for one minor release. They were
+    # public as ``gpu_platform.args.nodepools``, this module's old path, so the warning names that one.
+    return moved_attribute("gpu_platform.args.nodepools", name)

@@ -1,4 +1,7 @@
-"""What each cloud can and cannot do with a GPU pool, checked once for stack files and components."""
+"""A cluster's GPU pools resolved with every check, once for stack files and components: each pool's own
+(``resolve.pools``), what its cloud can and cannot do with it and across the pools (the profile's
+``pool_problems`` and ``cross_pool_problems``, DRA's limits), and, for pools created here, scaling from zero.
+A node pool component's one pool gets the same per-pool checks (``resolve.node_pool_args``)."""
 
 from __future__ import annotations
 
