@@ -58,7 +58,14 @@ MIG_HOST = {
 def args(cloud: str, **extra: Any) -> Any:
     """A host on ``cloud`` running ``SERVICES``, with ``extra`` arguments."""
     egress = {} if "public_ip" in extra or "egress" in extra else {"egress": "nat"}
-    return {"cloud": cloud, "machine_type": MACHINES[cloud], **SECTIONS[cloud], "services": SERVICES, **egress, **extra}
+    return {
+        "cloud": cloud,
+        "machine_type": MACHINES[cloud],
+        **SECTIONS[cloud],
+        "services": SERVICES,
+        **egress,
+        **extra,
+    }
 
 
 def plan_for(cloud: str, **extra: Any) -> DockerHostPlan:
