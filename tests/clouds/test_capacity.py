@@ -208,6 +208,7 @@ def test_eks_managed_node_group_odcr_targets_the_reservation() -> None:
                 "machine_type": "p4d.24xlarge",
                 "max_nodes": 2,
                 "capacity": [{"source": "reservation", "reservation": "cr-0fedcba9876543210"}],
+                "zones": ["us-east-1a"],  # the ODCR's one zone
             },
         }
     )

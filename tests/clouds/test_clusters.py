@@ -455,9 +455,11 @@ def test_eks_capacity_block_from_stack_config_reaches_the_launch_template() -> N
                 "maxNodes": 2,
                 "capacityType": "CAPACITY_BLOCK",
                 "reservation": "cr-0123456789abcdef0",
+                "zones": ["us-east-1a"],  # the block's one zone
             }
         ],
         region="us-east-1",
+        zones=["us-east-1a", "us-east-1b"],
     )
     plan, _ = deploy(spec)
     group = plan.one("aws:eks/nodeGroup:NodeGroup", "cb-nodegroup")

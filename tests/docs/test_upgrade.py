@@ -24,7 +24,13 @@ UPGRADE = (REPO / "docs" / "UPGRADE.md").read_text()
 CHANGELOG = (REPO / "CHANGELOG.md").read_text()
 L4 = {"name": "l4", "machine_type": "g2-standard-8", "max_nodes": 2}
 L4_UBUNTU = {**L4, "image": "UBUNTU_CONTAINERD"}  # the GPU Operator installs drivers on GKE only on Ubuntu
-H100 = {"name": "h100", "machine_type": "p5.48xlarge", "max_nodes": 2, "capacity_type": "CAPACITY_BLOCK"}
+H100 = {
+    "name": "h100",
+    "machine_type": "p5.48xlarge",
+    "max_nodes": 2,
+    "capacity_type": "CAPACITY_BLOCK",
+    "zones": ["us-east-1a"],
+}
 GKE = {"cluster": "c", "location": "us-central1"}
 EKS = {
     "cluster_name": "c",

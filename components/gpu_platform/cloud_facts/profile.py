@@ -381,6 +381,10 @@ class CloudProfile:
         """Limits on a pool an auto-provisioner creates (Karpenter, NAP, ComputeClass)."""
 
     @classmethod
+    def node_group_problems(cls, pool: GpuPool, p: Problems) -> None:
+        """Limits on a pool the library creates as the cloud's own node group (not an auto-provisioner's)."""
+
+    @classmethod
     def node_agent_taints(cls, pool: GpuPool) -> list[Taint]:
         """Taints the cloud puts on some of the pool's nodes that only the node agents (driver, device plugin,
         exporter, health checks, fabric installers) tolerate, never workloads: the cloud lets only the pods it

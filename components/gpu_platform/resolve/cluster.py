@@ -249,6 +249,10 @@ def _autoscaler(
         )
     if choice == EksAutoscaler.KARPENTER.value:
         _karpenter_problems(c, create, pools, at, p)
+    else:
+        for pool in pools:
+            if not pool.chain:
+                profile_of(cloud).node_group_problems(pool, at(pool.index))
     version = c.get("kubernetes_version")
     if choice == EksAutoscaler.CLUSTER_AUTOSCALER.value and version and KUBERNETES_VERSION.match(version):
         minor = ".".join(version.lstrip("v").split(".")[:2])

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpu_platform.args.validate import check_arguments
+from gpu_platform.cloud_facts import profile_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
@@ -54,6 +55,8 @@ def resolve_node_pool_args(
     p = Problems()
     checked = check_arguments(args_type, args, p)
     resolved = resolve_node_pool(cloud, checked, p) if checked is not None else None
+    if resolved is not None:
+        profile_of(cloud).node_group_problems(resolved[0], p.at("pool"))
     if checked is not None and checks is not None:
         checks(checked, resolved[0] if resolved else None, p)
     p.raise_for_arguments()

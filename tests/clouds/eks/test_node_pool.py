@@ -138,6 +138,24 @@ def test_efa_exposes_every_interface_in_one_placement_group() -> None:
     }  # the placement group's name (mock: resource name)
 
 
+def test_a_reserved_node_group_is_refused_without_the_reservations_one_zone() -> None:
+    """A Capacity Block (or ODCR) lives in one Availability Zone: a node group over every subnet would launch
+    outside it, so the pool names that zone."""
+    pool = {
+        "name": "h200",
+        "machine_type": "p5e.48xlarge",
+        "max_nodes": 2,
+        "capacity_type": "CAPACITY_BLOCK",
+        "reservation": "cr-0123456789abcdef0",
+    }
+    with pytest.raises(ArgumentsError) as err:
+        build(pool)
+    found = dict(err.value.problems)
+    assert "lives in one Availability Zone" in found["pool.zones"]
+    with pytest.raises(ArgumentsError):
+        build({**pool, "zones": ["us-east-1a", "us-east-1b"]})
+
+
 def test_capacity_block_uses_the_reservation_in_the_launch_template() -> None:
     plan = build(
         {
@@ -146,6 +164,7 @@ def test_capacity_block_uses_the_reservation_in_the_launch_template() -> None:
             "max_nodes": 2,
             "capacity_type": "CAPACITY_BLOCK",
             "reservation": "cr-0123456789abcdef0",
+            "zones": ["us-east-1a"],
         }
     )
     assert plan.one(NODEGROUP).inputs["capacityType"] == "CAPACITY_BLOCK"

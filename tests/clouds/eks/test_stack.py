@@ -198,3 +198,17 @@ def test_node_classes_pin_the_ami_release_and_bottlerocket_is_refused(plan: Plan
         load_platform(raw)
     found = dict(err.value.problems)
     assert "no AMI release the stack pins" in found["gpu-platform:gpuPools[0].image"]
+
+
+def test_a_reserved_node_group_needs_the_reservations_zone_but_a_karpenter_pool_does_not() -> None:
+    raw = copy.deepcopy(STACK)
+    block = {"source": "capacity-block", "reservation": "cr-0123456789abcdef0", "nodes": 2}
+    raw["gpuPools"][1]["capacity"] = [block]
+    load_platform(copy.deepcopy(raw))  # Karpenter reads the zone from the reservation
+    raw["cluster"].pop("autoscaler")  # managed node groups with the Cluster Autoscaler
+    with pytest.raises(ConfigError) as err:
+        load_platform(copy.deepcopy(raw))
+    assert "lives in one Availability Zone" in dict(err.value.problems)["gpu-platform:gpuPools[1].zones"]
+    raw["gpuPools"][1]["zones"] = ["us-east-1a"]
+    raw["cluster"]["zones"] = ["us-east-1a", "us-east-1b"]
+    load_platform(raw)

@@ -228,6 +228,20 @@ class EksProfile(CloudProfile):
         cls.pool_problems(pool, p)
 
     @classmethod
+    def node_group_problems(cls, pool: GpuPool, p: Problems) -> None:
+        # An On-Demand Capacity Reservation and a Capacity Block each live in one Availability Zone (EC2 user
+        # guide, "Capacity Reservations"; "Capacity Blocks for ML"): a node group over several subnets launches
+        # most nodes outside it (paid on-demand, or refused for a block), and the launch template's EFA subnet
+        # would be a guess. Karpenter reads the zone from the reservation itself, so this is node groups only.
+        if pool.primary.source in ("reservation", "capacity-block") and len(pool.zones) != 1:
+            p.add(
+                ("zones",),
+                f"a {pool.primary.source} lives in one Availability Zone: give its zone as the pool's only zone "
+                "(aws ec2 describe-capacity-reservations --capacity-reservation-ids <id> "
+                "--query 'CapacityReservations[0].AvailabilityZone')",
+            )
+
+    @classmethod
     def dra_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
         image = cls.image(pool)
         if pool.image and image is not None and image.device_plugin == "cloud":
