@@ -334,3 +334,20 @@ def test_labels_taints_and_tolerations_are_outputs_of_the_plan_values() -> None:
     assert seen["taints"] == plan.taint_dicts
     assert {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"} in seen["taints"]
     assert seen["tolerations"] == plan.tolerations
+
+
+@pytest.mark.parametrize(
+    ("machine", "count"),
+    [("a3-highgpu-8g", 16), ("a3-megagpu-8g", 16), ("a4-highgpu-8g", 32), ("g2-standard-8", None)],
+)
+def test_local_ssds_back_ephemeral_storage_where_the_machine_has_them(
+    machine: str, count: int | None
+) -> None:
+    """A3 and A4 machines come with local NVMe SSDs (Cluster Toolkit ``disk_definitions.tf``): images, emptyDir
+    and checkpoints go there, not to the boot disk. Machines without them get no such block."""
+    plan = build({"name": "gpu", "machine_type": machine, "max_nodes": 2})
+    config = plan.one("gcp:container/nodePool:NodePool").inputs["nodeConfig"]
+    if count is None:
+        assert "ephemeralStorageLocalSsdConfig" not in config
+    else:
+        assert config["ephemeralStorageLocalSsdConfig"] == {"localSsdCount": count}

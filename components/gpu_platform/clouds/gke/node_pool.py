@@ -57,18 +57,9 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
         import pulumi_gcp.container as gke
 
         pool, inputs = plan.pool, plan.inputs
-        assert pool.machine is not None
-        reservation = None
-        if plan.reservation_affinity is not None:
-            reservation = gke.NodePoolNodeConfigReservationAffinityArgs(**plan.reservation_affinity)
         queued = gke.NodePoolQueuedProvisioningArgs(enabled=True) if plan.queued_provisioning else None
         network = _network_config(plan)
         placement = self._placement_policy(name, plan)
-        metadata = (
-            gke.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")
-            if plan.workload_identity
-            else None
-        )
         self.node_pool = gke.NodePool(
             f"{name}-nodepool",
             name=plan.physical_name,
@@ -88,22 +79,7 @@ class GkeGpuNodePool(GpuNodePoolComponent[GkeNodePoolPlan]):
             queued_provisioning=queued,
             network_config=network,
             placement_policy=placement,
-            node_config=gke.NodePoolNodeConfigArgs(
-                machine_type=pool.machine.name,
-                guest_accelerators=[plan.accelerator],  # type: ignore[list-item]
-                labels=plan.labels,
-                taints=plan.cloud_taints,  # type: ignore[arg-type]
-                spot=pool.spot,
-                reservation_affinity=reservation,
-                flex_start=plan.flex_start or None,
-                max_run_duration=plan.max_run_duration,
-                image_type=plan.image_type,
-                disk_size_gb=pool.disk_size_gb,
-                service_account=inputs.get("service_account"),
-                oauth_scopes=[CLOUD_PLATFORM_SCOPE],
-                workload_metadata_config=metadata,
-                gvnic=gke.NodePoolNodeConfigGvnicArgs(enabled=True) if plan.gvnic else None,
-            ),
+            node_config=_node_config(plan),
             opts=self.child_opts(
                 ignore_changes=IGNORE_CHANGES,
                 replace_on_changes=_replace_on_changes(plan),
@@ -149,6 +125,43 @@ def _network_config(plan: GkeNodePoolPlan) -> Any:
             )
             for n in plan.additional_node_networks
         ]
+    )
+
+
+def _node_config(plan: GkeNodePoolPlan) -> Any:
+    """``node_config``: the machine, its GPUs, labels and taints, capacity, image, disks and identity."""
+    import pulumi_gcp.container as gke
+
+    pool, inputs = plan.pool, plan.inputs
+    assert pool.machine is not None
+    reservation = None
+    if plan.reservation_affinity is not None:
+        reservation = gke.NodePoolNodeConfigReservationAffinityArgs(**plan.reservation_affinity)
+    metadata = (
+        gke.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")
+        if plan.workload_identity
+        else None
+    )
+    return gke.NodePoolNodeConfigArgs(
+        machine_type=pool.machine.name,
+        guest_accelerators=[plan.accelerator],  # type: ignore[list-item]
+        labels=plan.labels,
+        taints=plan.cloud_taints,  # type: ignore[arg-type]
+        spot=pool.spot,
+        reservation_affinity=reservation,
+        flex_start=plan.flex_start or None,
+        max_run_duration=plan.max_run_duration,
+        image_type=plan.image_type,
+        disk_size_gb=pool.disk_size_gb,
+        service_account=inputs.get("service_account"),
+        oauth_scopes=[CLOUD_PLATFORM_SCOPE],
+        workload_metadata_config=metadata,
+        gvnic=gke.NodePoolNodeConfigGvnicArgs(enabled=True) if plan.gvnic else None,
+        ephemeral_storage_local_ssd_config=(
+            gke.NodePoolNodeConfigEphemeralStorageLocalSsdConfigArgs(local_ssd_count=plan.local_ssd_count)
+            if plan.local_ssd_count
+            else None
+        ),
     )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform.catalog.nvlink import HIGH_THROUGHPUT
+from gpu_platform.cloud_facts.gke.local_ssd import EPHEMERAL_LOCAL_SSDS
 from gpu_platform.cloud_facts.gke.profile import PROFILE, SHARING_STRATEGY, region_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.node_pool_plan import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
@@ -73,6 +74,9 @@ class GkeNodePoolPlan(NodePoolPlan):
     additional_node_networks: tuple[Mapping[str, Any], ...] = ()
     """``network_config.additional_node_network_configs``: the extra NICs of a GPUDirect pool, in order."""
     gvnic: bool = False
+    local_ssd_count: int | None = None
+    """``node_config.ephemeral_storage_local_ssd_config.local_ssd_count``: the machine's local NVMe SSDs back
+    the node's ephemeral storage (``cloud_facts.gke.local_ssd``); ``None``: the machine has none."""
     """``node_config.gvnic``: Google's virtual NIC, which GPUDirect's extra NICs are."""
 
     @property
@@ -160,6 +164,9 @@ def gke_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
         fixed += (HIGH_THROUGHPUT, topology)
     if pool.gpudirect is not None:  # the extra NICs are fixed at creation
         fixed += (pool.gpudirect.kind,)
+    local_ssds = EPHEMERAL_LOCAL_SSDS.get(pool.machine.name) if pool.machine is not None else None
+    if local_ssds:  # ephemeral storage is fixed at creation
+        fixed += (("local-ssd", local_ssds),)
     base = base_plan(pool, driver, inputs, *fixed)
     workload_policy = None
     if topology:
@@ -173,6 +180,7 @@ def gke_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
         workload_policy=workload_policy,
         additional_node_networks=tuple(inputs.get("additional_node_networks", ())),
         gvnic=pool.gpudirect is not None,
+        local_ssd_count=local_ssds,
         accelerator=accelerator,
         initial_node_count=math.ceil(pool.initial_nodes / max(len(pool.zones), 1)),
         # ANY prefers unused reservations and lowers Spot preemption risk (pulumi-gcp docs).
