@@ -380,3 +380,31 @@ def test_aks_chain_pools_refuse_the_operators_driver_in_the_stack() -> None:
     found = dict(err.value.problems)
     reason = found["gpu-platform:gpuOperator.driver.owner"]
     assert "a100-nap" in reason and "cannot own the driver on NAP pools" in reason
+
+
+def test_aks_reservation_group_gets_the_identity_and_role_aks_requires(aks_nap: Plan) -> None:
+    """AKS consumes a capacity reservation group only through a user-assigned control-plane identity with
+    Contributor on the group's resource group (Microsoft, "Use capacity reservation groups with AKS"); a
+    system-assigned cluster planned the pool but could never create it."""
+    cluster = aks_nap.one("azure-native:containerservice:ManagedCluster")
+    assert cluster.inputs["identity"]["type"] == "UserAssigned"
+    (identity,) = aks_nap.by_type("azure-native:managedidentity:UserAssignedIdentity")
+    (role,) = aks_nap.by_type("azure-native:authorization:RoleAssignment")
+    group_rg = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-capacity"
+    assert role.inputs["scope"] == group_rg
+    assert role.inputs["roleDefinitionId"].endswith("/roleDefinitions/b24988ac-6181-42a0-ab88-20f7382dd24c")
+    assert role.inputs["principalType"] == "ServicePrincipal"
+    assert role.urn in cluster.depends_on  # the cluster is created once its identity may use the group
+    assert identity.inputs["resourceGroupName"] == cluster.inputs["resourceGroupName"]
+
+
+def test_aks_without_reservations_keeps_its_system_identity() -> None:
+    from gpu_platform.offline import run_plan
+
+    doc = yaml.safe_load((PROJECT / "Pulumi.aks-nap.yaml").read_text())
+    raw = doc["config"]
+    raw["gpu-platform:gpuPools"] = [p for p in raw["gpu-platform:gpuPools"] if p["name"] != "h100-crg"]
+    plan = run_plan(PROJECT, "aks-nap", config_override=raw)
+    cluster = plan.one("azure-native:containerservice:ManagedCluster")
+    assert cluster.inputs["identity"] == {"type": "SystemAssigned"}
+    assert not plan.by_type("azure-native:authorization:RoleAssignment")

@@ -8,6 +8,7 @@ from typing import Any
 
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
+USER_ASSIGNED_IDENTITY = "azure-native:managedidentity:UserAssignedIdentity"
 MONITOR_WORKSPACE = "azure-native:monitor:AzureMonitorWorkspace"
 
 FORCE_NEW: dict[str, tuple[str, ...]] = {
@@ -66,7 +67,17 @@ NODE_POOLS = frozenset({AGENT_POOL})
 def mock_state(type_: str, name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
     """Outputs the provider would add, which later code reads."""
     if type_.startswith(CLUSTER):
-        return {"fqdn": f"{name}.hcp.example"}
+        state: dict[str, Any] = {"fqdn": f"{name}.hcp.example"}
+        identity = inputs.get("identity") or {}
+        if identity.get("userAssignedIdentities"):  # the API answers the list as a map: ID -> principal
+            ids = identity["userAssignedIdentities"]
+            state["identity"] = {
+                **identity,
+                "userAssignedIdentities": {i: {} for i in ids if isinstance(i, str)},
+            }
+        return state
+    if type_.startswith(USER_ASSIGNED_IDENTITY):
+        return {"principalId": f"{name}-principal", "clientId": f"{name}-client"}
     return {}
 
 

@@ -45,6 +45,11 @@ class AksClusterArgs(TypedDict):
     """Turn on Node Auto Provisioning (``nodeProvisioningProfile.mode: Auto``) without AKS's default Karpenter
     NodePools, so only ``AksNapGpuNodePool``s create nodes (default false). The stack sets it when a pool has
     a fallback chain."""
+    capacity_reservation_group_ids: NotRequired[Sequence[str]]
+    """Capacity reservation groups the cluster's agent pools consume (their resource IDs). AKS can use a group
+    only through a user-assigned control-plane identity with Contributor on the group's resource group
+    (Microsoft, "Use capacity reservation groups with AKS"): with any given, the cluster gets that identity and
+    those role assignments instead of a system-assigned identity. The stack fills it from the pools."""
     azure_monitor_metrics: NotRequired[bool]
     """Turn on the Azure Monitor managed Prometheus metrics add-on (``azureMonitorProfile.metrics``), its
     kube-state-metrics exporting the node and pod labels the GPU rules join on (default false). The stack sets

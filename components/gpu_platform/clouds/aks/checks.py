@@ -7,7 +7,11 @@ from typing import Any
 
 from gpu_platform.args.cluster import DEFAULT_AKS_OS_SKU
 from gpu_platform.args.validate import check_arguments
-from gpu_platform.cloud_facts.aks.profile import PROFILE, agent_pool_name_problem
+from gpu_platform.cloud_facts.aks.profile import (
+    CAPACITY_RESERVATION_GROUP_ID,
+    PROFILE,
+    agent_pool_name_problem,
+)
 from gpu_platform.clouds.aks.args import (
     AksClusterArgs,
     AksGpuNodePoolArgs,
@@ -37,6 +41,13 @@ def cluster_args(args: AksClusterArgs) -> tuple[SystemPool, dict[str, Any]]:
     os_sku = checked.get("os_sku", DEFAULT_AKS_OS_SKU) if checked else DEFAULT_AKS_OS_SKU
     if os_sku not in PROFILE.images:
         p.add(("os_sku",), f"{os_sku!r} is not valid; valid: {', '.join(PROFILE.images)}")
+    for i, group in enumerate(checked.get("capacity_reservation_group_ids", ()) if checked else ()):
+        if not CAPACITY_RESERVATION_GROUP_ID.match(group):
+            p.add(
+                ("capacity_reservation_group_ids", i),
+                f"{group!r} is not a capacity reservation group ID like /subscriptions/<id>/resourceGroups/<rg>/"
+                "providers/Microsoft.Compute/capacityReservationGroups/<name>",
+            )
     p.raise_for_arguments()
     assert checked is not None and system is not None
     return system, checked

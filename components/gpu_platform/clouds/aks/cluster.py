@@ -17,6 +17,8 @@ from gpu_platform.component import PlannedComponent
 POD_CIDR = "192.168.0.0/16"
 SERVICE_CIDR = "172.16.0.0/16"
 DNS_SERVICE_IP = "172.16.0.10"
+CONTRIBUTOR_ROLE = "b24988ac-6181-42a0-ab88-20f7382dd24c"
+"""Azure's built-in Contributor role definition ID ("Azure built-in roles")."""
 
 
 def _decode_kubeconfig(result: Any) -> str:
@@ -69,10 +71,45 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             opts=self.child_opts(protect=plan.protect),
         )
 
+    def _identity(self, name: str, plan: AksClusterPlan, rg_name: Any) -> Any:
+        """System-assigned, unless the pools consume capacity reservation groups: then a user-assigned identity
+        with Contributor on each group's resource group (``_roles``, which the cluster waits for), as Microsoft's
+        "Use capacity reservation groups with AKS" requires."""
+        import pulumi_azure_native.authorization as authorization
+        import pulumi_azure_native.containerservice as aks
+        import pulumi_azure_native.managedidentity as managedidentity
+
+        self._roles: list[Any] = []
+        if not plan.reservation_scopes:
+            return aks.ManagedClusterIdentityArgs(type=aks.ResourceIdentityType.SYSTEM_ASSIGNED)
+        identity = managedidentity.UserAssignedIdentity(
+            f"{name}-identity",
+            resource_group_name=rg_name,
+            location=plan.inputs.get("location"),
+            opts=self.child_opts(protect=plan.protect),
+        )
+        for scope in plan.reservation_scopes:
+            subscription = scope.split("/")[2]
+            self._roles.append(
+                authorization.RoleAssignment(
+                    f"{name}-crg-{scope.rsplit('/', 1)[-1].lower()}",
+                    principal_id=identity.principal_id,
+                    principal_type="ServicePrincipal",
+                    role_definition_id=f"/subscriptions/{subscription}/providers/Microsoft.Authorization/"
+                    f"roleDefinitions/{CONTRIBUTOR_ROLE}",
+                    scope=scope,
+                    opts=self.child_opts(),
+                )
+            )
+        return aks.ManagedClusterIdentityArgs(
+            type=aks.ResourceIdentityType.USER_ASSIGNED, user_assigned_identities=[identity.id]
+        )
+
     def _cluster(self, name: str, plan: AksClusterPlan, rg_name: Any, subnet: Any) -> Any:
         import pulumi_azure_native.containerservice as aks
 
-        inputs, sp = plan.inputs, plan.system_pool
+        inputs = plan.inputs
+        identity = self._identity(name, plan, rg_name)
         authorized = None
         if inputs.get("authorized_ip_ranges"):
             authorized = aks.ManagedClusterAPIServerAccessProfileArgs(
@@ -85,7 +122,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             location=inputs.get("location"),
             dns_prefix=name,
             kubernetes_version=inputs.get("kubernetes_version"),
-            identity=aks.ManagedClusterIdentityArgs(type=aks.ResourceIdentityType.SYSTEM_ASSIGNED),
+            identity=identity,
             enable_rbac=True,
             disable_local_accounts=True,
             aad_profile=aks.ManagedClusterAADProfileArgs(
@@ -111,23 +148,10 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             api_server_access_profile=authorized,
             node_provisioning_profile=_node_provisioning(inputs),
             azure_monitor_profile=_azure_monitor(inputs),
-            agent_pool_profiles=[
-                aks.ManagedClusterAgentPoolProfileArgs(
-                    name="system",
-                    mode="System",
-                    os_type="Linux",
-                    os_sku=plan.os_sku,
-                    vm_size=sp.machine_type,
-                    node_labels=plan.system_pool_labels,
-                    count=sp.min_nodes,
-                    enable_auto_scaling=True,
-                    min_count=sp.min_nodes,
-                    max_count=sp.max_nodes,
-                    vnet_subnet_id=subnet.id,
-                    enable_node_public_ip=False,
-                )
-            ],
-            opts=self.child_opts(ignore_changes=["agentPoolProfiles[0].count"], protect=plan.protect),
+            agent_pool_profiles=[_system_pool_profile(plan, subnet)],
+            opts=self.child_opts(
+                ignore_changes=["agentPoolProfiles[0].count"], protect=plan.protect, depends_on=self._roles
+            ),
         )
 
     def _create(self, name: str, plan: AksClusterPlan) -> dict[str, Any]:
@@ -167,6 +191,27 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
             "kubernetes_provider": self.kubernetes_provider,
             "node_subnet_id": self.node_subnet_id,
         }
+
+
+def _system_pool_profile(plan: AksClusterPlan, subnet: Any) -> Any:
+    """The cluster's untainted system pool, autoscaled between the plan's bounds, in the node subnet."""
+    import pulumi_azure_native.containerservice as aks
+
+    sp = plan.system_pool
+    return aks.ManagedClusterAgentPoolProfileArgs(
+        name="system",
+        mode="System",
+        os_type="Linux",
+        os_sku=plan.os_sku,
+        vm_size=sp.machine_type,
+        node_labels=plan.system_pool_labels,
+        count=sp.min_nodes,
+        enable_auto_scaling=True,
+        min_count=sp.min_nodes,
+        max_count=sp.max_nodes,
+        vnet_subnet_id=subnet.id,
+        enable_node_public_ip=False,
+    )
 
 
 def _node_provisioning(inputs: Any) -> Any:

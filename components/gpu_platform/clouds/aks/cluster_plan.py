@@ -19,6 +19,13 @@ class AksClusterPlan(ClusterPlan):
     nodes_cidr: str = ""
     os_sku: str = DEFAULT_AKS_OS_SKU
 
+    @property
+    def reservation_scopes(self) -> tuple[str, ...]:
+        """The resource groups of the capacity reservation groups the pools consume: the cluster's identity is
+        Contributor on each (Microsoft, "Use capacity reservation groups with AKS")."""
+        groups = self.inputs.get("capacity_reservation_group_ids", ())
+        return tuple(sorted({g.split("/providers/", 1)[0] for g in groups}, key=str.lower))
+
 
 def aks_cluster_plan(name: str, system: SystemPool, settings: Mapping[str, Any]) -> AksClusterPlan:
     """The plan from checked settings (``AksClusterArgs`` keys)."""

@@ -42,6 +42,11 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
             settings[key] = value
     if any(pool.chain for pool in spec.pools):
         settings["node_auto_provisioning"] = True
+    groups = sorted(
+        {p.reservation for p in spec.pools if p.primary.source == "reservation" and p.reservation}
+    )
+    if groups:  # AKS uses a reservation group only through a user-assigned identity with rights on it
+        settings["capacity_reservation_group_ids"] = groups
     if managed_metrics(spec):  # Azure Monitor managed Prometheus: the cluster runs its metrics add-on
         settings["azure_monitor_metrics"] = True
     cluster = AksCluster.from_plan(c.name, aks_cluster_plan(c.name, c.system_pool, settings), opts)
