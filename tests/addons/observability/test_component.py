@@ -395,3 +395,9 @@ def test_gke_pools_keep_auto_repair() -> None:
     plan = planned_stack("dev")
     (pool,) = [r for r in plan.by_type("gcp:container/nodePool:NodePool") if r.name.startswith("l4")]
     assert pool.inputs["management"]["autoRepair"] is True
+
+
+def test_dra_pools_turn_on_the_exporters_claim_attribution() -> None:
+    values = obs.dcgm_exporter_values(ObservabilitySpec("gke"), dra=True)
+    assert values["dcgmExporter"]["env"] == [{"name": "KUBERNETES_ENABLE_DRA", "value": "true"}]
+    assert "env" not in obs.dcgm_exporter_values(ObservabilitySpec("gke"))["dcgmExporter"]

@@ -21,7 +21,8 @@ from gpu_platform.addons.observability import dashboards as dash
 from gpu_platform.addons.observability import rules as gr
 from tests.conftest import upstream
 
-GROUPS = gr.rule_groups("gpu-operator")
+GROUPS = gr.rule_groups("gpu-operator", {"l4": 4, "a10": 2}, dra=True)
+"""Every rule the library can make: with a time-sliced pool and DRA pools, GPU hours have their extra rules."""
 RULES = [r for g in GROUPS for r in g.rules]
 RECORDED = {r.name for r in RULES if r.record}
 ALERTS = {r.name for g in GROUPS for r in g.rules if not r.record}
@@ -288,3 +289,22 @@ def test_an_xid_in_the_window_fires_one_alert_by_its_class(xid: str, fires: str)
 
 def test_the_xid_window_counter_is_switched_on_in_the_exporter_csv() -> None:
     assert "DCGM_EXP_XID_ERRORS_COUNT" in gr.exported_dcgm_fields(gr.dcgm_metrics_csv())
+
+
+def test_gpu_hours_count_a_shared_replica_as_its_fraction_and_dra_claims() -> None:
+    """A time-sliced or MPS replica is ``1/replicas`` of a GPU on its pool (not a whole one), a renamed shared
+    resource counts, and GPUs held through DRA claims (no container request) come from the exporter's
+    attribution on DRA nodes."""
+    rules = {r.name: r.expr for r in gr.gpu_accounting_group({"l4": 4}, dra=True).rules}
+    share = rules["gpu_platform:pod_gpu_share:ratio"]
+    assert 'label_replace(vector(0.25), "label_gpu_platform_io_pool", "l4", "", "")' in share
+    assert "kube_pod_info * on (node)" in share
+    assert "gpu_platform:pod_gpu_share:ratio" in rules["gpu_platform:pod_gpu_requests:running"]
+    assert re.fullmatch(gr.GPU_RESOURCES, "nvidia_com_gpu_shared")
+    dra = rules["gpu_platform:pod_dra_gpus:running"]
+    assert "DCGM_FI_DEV_GPU_UTIL" in dra and 'label_gpu_platform_io_allocation="dra"' in dra
+    assert "gpu_platform:pod_dra_gpus:running" in rules["gpu_platform:team_gpu_requests:running"]
+    plain = {r.name for r in gr.gpu_accounting_group().rules}
+    assert (
+        "gpu_platform:pod_gpu_share:ratio" not in plain and "gpu_platform:pod_dra_gpus:running" not in plain
+    )

@@ -123,14 +123,18 @@ def dcgm_servicemonitor_relabelings() -> list[dict[str, Any]]:
     ]
 
 
-def dcgm_exporter_values(spec: ObservabilitySpec) -> dict[str, Any]:
-    """GPU Operator chart values for this metrics path: the counters the rules need, and on Prometheus
-    Operator paths the ServiceMonitor with ``honorLabels`` (the exporter's pod labels win)."""
+def dcgm_exporter_values(spec: ObservabilitySpec, dra: bool = False) -> dict[str, Any]:
+    """GPU Operator chart values for this metrics path: the counters the rules need, on Prometheus Operator
+    paths the ServiceMonitor with ``honorLabels`` (the exporter's pod labels win), and with DRA pools (``dra``)
+    the exporter's DRA pod attribution (``KUBERNETES_ENABLE_DRA``, NVIDIA/dcgm-exporter ``pkg/cmd/app.go``), so
+    GPUs held through claims are attributed to their pods."""
     values: dict[str, Any] = {
         "dcgmExporter": {
             "config": {"name": DCGM_METRICS_CONFIG_MAP, "create": True, "data": dcgm_metrics_csv()},
         }
     }
+    if dra:
+        values["dcgmExporter"]["env"] = [{"name": "KUBERNETES_ENABLE_DRA", "value": "true"}]
     if spec.prometheus_operator:
         values["dcgmExporter"]["serviceMonitor"] = {
             "enabled": True,
@@ -214,7 +218,8 @@ def observability_plan(
 ) -> ObservabilityPlan:
     """``pools``: the stack's GPU pools, whose taints the health checks tolerate (without them: the library's
     own GPU-node taints)."""
-    groups = rule_groups(spec.gpu_operator_namespace)
+    shares = {p.name: p.sharing.replicas for p in pools if p.sharing.mode in ("time-slicing", "mps")}
+    groups = rule_groups(spec.gpu_operator_namespace, shares, any(p.dra for p in pools))
     objects: tuple[dict[str, Any], ...] = ()
     maps: tuple[dict[str, Any], ...] = ()
     if spec.rules_in_cluster:

@@ -10,7 +10,7 @@ kube-state-metrics through its label allowlist (``KSM_NODE_LABELS``), pod labels
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -63,8 +63,9 @@ default 5 minutes: NVIDIA/dcgm-exporter ``pkg/cmd/app.go``), so an Xid alert cle
 new one. ``DCGM_FI_DEV_XID_ERRORS`` is the last Xid seen and stays until the exporter restarts
 (NVIDIA/dcgm-exporter#500, NVIDIA/DCGM#277): alerts on it never clear and a later benign Xid hides a critical one."""
 
-GPU_RESOURCES = "nvidia_com_gpu|nvidia_com_mig_.+"
-"""kube-state-metrics' names for whole GPUs and MIG slices (``nvidia.com/gpu`` -> ``nvidia_com_gpu``)."""
+GPU_RESOURCES = "nvidia_com_gpu|nvidia_com_gpu_shared|nvidia_com_mig_.+"
+"""kube-state-metrics' names for whole GPUs, shared replicas renamed by the device plugin (``renameByDefault``:
+``nvidia.com/gpu.shared``) and MIG slices (``nvidia.com/gpu`` -> ``nvidia_com_gpu``)."""
 
 
 def ksm_label(label: str) -> str:
@@ -280,23 +281,81 @@ def gpu_queue_group() -> RuleGroup:
     )
 
 
-def gpu_accounting_group() -> RuleGroup:
-    """GPU hours per team: requests of running pods (kube-state-metrics) by namespace and Kueue LocalQueue,
-    what DCGM saw them use, and what Kueue holds pending. Summing ``gpu_platform:team_gpu_hours:1h`` over
-    hourly steps (or ``sum_over_time(gpu_platform:team_gpu_requests:running[30d]) / 60``) is the bill."""
+def _share_rules(shares: Mapping[str, int]) -> tuple[Rule, ...]:
+    """``gpu_platform:pod_gpu_share:ratio``: the GPU fraction one requested unit is on a pod's pool (``1/replicas`` on a
+    time-sliced or MPS pool), joined pod -> node (``kube_pod_info``) -> pool (the node's pool label)."""
+    if not shares:
+        return ()
+    table = " or ".join(
+        f'label_replace(vector({1 / replicas:g}), "{_POOL}", "{pool}", "", "")'
+        for pool, replicas in sorted(shares.items())
+    )
+    pod_pool = (
+        f"max by (namespace, pod, {_POOL}) (kube_pod_info * on (node) group_left ({_POOL}) "
+        f'max by (node, {_POOL}) (kube_node_labels{{{_POOL}!=""}}))'
+    )
+    return (
+        Rule(
+            "gpu_platform:pod_gpu_share:ratio",
+            f"{pod_pool} * on ({_POOL}) group_left () ({table})",
+            record=True,
+        ),
+    )
+
+
+def _requests_rule(shares: Mapping[str, int]) -> Rule:
+    """Requests of running pods in GPUs: a shared pool's replica counts ``1/replicas`` of a GPU."""
+    running = (
+        f'sum by (namespace, pod, resource) (kube_pod_container_resource_requests{{resource=~"{GPU_RESOURCES}"}}) '
+        f"* on (namespace, pod) group_left () ({_RUNNING})"
+    )
+    if shares:
+        running = (
+            f"({running}) * on (namespace, pod) group_left () max by (namespace, pod) (gpu_platform:pod_gpu_share:ratio) "
+            f"or ({running})"
+        )
+    return Rule("gpu_platform:pod_gpu_requests:running", running, record=True)
+
+
+def _dra_rules(dra: bool) -> tuple[Rule, ...]:
+    """GPUs held through DRA ResourceClaims, which no container request shows: the GPUs the DCGM exporter
+    attributes to each running pod (``KUBERNETES_ENABLE_DRA``), as resource ``dra_gpu``."""
+    if not dra:
+        return ()
+    held = (
+        'label_replace(count by (namespace, pod) (DCGM_FI_DEV_GPU_UTIL{pod!="", namespace!=""}), '
+        '"resource", "dra_gpu", "", "")'
+    )
+    return (
+        Rule(
+            "gpu_platform:pod_dra_gpus:running",
+            f"{held} * on (namespace, pod) group_left () ({_RUNNING}) * on (namespace, pod) group_left () "
+            f'max by (namespace, pod) (kube_pod_info * on (node) group_left () max by (node) (kube_node_labels{{{_ALLOCATION}="dra"}}))',
+            record=True,
+        ),
+    )
+
+
+def gpu_accounting_group(shares: Mapping[str, int] | None = None, dra: bool = False) -> RuleGroup:
+    """GPU hours per team: requests of running pods (kube-state-metrics) by namespace and Kueue LocalQueue, in
+    GPUs (a time-sliced or MPS replica is ``1/replicas``: ``shares``, pool -> replicas), plus the GPUs DRA claims
+    hold (``dra``: the DCGM exporter's pod attribution), what DCGM saw them use, and what Kueue holds pending.
+    Summing ``gpu_platform:team_gpu_hours:1h`` over hourly steps (or
+    ``sum_over_time(gpu_platform:team_gpu_requests:running[30d]) / 60``) is the bill."""
+    shares = shares or {}
+    source = "gpu_platform:pod_gpu_requests:running"
+    if dra:
+        source = f"({source} or gpu_platform:pod_dra_gpus:running)"
     return RuleGroup(
         "gpu-platform.gpu-accounting",
         (
-            Rule(
-                "gpu_platform:pod_gpu_requests:running",
-                f'sum by (namespace, pod, resource) (kube_pod_container_resource_requests{{resource=~"{GPU_RESOURCES}"}}) '
-                f"* on (namespace, pod) group_left () ({_RUNNING})",
-                record=True,
-            ),
+            *_share_rules(shares),
+            _requests_rule(shares),
+            *_dra_rules(dra),
             Rule(
                 "gpu_platform:team_gpu_requests:running",
                 "sum by (namespace, queue, resource) (label_replace("
-                "gpu_platform:pod_gpu_requests:running * on (namespace, pod) group_left "
+                f"{source} * on (namespace, pod) group_left "
                 f"({_QUEUE}) max by (namespace, pod, {_QUEUE}) (kube_pod_labels), "
                 f'"queue", "$1", "{_QUEUE}", "(.*)"))',
                 record=True,
@@ -322,12 +381,16 @@ def gpu_accounting_group() -> RuleGroup:
     )
 
 
-def rule_groups(gpu_operator_namespace: str) -> tuple[RuleGroup, ...]:
+def rule_groups(
+    gpu_operator_namespace: str, shares: Mapping[str, int] | None = None, dra: bool = False
+) -> tuple[RuleGroup, ...]:
+    """Every group; ``shares`` (pool -> replicas of its time-sliced or MPS GPUs) and ``dra`` (some pool
+    allocates through DRA) make GPU hours count what the pools really hand out."""
     return (
         gpu_health_group(),
         gpu_node_group(gpu_operator_namespace),
         gpu_queue_group(),
-        gpu_accounting_group(),
+        gpu_accounting_group(shares, dra),
     )
 
 

@@ -38,7 +38,8 @@ def contributions(spec: PlatformSpec) -> dict[str, Any]:
     assert spec.observability is not None
     return {
         "gpu_operator": MetricsContribution(
-            dcgm_exporter_values(spec.observability), spec.observability.prometheus_operator
+            dcgm_exporter_values(spec.observability, dra=any(p.dra for p in spec.pools)),
+            spec.observability.prometheus_operator,
         ),
         "kueue": kueue_values(spec.observability),
     }
