@@ -308,3 +308,9 @@ def test_gpu_hours_count_a_shared_replica_as_its_fraction_and_dra_claims() -> No
     assert (
         "gpu_platform:pod_gpu_share:ratio" not in plain and "gpu_platform:pod_dra_gpus:running" not in plain
     )
+
+
+def test_power_capping_under_load_informs_and_never_pages() -> None:
+    alerts = {r.name: r for r in RULES if not r.record}
+    assert alerts["GpuPowerThrottling"].severity == "info"
+    assert alerts["GpuThermalThrottling"].severity == "warning"  # heat is a fault; a power cap is a setting

@@ -178,8 +178,13 @@ def _gpu_throttling_rules() -> tuple[Rule, ...]:
             "GpuPowerThrottling",
             "max by (node, gpu, UUID) (rate(DCGM_FI_DEV_POWER_VIOLATION[5m])) / 1e9 > 0.2",
             for_="15m",
+            # NVML's clocks-event reason for it says the clocks "have been optimized to ensure not to exceed
+            # currently set power limits" (NVML API reference, nvmlClocksEventReasonSwPowerCap): expected on a GPU
+            # busy with training, so it informs (capacity planning, a lowered power limit), never pages.
+            severity="info",
             summary="GPU {{ $labels.gpu }} on {{ $labels.node }} power throttled {{ $value | humanizePercentage }} of the time",
-            description="Clocks are held down by the power limit.",
+            description="Clocks are held down by the power limit: normal under sustained full load; worth a look when "
+            "the limit was lowered (nvidia-smi -pl) or the GPU is not busy.",
         ),
         Rule(
             "GpuNvlinkErrors",
