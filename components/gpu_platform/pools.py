@@ -124,6 +124,8 @@ class GpuPool:
     """GKE: the machine's GPUDirect path, set up for this pool (extra NICs, Network objects, NCCL plugin)."""
     compact_placement: bool = False
     """Nodes placed close together: GKE ``COMPACT`` placement policy, EKS cluster placement group."""
+    local_ssds: bool = False
+    """The machine's local NVMe SSDs back the nodes' ephemeral storage (GKE)."""
     spot_max_price: float | None = None
     index: int = 0
     """Position in ``gpuPools`` (for error paths)."""

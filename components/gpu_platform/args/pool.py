@@ -346,6 +346,11 @@ class GpuPoolArgs(TypedDict):
     cluster's multi-networking, attaches the NICs to the pool's nodes, creates the ``Network`` and
     ``GKENetworkParamSet`` objects and runs Google's NCCL plugin installer on the pool (docs/networking.md).
     COS_CONTAINERD images only; one capacity source. Without it NCCL between nodes uses the primary gVNIC."""
+    local_ssds: NotRequired[bool]
+    """Back the nodes' ephemeral storage (images, ``emptyDir``, checkpoints) with the machine's local NVMe SSDs
+    instead of the boot disk (GKE ``a3-highgpu-8g``, ``a3-megagpu-8g``: 16; ``a3-ultragpu-8g``, ``a4-highgpu-8g``:
+    32). Default false, because GKE fixes it when a pool is created: turning it on for an existing pool replaces
+    the pool (``gpu-platform diff`` says so; a protected pool must be unprotected first). Set it on new pools."""
     compact_placement: NotRequired[bool]
     """Place the nodes close together (default false): GKE ``placement_policy`` ``COMPACT``, EKS a cluster
     placement group (EFA pools always get one). One zone only; GKE and EKS."""

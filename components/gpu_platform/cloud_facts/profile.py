@@ -203,6 +203,8 @@ class CloudProfile:
     gpu_operator_namespace: ClassVar[str | None] = None
     """Where the GPU Operator runs when the platform installs it another way (OLM on OpenShift); ``None``: the
     Helm release's namespace."""
+    local_ssd_machines: ClassVar[Mapping[str, int]] = {}
+    """Machine type -> local NVMe SSDs a pool with ``local_ssds`` uses as ephemeral storage."""
     managed_prometheus: ClassVar[str | None] = None
     """The cloud's managed Prometheus (its ``observability.backend`` value), or ``None`` where there is none."""
     docker_host: ClassVar[DockerHostImage | None] = None

@@ -415,6 +415,7 @@ def resolve_pool(
         efa=bool(pool.get("efa")),
         topology=topology,
         compact_placement=compact,
+        local_ssds=_local_ssds(cloud, pool, machine, p),
         infiniband=infiniband,
         gpudirect=gpudirect,
         spot_max_price=pool.get("spot_max_price"),
@@ -454,6 +455,21 @@ def _layout_is_a_list(item: Any) -> bool:
     sharing = item.get("sharing") if isinstance(item, Mapping) else None
     mig = sharing.get("mig") if isinstance(sharing, Mapping) else None
     return isinstance(mig, Mapping) and isinstance(mig.get("layout"), list)
+
+
+def _local_ssds(cloud: str, pool: Mapping[str, Any], machine: MachineType | None, p: Problems) -> bool:
+    """``local_ssds``, where the cloud's profile knows the machine's local SSDs."""
+    if not pool.get("local_ssds"):
+        return False
+    profile = profile_of(cloud)
+    if machine is not None and machine.name not in profile.local_ssd_machines:
+        valid = ", ".join(sorted(profile.local_ssd_machines)) or f"none on {profile.display} yet"
+        p.add(
+            ("local_ssds",),
+            f"{machine.name} has no local SSDs the library can use; valid machine types: {valid}",
+        )
+        return False
+    return True
 
 
 def resolve_pool_list(

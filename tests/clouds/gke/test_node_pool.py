@@ -345,9 +345,22 @@ def test_local_ssds_back_ephemeral_storage_where_the_machine_has_them(
 ) -> None:
     """A3 and A4 machines come with local NVMe SSDs (Cluster Toolkit ``disk_definitions.tf``): images, emptyDir
     and checkpoints go there, not to the boot disk. Machines without them get no such block."""
-    plan = build({"name": "gpu", "machine_type": machine, "max_nodes": 2})
+    plan = build({"name": "gpu", "machine_type": machine, "max_nodes": 2, "local_ssds": count is not None})
     config = plan.one("gcp:container/nodePool:NodePool").inputs["nodeConfig"]
     if count is None:
         assert "ephemeralStorageLocalSsdConfig" not in config
     else:
         assert config["ephemeralStorageLocalSsdConfig"] == {"localSsdCount": count}
+
+
+def test_local_ssds_are_opt_in_so_an_upgrade_never_replaces_a_pool() -> None:
+    """GKE fixes ephemeral storage when a pool is created: on by default, every existing A3/A4 pool would be
+    replaced (or, protected, block ``pulumi up``) after a library upgrade. A machine without them is refused."""
+    plan = build({"name": "gpu", "machine_type": "a3-highgpu-8g", "max_nodes": 2})
+    assert (
+        "ephemeralStorageLocalSsdConfig"
+        not in plan.one("gcp:container/nodePool:NodePool").inputs["nodeConfig"]
+    )
+    with pytest.raises(ArgumentsError) as err:
+        build({"name": "gpu", "machine_type": "g2-standard-8", "max_nodes": 2, "local_ssds": True})
+    assert "local_ssds: g2-standard-8 has no local SSDs the library can use" in str(err.value)

@@ -34,6 +34,7 @@ from gpu_platform.cloud_facts.gke.driver_installer import (
     gke_driver_installers,
     installer_file,
 )
+from gpu_platform.cloud_facts.gke.local_ssd import EPHEMERAL_LOCAL_SSDS
 from gpu_platform.cloud_facts.profile import (
     CloudProfile,
     DockerHostImage,
@@ -305,6 +306,7 @@ class GkeProfile(CloudProfile):
             )
         return None
 
+    local_ssd_machines = EPHEMERAL_LOCAL_SSDS
     compact_placement = "a COMPACT placement policy"
     compact_placement_series = ("a2-", "a3-", "a4-", "g2-")
     """GPU series GKE documents compact placement for (A100, H100/H200/B200, L4; "Define compact placement

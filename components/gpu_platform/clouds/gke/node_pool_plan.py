@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform.catalog.nvlink import HIGH_THROUGHPUT
-from gpu_platform.cloud_facts.gke.local_ssd import EPHEMERAL_LOCAL_SSDS
 from gpu_platform.cloud_facts.gke.profile import PROFILE, SHARING_STRATEGY, region_of
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.node_pool_plan import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
@@ -164,7 +163,9 @@ def gke_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
         fixed += (HIGH_THROUGHPUT, topology)
     if pool.gpudirect is not None:  # the extra NICs are fixed at creation
         fixed += (pool.gpudirect.kind,)
-    local_ssds = EPHEMERAL_LOCAL_SSDS.get(pool.machine.name) if pool.machine is not None else None
+    local_ssds = (
+        PROFILE.local_ssd_machines.get(pool.machine.name) if pool.local_ssds and pool.machine else None
+    )
     if local_ssds:  # ephemeral storage is fixed at creation
         fixed += (("local-ssd", local_ssds),)
     base = base_plan(pool, driver, inputs, *fixed)
