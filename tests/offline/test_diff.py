@@ -565,17 +565,20 @@ def test_changes_show_old_and_new_values_and_name_list_items() -> None:
     assert f"{c.paths[0]}: 8 -> 4" in render(diff_plans(base, head))
 
 
-def _driver_object_edit(project: Path, stack: str, type_: str, path: tuple[str, ...], value: str) -> Any:
-    """The plan of ``project``'s ``stack``, and the same plan with one field of one custom resource changed, diffed."""
+def _driver_object_edit(project: Path, stack: str, type_: str, path: tuple[str, ...], value: Any) -> Any:
+    """The plan of ``project``'s ``stack``, and the same plan with one field of each custom resource of ``type_``
+    changed, diffed."""
     from gpu_platform.offline import plan_document
 
     before = plan_document(run_plan(project, stack))
     after = copy.deepcopy(before)
-    (res,) = [r for r in after["resources"] if r["type"] == type_]
-    obj = res["inputs"]
-    for key in path[:-1]:
-        obj = obj.setdefault(key, {})
-    obj[path[-1]] = value
+    edited = [r for r in after["resources"] if r["type"] == type_]
+    assert edited, type_
+    for res in edited:
+        obj = res["inputs"]
+        for key in path[:-1]:
+            obj = obj.setdefault(key, {})
+        obj[path[-1]] = value
     return diff_plans(before, after)
 
 
@@ -605,5 +608,21 @@ def test_a_driver_reload_in_any_custom_resource_is_disruptive(
     driver version in OLM's ClusterPolicy or the Network Operator's NicClusterPolicy reloads it on the nodes."""
     d = _driver_object_edit(project, stack, type_, path, "99.0.0")
     assert d.flagged
-    (change,) = d.disruptive
+    (change,) = d.disruptive  # one object of each kind in these plans
     assert change.type == type_ and what in change.disruptions[0] and "99.0.0" in change.disruptions[0]
+
+
+def test_a_new_karpenter_node_image_is_disruptive() -> None:
+    """Karpenter drifts every node of a pool whose EC2NodeClass selects another AMI (the pinned alias moving with a
+    library release, or ``ami_version``): the gate flags it so the team drains or marks jobs first."""
+    d = _driver_object_edit(
+        REPO / "examples" / "eks-karpenter-gpu",
+        "example",
+        "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass",
+        ("spec", "amiSelectorTerms"),
+        [{"alias": "al2023@v20990101"}],
+    )
+    assert d.flagged
+    assert any(
+        "node image" in c.disruptions[0] and "do-not-disrupt" in c.disruptions[0] for c in d.disruptive
+    )

@@ -478,7 +478,15 @@ def node_driver(inputs: dict[str, Any]) -> str:
     return str(version or f"the default of {inputs.get('version')}")
 
 
-DRIVER_OBJECTS: dict[tuple[str, str], tuple[str, tuple[tuple[str, ...], ...]]] = {
+RELOAD = (
+    "the operator reloads it on every node it serves, evicting their GPU or RDMA work "
+    "(its upgradePolicy waits for jobs to finish; docs/day2.md)"
+)
+DRIFT = (
+    "Karpenter replaces every node of the pools that use it (drift), evicting pods that do not carry "
+    "karpenter.sh/do-not-disrupt (docs/autoscaling.md)"
+)
+NODE_SOFTWARE_OBJECTS: dict[tuple[str, str], tuple[str, tuple[tuple[str, ...], ...], str]] = {
     ("nvidia.com", "ClusterPolicy"): (
         "NVIDIA GPU driver",
         (
@@ -488,10 +496,12 @@ DRIVER_OBJECTS: dict[tuple[str, str], tuple[str, tuple[tuple[str, ...], ...]]] =
             ("spec", "driver", "repository"),
             ("spec", "driver", "kernelModuleType"),
         ),
+        RELOAD,
     ),
     ("nvidia.com", "NVIDIADriver"): (
         "NVIDIA GPU driver",
         (("spec", "version"), ("spec", "image"), ("spec", "repository"), ("spec", "kernelModuleType")),
+        RELOAD,
     ),
     ("mellanox.com", "NicClusterPolicy"): (
         "DOCA (MOFED) network driver",
@@ -500,11 +510,14 @@ DRIVER_OBJECTS: dict[tuple[str, str], tuple[str, tuple[tuple[str, ...], ...]]] =
             ("spec", "ofedDriver", "image"),
             ("spec", "ofedDriver", "repository"),
         ),
+        RELOAD,
     ),
+    ("karpenter.k8s.aws", "EC2NodeClass"): ("node image", (("spec", "amiSelectorTerms"),), DRIFT),
 }
-"""Custom resources whose fields select a kernel driver the operator loads on every node they serve (the GPU
-Operator's ``ClusterPolicy`` under OLM and its ``NVIDIADriver``, the Network Operator's ``NicClusterPolicy``):
-a change reloads it, which evicts or drops the GPU and RDMA work on those nodes, whatever installs the object."""
+"""Custom resources whose fields select what every node they serve runs: a kernel driver an operator loads (the
+GPU Operator's ``ClusterPolicy`` under OLM and its ``NVIDIADriver``, the Network Operator's ``NicClusterPolicy``)
+or the node image (Karpenter's ``EC2NodeClass``). A change reloads or replaces it on those nodes, which evicts or
+drops their GPU and RDMA work, whatever installs the object."""
 
 
 def _at(obj: Any, path: tuple[str, ...]) -> Any:
@@ -514,11 +527,11 @@ def _at(obj: Any, path: tuple[str, ...]) -> Any:
 
 
 def driver_object_disruptions(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """A driver reload that a custom resource's change makes (``DRIVER_OBJECTS``)."""
-    entry = DRIVER_OBJECTS.get(_kind(new["type"]))
+    """What a change of a node-software field does (``NODE_SOFTWARE_OBJECTS``)."""
+    entry = NODE_SOFTWARE_OBJECTS.get(_kind(new["type"]))
     if entry is None:
         return []
-    what, paths = entry
+    what, paths, consequence = entry
     changed = [p for p in paths if _at(old["inputs"], p) != _at(new["inputs"], p)]
     if not changed:
         return []
@@ -526,10 +539,7 @@ def driver_object_disruptions(old: dict[str, Any], new: dict[str, Any]) -> list[
         f"{'.'.join(p)} {show_value(_at(old['inputs'], p))} -> {show_value(_at(new['inputs'], p))}"
         for p in changed
     )
-    return [
-        f"{what}: {shown}: the operator reloads it on every node it serves, evicting their GPU or RDMA work "
-        "(its upgradePolicy waits for jobs to finish; docs/day2.md)"
-    ]
+    return [f"{what}: {shown}: {consequence}"]
 
 
 def changed_disruptions(old: dict[str, Any], new: dict[str, Any], paths: list[str]) -> list[str]:
