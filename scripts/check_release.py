@@ -28,7 +28,13 @@ PINS: dict[str, re.Pattern[str]] = {
     "examples/yaml-gpu-pools/Pulumi.yaml": re.compile(
         r"github\.com/gpu-platform/gpu-platform@v(?P<v>[\w.-]+)"
     ),
-    "docs/adopting.md": re.compile(r"gpu-platform\[gke\]==(?P<v>[\w.-]+)"),
+    # The Git form of a release until releases are on PyPI: `gpu-platform[gke] @ git+<repository>@vX.Y.Z`.
+    **{
+        name: re.compile(
+            r"gpu-platform\[\w+\] @ git\+https://github\.com/gpu-platform/gpu-platform@v(?P<v>[\w.-]+)"
+        )
+        for name in ("README.md", "docs/adopting.md")
+    },
     **{
         f"examples/{name}/requirements.txt": re.compile(r"gpu-platform\[\w+\]==(?P<v>[\w.-]+)")
         for name in ("gke-gpu-pools", "eks-gpu-pools", "aks-gpu-pools", "eks-karpenter-gpu", "dra-mig-claims")

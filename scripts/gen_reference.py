@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import argparse
 import enum
+import functools
 import inspect
+import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -46,8 +49,69 @@ def anchor(name: str) -> str:
     return name.lower()
 
 
+CONSTANT = re.compile(
+    r"``(versions\.[A-Z][A-Z0-9_]*(?:\.[a-z_]+)?|DEFAULT_[A-Z0-9_]+)``(?: \((?P<aside>[^()]*)\))?"
+)
+"""A default a docstring names by its constant (``versions.KUEUE.namespace``, ``DEFAULT_MIN_NODES``), with the
+aside that may follow it (``(0, scale to zero)``)."""
+
+
+@functools.cache
+def library_defaults() -> dict[str, Any]:
+    """Every ``DEFAULT_*`` constant of the library's loaded modules by name; a name two modules give different
+    values is left out (the docstring keeps it)."""
+    found: dict[str, list[Any]] = {}
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] == "gpu_platform" and module is not None:
+            for key, value in vars(module).items():
+                if key.startswith("DEFAULT_") and all(value != v for v in found.get(key, [])):
+                    found.setdefault(key, []).append(value)
+    return {key: values[0] for key, values in found.items() if len(values) == 1}
+
+
+def shown(value: Any) -> str | None:
+    """A default as a reader writes it: a chart pin as its version, a list as JSON; ``None`` for a table."""
+    from gpu_platform.versions import ChartPin
+
+    if isinstance(value, ChartPin):
+        return value.version
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float, bool)) for v in value):
+        return json.dumps(list(value))
+    return None
+
+
+def evaluate(text: str) -> str:
+    """``default ``versions.CERT_MANAGER.namespace`` `` -> ``default ``cert-manager`` ``: the value, not a name to
+    look up in the code."""
+    from gpu_platform import versions
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name.startswith("versions."):
+            found: Any = versions
+            for part in name.split(".")[1:]:
+                found = getattr(found, part)
+        else:
+            found = library_defaults().get(name)
+        text = shown(found) if found is not None or name in library_defaults() else None
+        if text is None:
+            return match.group(0)
+        aside = match.group("aside")
+        if aside is None or aside == text:  # "(200)" after the name only repeated its value
+            return f"``{text}``"
+        return f"``{text}`` ({aside.removeprefix(f'{text}, ')})"
+
+    return CONSTANT.sub(value, text)
+
+
 def cell(text: str | None) -> str:
-    return " ".join((text or "").split()).replace("|", "\\|")
+    return " ".join(evaluate(text or "").split()).replace("|", "\\|")
 
 
 def kind(prop: Any) -> str:
@@ -88,7 +152,7 @@ def component_section(component: type, definition: Any) -> list[str]:
         "",
         f"`{component._type_token}` · `from gpu_platform import {definition.name}, {args.__name__}`",  # type: ignore[attr-defined]
         "",
-        *(definition.description or "").splitlines(),
+        *evaluate(definition.description or "").splitlines(),
         "",
         "### Inputs",
         "",
@@ -110,7 +174,7 @@ def type_section(definition: Any) -> list[str]:
     is_enum = isinstance(python_type, type) and issubclass(python_type, enum.Enum)
     lines = [f"### {definition.name}", ""]
     if definition.description:
-        lines += [*definition.description.splitlines(), ""]
+        lines += [*evaluate(definition.description).splitlines(), ""]
     if is_enum:
         lines += ["| Value | Description |", "|---|---|"]
         lines += [f"| `{e.value}` | {cell(e.description)} |" for e in definition.enum or []]
@@ -143,7 +207,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the file is not up to date")
     args = parser.parse_args(argv)
     text = render()

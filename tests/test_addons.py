@@ -118,7 +118,10 @@ def test_pool_owners_first_queue_wins_and_a_queue_without_pools_takes_the_rest()
 
     queues = [ClusterQueue("a", ("p2", "x")), ClusterQueue("b"), ClusterQueue("c", ("p1",))]
     assert pool_owners(queues, ["p1", "p2", "p3"]) == {"p2": 0, "p1": 1, "p3": 1}
+    # ``pools: []`` owns nothing (it only borrows in its cohort): the next queue without pools takes the rest.
+    borrow_only = [ClusterQueue("a", ("p2",)), ClusterQueue("d", ()), ClusterQueue("b")]
+    assert pool_owners(borrow_only, ["p1", "p2", "p3"]) == {"p2": 0, "p1": 2, "p3": 2}
     assert given_cluster_queues({}) == [ClusterQueue("gpu")]
-    assert given_cluster_queues({"cluster_queues": [{"name": "q", "pools": ["p1"]}]}) == [
-        ClusterQueue("q", ("p1",))
-    ]
+    assert given_cluster_queues(
+        {"cluster_queues": [{"name": "q", "pools": ["p1"]}, {"name": "r", "pools": []}, {"name": "s"}]}
+    ) == [ClusterQueue("q", ("p1",)), ClusterQueue("r", ()), ClusterQueue("s")]

@@ -60,7 +60,7 @@ def test_ec2_host_takes_the_ami_from_ssm() -> None:
         "encrypted": True,
         "deleteOnTermination": True,
     }
-    assert i["userDataReplaceOnChange"] is True and i["vpcSecurityGroupIds"] == ["sg-1"]
+    assert i["userDataReplaceOnChange"] is True and i["vpcSecurityGroupIds"] == ["sg-0123456789abcdef0"]
 
 
 def test_azure_vm_gets_cloud_init_as_custom_data() -> None:

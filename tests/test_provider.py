@@ -8,6 +8,7 @@ Everything runs in-process: ``component_provider()`` builds the same ``Component
 import ast
 import enum
 import inspect
+import re
 from functools import cache
 from typing import Any, get_origin
 
@@ -27,6 +28,8 @@ from gpu_platform.provider import (
     component_provider,
     components,
 )
+from gpu_platform.provider import version as provider_version
+from gpu_platform.semver import semver
 from tests.conftest import REPO
 from tests.support.provider import camel, served
 
@@ -44,11 +47,13 @@ def args_type(component: type) -> Any:
 
 
 def output_names(component: type) -> set[str]:
-    """Public ``pulumi.Output`` attributes annotated on the component class or its bases."""
+    """Public ``pulumi.Output`` and resource (the Kubernetes provider) attributes annotated on the component
+    class or its bases."""
     names = set()
     for klass in component.__mro__:
         for name, annotation in inspect.get_annotations(klass).items():
-            if not name.startswith("_") and get_origin(annotation) is pulumi.Output:
+            resource = isinstance(annotation, type) and issubclass(annotation, pulumi.Resource)
+            if not name.startswith("_") and (get_origin(annotation) is pulumi.Output or resource):
                 names.add(name)
     return names
 
@@ -57,9 +62,30 @@ def ref(prop: dict[str, Any]) -> str:
     return prop["$ref"].removeprefix("#/types/")
 
 
+SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
+    r"(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+)
+"""semver.org's suggested regular expression (Pulumi requires a package schema's version to be semver)."""
+
+
+def test_the_schema_version_is_semver_even_between_releases(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert SEMVER.match(served()["version"])
+    for pep440, expected in [
+        ("0.2.1.dev0", "0.2.1-dev.0"),
+        ("0.3.0", "0.3.0"),
+        ("1.0.0rc2", "1.0.0-rc.2"),
+        ("1.0.0b1.dev4", "1.0.0-beta.1.dev.4"),
+        ("0.2.1.dev0+g5c7dab3", "0.2.1-dev.0"),
+    ]:
+        assert semver(pep440) == expected and SEMVER.match(expected)
+    monkeypatch.setattr(gpu_platform, "__version__", "0.2.1.dev0")
+    assert provider_version() == "0.2.1-dev.0"
+
+
 def test_schema_has_every_public_component_and_nothing_else() -> None:
     doc = served()
-    assert doc["name"] == "gpu-platform" and doc["version"] == gpu_platform.__version__
+    assert doc["name"] == "gpu-platform" and doc["version"] == semver(gpu_platform.__version__)
     assert sorted(doc["resources"]) == sorted(TOKEN + name for name in gpu_platform._COMPONENTS)
     assert all(r["isComponent"] for r in doc["resources"].values())
     for name in gpu_platform._COMPONENTS:

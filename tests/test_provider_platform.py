@@ -4,6 +4,9 @@ and the package metadata (license, keywords, publisher) a registry shows."""
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import pytest
 
 from gpu_platform.args.validate import hints
@@ -48,3 +51,26 @@ def test_schema_metadata() -> None:
     assert doc["keywords"] == list(KEYWORDS) and "kind/component" in doc["keywords"]
     assert doc["publisher"] and doc["displayName"] == "gpu-platform"
     assert "GPU" in doc["description"]
+
+
+def test_another_language_gets_the_provider_resource_itself() -> None:
+    """What ``construct`` hands the engine for a TypeScript or YAML program's ``cluster.kubernetesProvider``: the
+    cluster's provider resource (sent as a resource reference), not an Output the program cannot use."""
+    import pulumi
+    import pulumi_kubernetes as k8s
+
+    from gpu_platform.offline import run_program
+    from gpu_platform.provider import component_provider
+
+    inputs = {"location": "us-central1", "project": "proj"}
+    state: dict[str, Any] = {}
+
+    def program() -> None:
+        result = component_provider().construct("gpu", f"{TOKEN}GkeCluster", inputs, pulumi.ResourceOptions())
+        state.update(result.state)
+        state["urn"] = asyncio.ensure_future(state["kubernetesProvider"].urn.future())
+
+    plan = run_program(program)
+    assert isinstance(state["kubernetesProvider"], k8s.Provider)
+    assert state["urn"].result() == plan.one("pulumi:providers:kubernetes").urn
+    assert {"kubeconfig", "kubernetesProvider", "clusterName"} <= set(state)

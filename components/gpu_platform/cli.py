@@ -1,5 +1,6 @@
-"""``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans), ``schema`` (of a stack file) and
-``policy-pack write`` (the policy pack as a directory for ``pulumi preview --policy-pack``)."""
+"""``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans), ``schema`` (of a stack file),
+``policy-pack write`` (the policy pack as a directory for ``pulumi preview --policy-pack``) and ``mirror`` (what a
+mirror of the stack's charts and images must hold)."""
 
 import argparse
 import json
@@ -15,9 +16,10 @@ exit codes:
   1  a mandatory policy violation (plan --policy), or the program failed
   2  invalid input: project, stack file, config, component arguments, plan directory, or a cloud
      SDK the program needs is not installed (the message names the extra: gpu-platform[gke])
-  3  diff flagged a change: destructive (removal or replacement of stateful resources), disruptive (MIG
-     layout, node driver, nodes recreated, Karpenter pools, Kueue or Volcano queues removed) or blocked
-     by protect
+  3  diff flagged a change: destructive (removal or replacement of stateful resources, data a rule says
+     is deleted), disruptive (what the add-ons' and clouds' declared rules say reconfigures GPUs, reloads a
+     driver, replaces nodes, ends jobs or strands queued work: docs/day2.md) or blocked (protect, an
+     admission webhook, the cloud's API)
 """
 
 
@@ -86,7 +88,7 @@ def _plan_failed(exc: Exception, args: argparse.Namespace) -> int:
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
-    from gpu_platform.offline import plan_document, render_tree, run_plan, write_plan
+    from gpu_platform.offline import plan_document, render_node_setup, render_tree, run_plan, write_plan
 
     project = Path(args.project) if args.project else Path.cwd()
     out = Path(args.out) if args.out else project / "build" / "plan" / args.stack
@@ -96,10 +98,15 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         return _plan_failed(exc, args)
     write_plan(plan, out)
     if args.render:
+        from gpu_platform.offline.chart_cache import default_cache, fetch_charts
         from gpu_platform.offline.render import RenderError, render_releases
 
         charts = Path(args.charts) if args.charts else project / "tests" / "upstream" / "charts"
         try:
+            if not args.charts and not charts.is_dir():  # no checkout: the pinned charts, fetched once
+                charts = default_cache()
+                for line in fetch_charts(plan, charts):
+                    _err(line)
             rendered = render_releases(plan, charts, out)
         except RenderError as exc:
             _err(f"error: {exc}")
@@ -110,18 +117,54 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         _emit(json.dumps(plan_document(plan), indent=2, sort_keys=True))
     else:
         _emit(render_tree(plan))
+        if (node_setup := render_node_setup(plan)) is not None:
+            _emit(f"\n{node_setup}")
         _emit(f"\nPlan written to {out / 'plan.json'}")
     if args.policy:
-        from gpu_platform.policy.offline import check_plan
+        from gpu_platform.policy.offline import check_plan, policy_config
         from gpu_platform.policy.rules import RULES
 
-        violations = check_plan(plan)
+        try:
+            config, levels = policy_config(_read_policy_config(args.policy_config))
+        except (OSError, ValueError) as exc:  # PolicyConfigError and YAML errors are ValueErrors
+            _err(f"error: --policy-config {args.policy_config}: {_one_line(exc)}")
+            return 2
+        violations = check_plan(plan, config, levels)
         for v in violations:
             _err(f"{v.level}: [{v.policy}] {v.urn}: {v.message}")
         # Always one closing line, so a clean run is told apart from a run that skipped the rules.
         _err(_policy_summary(violations, len(RULES), len(plan.resources)))
         if any(v.level == "mandatory" for v in violations):
             return 1
+    return 0
+
+
+def _read_policy_config(path: str | None) -> Any:
+    """The ``--policy-config`` file (JSON or YAML, as ``pulumi preview --policy-pack-config`` takes), or ``{}``."""
+    if path is None:
+        return {}
+    import yaml
+
+    return yaml.safe_load(Path(path).read_text()) or {}
+
+
+def _cmd_mirror(args: argparse.Namespace) -> int:
+    from gpu_platform.errors import Problems
+    from gpu_platform.offline.mirror_list import RENDERERS, mirror_listing, stack_mirror
+    from gpu_platform.resolve.mirror import resolve_mirror
+
+    project = Path(args.project) if args.project else Path.cwd()
+    try:
+        mirror = stack_mirror(project, args.stack, args.config_file, args.use_env_config)
+        if args.charts is not None or args.images is not None:
+            p = Problems()
+            given = {"charts": args.charts or mirror.charts, "images": args.images or mirror.images}
+            mirror = resolve_mirror({k: v for k, v in given.items() if v}, p.at("mirror")) or mirror
+            p.raise_for_config()
+        listing = mirror_listing(project, args.stack, args.config_file, args.use_env_config, mirror)
+    except Exception as exc:
+        return _plan_failed(exc, args)
+    _emit(RENDERERS[args.format](listing))
     return 0
 
 
@@ -228,6 +271,12 @@ def _add_plan_parser(sub: Any, fmt: Any) -> None:
         "--policy", action="store_true", help="also run the policy rules; exit 1 on a mandatory violation"
     )
     p.add_argument(
+        "--policy-config",
+        metavar="FILE",
+        help="JSON or YAML configuring the rules as `pulumi preview --policy-pack-config` does "
+        '(e.g. {"mirror-required": {"images": "registry.acme/mirror"}}); with --policy',
+    )
+    p.add_argument(
         "--config-file",
         metavar="FILE",
         help="YAML with a config: mapping (like a stack file) applied over the stack file; use it for "
@@ -248,7 +297,9 @@ def _add_plan_parser(sub: Any, fmt: Any) -> None:
     p.add_argument(
         "--charts",
         metavar="DIR",
-        help="unpacked charts named <chart>-<version> for --render (default: <project>/tests/upstream/charts)",
+        help="unpacked charts named <chart>-<version> for --render (default: <project>/tests/upstream/charts "
+        "in a checkout, else each release's chart fetched at its pin into ~/.cache/gpu-platform/charts, "
+        "or $GPU_PLATFORM_CHART_CACHE)",
     )
     p.set_defaults(func=_cmd_plan)
 
@@ -285,6 +336,30 @@ def _add_schema_parser(sub: Any) -> None:
     s.set_defaults(func=_cmd_schema)
 
 
+def _add_mirror_parser(sub: Any, fmt: Any) -> None:
+    """The ``mirror`` subcommand: what a mirror of the stack must hold."""
+    m = sub.add_parser(
+        "mirror",
+        help="list every chart and image the stack installs, and where each goes in its mirror",
+        description="Plan the stack offline without its mirror setting and list each Helm chart (at its pinned "
+        "version) and each image (at its pinned tag) it installs, with its place in the mirror (the stack file's "
+        "mirror, or --charts/--images). --format script prints helm pull/push and crane copy lines.",
+        epilog=EXIT_CODES,
+        formatter_class=fmt,
+    )
+    m.add_argument("--project", help="Pulumi project directory (default: the current directory)")
+    m.add_argument("--stack", default="dev", help="stack name (default: dev)")
+    m.add_argument("--config-file", metavar="FILE", help="config applied over the stack file, as for plan")
+    m.add_argument("--use-env-config", action="store_true", help="also read PULUMI_CONFIG, as for plan")
+    m.add_argument("--charts", metavar="URL", help="chart mirror (oci://... or https://...) over the stack's")
+    m.add_argument(
+        "--images", metavar="REGISTRY", help="image mirror (registry.acme/mirror) over the stack's"
+    )
+    m.add_argument("--format", choices=("text", "json", "script"), default="text")
+    m.add_argument("--debug", action="store_true", help="show the traceback when the program fails")
+    m.set_defaults(func=_cmd_mirror)
+
+
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
@@ -295,6 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_diff_parser(sub, fmt)
     _add_schema_parser(sub)
     _add_policy_pack_parser(sub, fmt)
+    _add_mirror_parser(sub, fmt)
     return parser
 
 

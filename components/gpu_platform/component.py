@@ -4,13 +4,15 @@
 once, nothing registered on a problem) and then ``_create``; the stack layer, which has resolved
 everything already, calls ``X.from_plan(name, plan)``. The plan stays readable afterwards as
 ``component.plan``: labels, taints and tolerations known at plan time are plain values there, not only
-Outputs.
+Outputs. A provider in the ``opts`` a component is given must be a provider resource: anything else is
+refused with the component's name, where Pulumi would drop it silently.
 """
 
 from __future__ import annotations
 
 import abc
 import functools
+from collections.abc import Mapping
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import pulumi
@@ -48,6 +50,9 @@ class PlannedComponent(pulumi.ComponentResource, Generic[P]):
         type.__setattr__(cls, "__init__", checked_init)
 
     def _start(self, name: str, plan: P, opts: pulumi.ResourceOptions | None) -> None:
+        refused = provider_problems(opts)
+        if refused:
+            raise ArgumentsError(refused).for_component(type(self).__name__, name)
         super().__init__(self._type_token, name, None, opts)
         self._plan = plan
         self._dependencies = inherited_dependencies(opts)
@@ -81,3 +86,33 @@ def inherited_dependencies(opts: pulumi.ResourceOptions | None) -> list[Any]:
     if deps is None:
         return []
     return list(deps) if isinstance(deps, (list, tuple)) else [deps]
+
+
+def provider_problems(opts: pulumi.ResourceOptions | None) -> list[tuple[str, str]]:
+    """``(option, reason)`` for each ``opts.provider``/``opts.providers`` entry that is not a provider resource.
+
+    Pulumi matches a provider to a resource by its ``package`` (``Resource._get_providers`` in pulumi/pulumi
+    ``sdk/python/lib/pulumi/resource.py``); an Output's ``package`` is an Output, which never matches, so the
+    provider is dropped without a word and the Kubernetes objects go to the ambient kubeconfig's cluster."""
+    if opts is None:
+        return []
+    found = [("opts.provider", opts.provider)] if opts.provider is not None else []
+    providers = opts.providers
+    if isinstance(providers, Mapping):
+        found += [(f"opts.providers[{key!r}]", value) for key, value in providers.items()]
+    elif providers is not None:
+        found += [(f"opts.providers[{i}]", value) for i, value in enumerate(providers)]
+    return [
+        (where, _not_a_provider(value))
+        for where, value in found
+        if not isinstance(value, pulumi.ProviderResource)
+    ]
+
+
+def _not_a_provider(value: Any) -> str:
+    fix = "pass the provider resource itself (a cluster component's kubernetes_provider, a pulumi_kubernetes.Provider)"
+    if isinstance(value, pulumi.Output):
+        return f"an Output is not a provider: Pulumi would ignore it and use the default provider; {fix}"
+    if isinstance(value, pulumi.Resource):
+        return f"a {type(value).__name__} resource is not a provider; {fix}"
+    return f"{type(value).__name__} is not a provider; {fix}"

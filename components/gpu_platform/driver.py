@@ -65,7 +65,12 @@ def installer_machine_types(file: UpstreamFile) -> frozenset[str]:
 
 
 class DriverPlanError(ValueError):
-    """The requested ownership is not supported on this cloud/image; message says what is."""
+    """The requested ownership is not supported on this cloud/image; message says what is. ``key`` is the driver
+    setting to name (``owner``, or ``version`` for a driver too old for the platform)."""
+
+    def __init__(self, message: str, key: str = "owner") -> None:
+        super().__init__(message)
+        self.key = key
 
 
 def operator_driver_version(operator_version: str, override: str | None) -> DriverVersion:

@@ -124,18 +124,39 @@ class ArgumentsError(_Problems, ValueError):
 class Problems:
     """Collects ``(location, reason)`` pairs; ``at()`` gives a view that prefixes every location."""
 
-    def __init__(self, prefix: Loc = (), items: list[tuple[Loc, str]] | None = None):
+    def __init__(
+        self, prefix: Loc = (), items: list[tuple[Loc, str]] | None = None, muted: list[Loc] | None = None
+    ):
         self.prefix = prefix
         self.items: list[tuple[Loc, str]] = [] if items is None else items
+        self.muted: list[Loc] = [] if muted is None else muted
 
     def add(self, loc: Sequence[str | int], reason: str) -> None:
         entry = ((*self.prefix, *loc), reason)
-        if entry not in self.items:
+        if entry not in self.items and not self._follows_on(*entry):
             self.items.append(entry)
 
     def at(self, *loc: str | int) -> Problems:
         """A view whose ``add`` files problems under ``loc`` in the same list."""
-        return Problems((*self.prefix, *loc), self.items)
+        return Problems((*self.prefix, *loc), self.items, self.muted)
+
+    def mute(self, *loc: str | int) -> None:
+        """The setting at ``loc`` was refused and left out of what later checks read: what they would say at it,
+        under it, or naming it (``{{section.key}}``) follows from that one mistake, so it is not added."""
+        self.muted.append((*self.prefix, *loc))
+
+    def _follows_on(self, loc: Loc, reason: str) -> bool:
+        for muted in self.muted:
+            names = [str(part) for part in muted if isinstance(part, str)]
+            if loc[: len(muted)] == muted or "{{" + ".".join(names) in reason:
+                return True
+            if (
+                names
+                and loc[:1] == muted[:1]
+                and any(f"{{{{{names[-1]}{end}" in reason for end in ("}}", "."))
+            ):
+                return True
+        return False
 
     def __bool__(self) -> bool:
         return any(loc[: len(self.prefix)] == self.prefix for loc, _ in self.items)

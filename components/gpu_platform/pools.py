@@ -125,7 +125,8 @@ class GpuPool:
     compact_placement: bool = False
     """Nodes placed close together: GKE ``COMPACT`` placement policy, EKS cluster placement group."""
     local_ssds: bool = False
-    """The machine's local NVMe SSDs back the nodes' ephemeral storage (GKE)."""
+    """The machine's local NVMe disks are used: the nodes' ephemeral storage (GKE local SSDs, EKS instance store
+    as RAID0), or Azure Container Storage's ``local`` volumes (AKS)."""
     spot_max_price: float | None = None
     index: int = 0
     """Position in ``gpuPools`` (for error paths)."""

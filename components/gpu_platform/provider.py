@@ -341,9 +341,11 @@ def _documented_host() -> Iterator[None]:
 
 
 def version() -> str:
+    """The package version the schema carries: the library's, as semver (Pulumi refuses ``0.2.1.dev0``)."""
     from gpu_platform import __version__
+    from gpu_platform.semver import semver
 
-    return __version__
+    return semver(__version__)
 
 
 def component_provider() -> GpuPlatformProvider:

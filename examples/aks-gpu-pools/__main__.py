@@ -66,7 +66,7 @@ pools = [
 operator = GpuOperator(
     "gpu-operator",
     {"cloud": "aks", "pools": POOLS, "driver": {"owner": DRIVER_OWNER}},
-    opts=pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=pools),
+    opts=pulumi.ResourceOptions(provider=cluster.kubernetes_provider, depends_on=pools),
 )
 
 pulumi.export("clusterName", cluster.cluster_name)

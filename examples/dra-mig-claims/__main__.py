@@ -61,7 +61,7 @@ pool = AksGpuNodePool(
     },
 )
 
-provider = cluster.k8s_provider
+provider = cluster.kubernetes_provider
 on_cluster = pulumi.ResourceOptions(provider=provider)
 team = k8s.core.v1.Namespace(TEAM, metadata={"name": TEAM}, opts=on_cluster)
 

@@ -83,7 +83,7 @@ h100_args["security_group_ids"] = [cluster.cluster_security_group_id]
 h100 = EksGpuNodePool("h100-efa", h100_args)
 
 POOLS = [L4_SPOT, H100_EFA]
-k8s = pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[l4, h100])
+k8s = pulumi.ResourceOptions(provider=cluster.kubernetes_provider, depends_on=[l4, h100])
 operator = GpuOperator(
     "gpu-operator", {"cloud": "eks", "pools": POOLS, "driver": {"owner": DRIVER_OWNER}}, opts=k8s
 )

@@ -50,7 +50,7 @@ cluster = EksCluster(
         "karpenter_discovery": True,
     },
 )
-on_cluster = pulumi.ResourceOptions(provider=cluster.k8s_provider)
+on_cluster = pulumi.ResourceOptions(provider=cluster.kubernetes_provider)
 
 POOLS: list[GpuPoolArgs] = [
     # One L4 per node, spot: fine-tuning and experiments. Scales 0-4.
@@ -75,7 +75,7 @@ karpenter = EksKarpenter(
         "system_node_group": cluster.system_node_group_name,
         "tag_discovery": False,  # EksCluster's karpenter_discovery tags them
     },
-    opts=pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[cluster]),
+    opts=pulumi.ResourceOptions(provider=cluster.kubernetes_provider, depends_on=[cluster]),
 )
 node_pools = [
     EksKarpenterGpuNodePool(
@@ -88,7 +88,7 @@ node_pools = [
             "disruption": {"consolidate_after": "10m"},
         },
         # The NodePool waits for Karpenter's CRDs (and the controller) through this dependency.
-        opts=pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[karpenter]),
+        opts=pulumi.ResourceOptions(provider=cluster.kubernetes_provider, depends_on=[karpenter]),
     )
     for pool in POOLS
 ]
@@ -143,7 +143,9 @@ job = k8s.batch.v1.Job(  # type: ignore[call-overload]  # plain-dict spec below
             },
         },
     },
-    opts=pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[kueue, operator, *node_pools]),
+    opts=pulumi.ResourceOptions(
+        provider=cluster.kubernetes_provider, depends_on=[kueue, operator, *node_pools]
+    ),
 )
 
 pulumi.export("clusterName", cluster.cluster_name)

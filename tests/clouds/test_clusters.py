@@ -300,7 +300,7 @@ def test_gke_stack_creates_cluster_and_attaches_pools() -> None:
     assert pool["cluster"] == "gpu" and pool["location"] == "us-central1" and pool["project"] == "p"
     assert pool["nodeConfig"]["serviceAccount"] == "gpu-nodes@p.iam.gserviceaccount.com"
     assert set(infra.node_pools) == {"l4"}
-    assert infra.cluster is not None and infra.k8s_provider is infra.cluster.k8s_provider
+    assert infra.cluster is not None and infra.k8s_provider is infra.cluster.kubernetes_provider
 
 
 def test_gke_attach_uses_the_named_cluster_and_secret_kubeconfig() -> None:

@@ -181,7 +181,7 @@ def test_stack_config_pools_keep_the_gpu_taint(cloud: str) -> None:
         "cloud": cloud,
         "cluster": {
             "name": "gpu",
-            "region": "us-east-1" if cloud == "eks" else "us-central1",
+            "region": {"eks": "us-east-1", "aks": "eastus2"}.get(cloud, "us-central1"),
             **({"project": "p"} if cloud == "gke" else {}),
         },
         "gpuPools": [

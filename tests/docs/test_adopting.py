@@ -6,15 +6,23 @@ import shlex
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gpu_platform.cli import main
 from tests.conftest import REPO
 from tests.support.adopting import DOC, adopting_files
+from tests.support.kueue import kueue_problems
 from tests.support.workflows import parse_workflow, vendored_schema
 
 WORKFLOW = ".github/workflows/gpu-platform.yml"
+EXTRAS = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+
+RELEASE = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"].split(".dev")[0]
+CANONICAL = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+COMPOSED = "composed"
 
 
 def test_the_doc_shows_a_whole_project() -> None:
@@ -23,10 +31,34 @@ def test_the_doc_shows_a_whole_project() -> None:
         "Pulumi.dev.yaml",
         "Pulumi.yaml",
         "__main__.py",
+        f"{COMPOSED}/Pulumi.dev.yaml",
+        f"{COMPOSED}/Pulumi.yaml",
+        f"{COMPOSED}/__main__.py",
         "requirements.txt",
     ]
-    release = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"].split(".dev")[0]
-    assert adopting_files()["requirements.txt"].split() == [f"gpu-platform[gke]=={release}"]
+    # Not the registry's `gpu-platform[gke]==X.Y.Z` (nothing is on PyPI yet): the release's Git tag.
+    assert adopting_files()["requirements.txt"].splitlines() == [
+        f"gpu-platform[gke] @ git+{CANONICAL}@v{RELEASE}"
+    ]
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/adopting.md"])
+def test_the_install_section_works_without_the_registry(page: str) -> None:
+    """The Install sections of README and this page install from the canonical repository's release tag, a clone
+    or a wheel built from one (as tests/project/test_adopter_install.py does), never by name from PyPI."""
+    from packaging.requirements import Requirement
+
+    section = re.search(r"^## Install\n(.*?)^###? ", (REPO / page).read_text(), re.M | re.S)
+    assert section, page
+    targets = [t for _, t in re.findall(r"pip install (?:-e )?(['\"])(.+?)\1", section[1])]
+    assert not [t for t in targets if re.fullmatch(r"gpu-platform(\[[a-z,]+\])?([=<>~!].*)?", t)], targets
+    git = [Requirement(t) for t in targets if "git+" in t]
+    assert git and all(r.name == "gpu-platform" and r.url == f"git+{CANONICAL}@v{RELEASE}" for r in git)
+    assert any(t.startswith((".[", "./gpu-platform[")) for t in targets), targets  # a clone, editable
+    assert "$(ls dist/gpu_platform-*-py3-none-any.whl)[gke]" in targets  # a wheel built from a clone
+    for target in targets:
+        [extras] = re.findall(r"\[([a-z,]+)\]", target)
+        assert set(extras.split(",")) <= set(EXTRAS), target
 
 
 def test_the_ci_workflow_calls_the_reusable_one_with_its_real_inputs() -> None:
@@ -63,7 +95,7 @@ def test_every_command_the_page_runs_exists() -> None:
         for block in blocks
         for line in block.splitlines()
         for cmd in line.split("&&")
-        if "gpu-platform " in cmd and not cmd.strip().startswith("pip")
+        if "gpu-platform " in cmd and not cmd.strip().startswith(("pip", "git "))
     ]
     assert len(commands) >= 5
     for command in commands:
@@ -110,6 +142,26 @@ def test_the_gke_platform_plans_offline_with_only_the_gke_sdk(
     assert "kubernetes:helm.sh/v3:Release" in types and not any(
         t.startswith(("aws:", "azure")) for t in types
     )
+    _two_teams_share_the_pool(resources)
+
+
+def _two_teams_share_the_pool(resources: list[dict[str, Any]]) -> None:
+    """The page's two teams on one pool: both ClusterQueues hold half of l4-spot (4 nodes x 1 L4 x 4
+    replicas), in one cohort, and Kueue's CRD and webhook accept them."""
+    queues = {
+        r["inputs"]["metadata"]["name"]: r["inputs"]
+        for r in resources
+        if r["type"] == "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
+    }
+    assert sorted(queues) == ["product", "research"]
+    gpus = []
+    for cq in queues.values():
+        assert cq["spec"]["cohortName"] == "l4-teams"
+        assert kueue_problems(cq) == []
+        (group,) = cq["spec"]["resourceGroups"]
+        (pool,) = [f for f in group["flavors"] if f["name"] == "l4-spot"]
+        gpus += [r["nominalQuota"] for r in pool["resources"] if r["name"] == "nvidia.com/gpu"]
+    assert gpus == [8, 8]
 
 
 def test_the_install_table_names_real_extras() -> None:
@@ -124,3 +176,24 @@ def test_policy_pack_section_matches_the_command() -> None:
 
     assert "gpu-platform policy-pack write policy" in DOC
     assert "from gpu_platform.policy.pack import serve" in MAIN and "serve()" in MAIN
+
+
+def test_the_composed_program_puts_its_own_namespace_on_the_clusters_provider(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's own program: its Namespace and the GPU Operator are created through ``GkeCluster``'s provider,
+    not left to the default one (the ambient kubeconfig's cluster)."""
+    for name, body in adopting_files().items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(body)
+    for sdk in ("pulumi_aws", "pulumi_azure_native"):
+        for name in [m for m in sys.modules if m.split(".")[0] == sdk]:
+            monkeypatch.delitem(sys.modules, name)
+        monkeypatch.setitem(sys.modules, sdk, None)
+    out = tmp_path / "plan"
+    assert main(["plan", "--project", str(tmp_path / COMPOSED), "--stack", "dev", "--out", str(out)]) == 0
+    resources = json.loads((out / "plan.json").read_text())["resources"]
+    [provider] = [r for r in resources if r["type"] == "pulumi:providers:kubernetes"]
+    assert provider["parent"].endswith("gpu-platform:index:GkeCluster::acme-gpu-dev")
+    on_cluster = {r["type"] for r in resources if r["provider"].rsplit("::", 1)[0] == provider["urn"]}
+    assert {"kubernetes:core/v1:Namespace", "kubernetes:helm.sh/v3:Release"} <= on_cluster, on_cluster

@@ -248,8 +248,11 @@ def test_mig_parted_config_map_change_is_flagged() -> None:
         )
     )
     c = only(diff_plans(base, head))
-    assert c.mig_layout == "mig-parted config data changed"
+    assert c.mig_layout == 'data["config.yaml"]: <2 lines> -> <2 lines>'
     assert c.action == "replaced" and c.replace_triggers == ["data"]  # pulumi-kubernetes replaces ConfigMaps
+    # The layout's lines that change, whole, under the flags.
+    text = render(diff_plans(base, head))
+    assert "    -mig-configs: {a: []}\n    +mig-configs: {b: []}" in text
 
 
 def test_json_and_markdown_reports() -> None:
@@ -389,7 +392,7 @@ def test_real_prod_plans_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     inference = next(c for c in d.changes if c.name == "h100-inference-nodegroup")
     assert inference.mig_layout == "nvidia.com/mig.config: all-balanced -> all-3g.40gb"
     mig_cm = next(c for c in d.changes if c.name == "gpu-operator-mig-parted-config")
-    assert mig_cm.mig_layout == "mig-parted config data changed"
+    assert mig_cm.mig_layout.startswith('data["config.yaml"]: <')  # its lines that change are printed below
     # The profiles all-3g.40gb no longer has leave the Auto Scaling group's node template too.
     assert {c.name for c in d.of("removed")} == {
         "serving.guard-isvc",
@@ -489,7 +492,7 @@ def test_a_gpu_operator_bump_that_changes_the_node_driver_is_disruptive(tmp_path
     # v26.3.0's default driver is 580.126.20, v26.7.0's 595.91.07 (catalog.drivers).
     base, head = plan(_operator("v26.3.0", {"enabled": True})), plan(_operator("v26.7.0", {"enabled": True}))
     c = only(diff_plans(base, head))
-    assert c.disruptions and c.disruptions[0].startswith("node driver 580.126.20 -> 595.91.07")
+    assert c.disruptions and c.disruptions[0].startswith("node driver: 580.126.20 -> 595.91.07")
     assert "version: v26.3.0 -> v26.7.0" in c.values
     assert _exit(tmp_path, base, head) == 3
     # The same bump with the driver pinned, or with a driver the operator does not install, evicts nothing.
@@ -626,3 +629,37 @@ def test_a_new_karpenter_node_image_is_disruptive() -> None:
     assert any(
         "node image" in c.disruptions[0] and "do-not-disrupt" in c.disruptions[0] for c in d.disruptive
     )
+
+
+def test_flagged_values_are_shown_whole_and_unflagged_ones_shortened() -> None:
+    """A flagged field's old -> new value is never cut short (text, markdown, JSON); other fields stay summarized."""
+    nodeset = {
+        "slurmd": {"resources": {"limits": {"nvidia.com/gpu": 8}}},
+        "extraConfMap": {"Gres": ["gpu:h100:8"]},
+    }
+    long_note = "x" * 80
+
+    def slurm(nodesets: dict[str, Any], note: str) -> dict[str, Any]:
+        inputs = {"chart": "slurm", "name": "slurm", "values": {"nodesets": nodesets, "note": note}}
+        return res(RELEASE, "slurm-helm", inputs)
+
+    d = diff_plans(plan(slurm({"h100": nodeset}, "a")), plan(slurm({}, long_note)))
+    c = only(d)
+    assert c.flagged and c.effects == ["ends running jobs"]
+    whole = json.dumps(nodeset, sort_keys=True)
+    assert f"values.nodesets.h100: {whole} -> (none)" in c.values
+    assert f"values.note: a -> {long_note[:45]}..." in c.values
+    for fmt in ("text", "markdown"):
+        assert whole in render(d, fmt)
+    doc = json.loads(render(d, "json"))
+    assert doc["changes"][0]["flaggedValues"] == [
+        {"path": "values.nodesets.h100", "old": nodeset, "new": None}
+    ]
+
+
+def test_rules_read_inputs_of_any_shape_without_a_traceback() -> None:
+    """A hand-written plan may hold a list where a rule reads a map: the rule reads nothing, the diff goes on."""
+    odd = res(CONFIG_MAP, "cm", {"metadata": ["x"], "data": ["not", "a", "map"]})
+    release = res(RELEASE, "r", {"chart": "kube-prometheus-stack", "values": {"prometheus": "odd"}})
+    d = diff_plans(plan(odd, release), plan(res(CONFIG_MAP, "cm", {"metadata": ["y"], "data": []})))
+    assert {c.name for c in d.changes} == {"cm", "r"}

@@ -90,6 +90,26 @@ def test_written_pack_runs_the_installed_librarys_rules(
     assert "pulumi preview --policy-pack" in capsys.readouterr().out
 
 
+def test_the_pack_without_the_policy_extra_says_which_extra_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A virtualenv without ``gpu-platform[policy]`` (the pack's own, or ``--virtualenv`` pointing at the
+    program's): the engine shows one line naming the extra, and the pack exits 2, as ``plan`` does."""
+    pack = tmp_path / "policy"
+    assert main(["policy-pack", "write", str(pack)]) == 0
+    capsys.readouterr()
+    for name in [m for m in sys.modules if m.split(".")[0] == "pulumi_policy"]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "pulumi_policy", None)  # Python then refuses the import
+    with pytest.raises(SystemExit) as exc:
+        runpy.run_path(str(pack / "__main__.py"), run_name="__main__")
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: the gpu-platform policy pack needs the Pulumi policy SDK (pulumi-policy): "
+        "pip install 'gpu-platform[policy]'\n"
+    )
+
+
 def test_the_pack_installs_the_library_version_that_wrote_it() -> None:
     assert default_requirement("0.1.0") == "gpu-platform[policy]==0.1.0"
     assert default_requirement("1.4.2") == "gpu-platform[policy]==1.4.2"
@@ -139,19 +159,6 @@ def test_repository_policy_directory_is_the_written_pack_for_this_checkout(
     expected = pack_files(version, requirement="-e ..[policy]")
     assert {name: (POLICY_DIR / name).read_text() for name in expected} == expected
     assert_same_rules_as_plan_policy(run_pack(POLICY_DIR, monkeypatch))
-
-
-def test_pack_without_the_policy_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpu_platform.policy.pack import serve
-    from gpu_platform.sdk import MissingExtraError
-
-    monkeypatch.setitem(sys.modules, "pulumi_policy", None)
-    with pytest.raises(MissingExtraError) as err:
-        serve()
-    assert str(err.value) == (
-        "the gpu-platform policy pack needs the Pulumi policy SDK (pulumi-policy): "
-        "pip install 'gpu-platform[policy]'"
-    )
 
 
 def _servicer() -> Any:

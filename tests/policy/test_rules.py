@@ -549,6 +549,17 @@ CASES: dict[str, tuple[Any, Any]] = {
         deployment({"limits": {"nvidia.com/gpu": 1}}),
     ),
     "helm-chart-pinned": (helm("gpu-operator"), helm("gpu-operator", "v26.7.0")),
+    "mirror-required": (
+        deployment({"limits": {"nvidia.com/gpu": 1}}),
+        res(
+            "kubernetes:apps/v1:Deployment",
+            {
+                "spec": {
+                    "template": {"spec": {"containers": [{"name": "c", "image": "registry.acme/m/cuda:12"}]}}
+                }
+            },
+        ),
+    ),
     "autoscaled-pool-ignores-size": (eks_group(ignore=()), eks_group()),
     "gpu-operator-tolerations": ([aks_pool(spot=True), operator()], [aks_pool(), operator()]),
     "single-driver-owner": ([aks_pool(driver="Install"), operator()], [aks_pool(driver="None"), operator()]),
@@ -614,10 +625,18 @@ def test_every_registered_rule_has_a_case() -> None:
     assert all(r.description for r in RULES.values())
 
 
+CONFIGS: dict[str, dict[str, Any]] = {"mirror-required": {"images": "registry.acme/m"}}
+"""The configuration of the rules that take one (``Rule.config_schema``) for their case above."""
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_rule_fails_on_bad_and_passes_on_good(name: str) -> None:
     bad, good = CASES[name]
-    check: Callable[[Any], list[Violation]] = RULES[name].check
+    rule = RULES[name]
+    assert (rule.config_schema is not None) == (name in CONFIGS)
+    check: Callable[[Any], list[Violation]] = (
+        (lambda subject: rule.check(subject, CONFIGS[name])) if name in CONFIGS else rule.check
+    )
     found = check(bad)
     assert found and all(v.policy == name and v.level == RULES[name].level and v.message for v in found)
     assert check(good) == []

@@ -1,5 +1,6 @@
 """The release as an adopter gets it: the built wheel with [gke], installed offline into a fresh virtualenv
-of a platform repository laid out as docs/adopting.md says, plans that repository's stack.
+of a platform repository laid out as docs/adopting.md says, plans that repository's stack and its own
+program, whose Namespace goes through the cluster's Kubernetes provider.
 
 ``python -m build`` makes the sdist and then the wheel from the sdist (so the sdist is complete); the
 dependencies come from a wheelhouse repacked from this environment (tests/support/wheelhouse.py), and
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.support.adopting import adopting_files
+from tests.support.adopting import DOC, adopting_files
 from tests.support.wheelhouse import build_wheelhouse
 
 VERSION = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
@@ -39,26 +40,40 @@ def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, check=False, timeout=600)
 
 
+WHEEL_INSTALL = '"$(ls dist/gpu_platform-*-py3-none-any.whl)[gke]"'
+"""docs/adopting.md's (and README's) install of a wheel built from a clone, with one extra."""
+
+
 @pytest.fixture(scope="module")
 def adopter(dists: tuple[Path, Path, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """acme/: the files of docs/adopting.md and a venv/ with gpu-platform[gke] from the built wheel."""
+    """acme/: the files of docs/adopting.md and a venv/ with the built wheel and its [gke] extra, installed by
+    the page's own command."""
     wheel, sdist, _ = dists
     assert wheel.name == f"gpu_platform-{VERSION}-py3-none-any.whl"
     assert sdist.name == f"gpu_platform-{VERSION}.tar.gz"
+    assert f"pip install {WHEEL_INSTALL}" in DOC
     wheelhouse = tmp_path_factory.mktemp("wheelhouse")
     build_wheelhouse(wheel, ["gke"], wheelhouse)
-    (wheelhouse / wheel.name).write_bytes(wheel.read_bytes())
     project = tmp_path_factory.mktemp("acme")
     for name, body in adopting_files().items():
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(body)
+    (project / "dist").mkdir()
+    (project / "dist" / wheel.name).write_bytes(wheel.read_bytes())
     made = _run([sys.executable, "-m", "venv", "venv"], project)
     assert made.returncode == 0, made.stderr
-    # What the page's `venv/bin/pip install -r requirements.txt` does, with no index; the page pins the coming
-    # release, the wheel built here is this checkout's version (a .devN between releases), so pin that.
-    (project / "requirements.txt").write_text(f"gpu-platform[gke]=={VERSION}\n")
-    pip = [str(project / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile"]
-    installed = _run([*pip, "--no-index", "--find-links", str(wheelhouse), "-r", "requirements.txt"], project)
+    # The page's command as a shell runs it; the dependencies come from the wheelhouse, with no index.
+    command = f"venv/bin/pip install --quiet --no-compile {WHEEL_INSTALL}"
+    env = {**_env(), "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse)}
+    installed = subprocess.run(
+        ["bash", "-c", command],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     return project
 
@@ -130,3 +145,23 @@ def test_the_wheel_carries_the_release_metadata(dists: tuple[Path, Path, str]) -
     urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [])
     assert urls["Repository"] == "https://github.com/gpu-platform/gpu-platform"
     assert meta["Version"] == VERSION
+
+
+def test_the_adopters_own_namespace_goes_through_the_librarys_provider(adopter: Path) -> None:
+    """docs/adopting.md's own program, run by the installed wheel: ``opts.provider=cluster.kubernetes_provider``
+    records the Namespace under the GkeCluster's Kubernetes provider (not the default one of the kubeconfig)."""
+    planned = _run(
+        [str(adopter / "venv" / "bin" / "gpu-platform"), "plan", "--project", "composed", "--stack", "dev"],
+        adopter,
+    )
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    resources = json.loads((adopter / "composed" / "build" / "plan" / "dev" / "plan.json").read_text())[
+        "resources"
+    ]
+    [provider] = [r for r in resources if r["type"] == "pulumi:providers:kubernetes"]
+    [cluster] = [r for r in resources if r["type"] == "gpu-platform:index:GkeCluster"]
+    assert provider["parent"] == cluster["urn"]
+    [namespace] = [
+        r for r in resources if r["type"] == "kubernetes:core/v1:Namespace" and r["name"] == "ml-research"
+    ]
+    assert namespace["provider"].rsplit("::", 1)[0] == provider["urn"], namespace["provider"]

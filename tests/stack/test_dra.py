@@ -10,7 +10,7 @@ import yaml
 from gpu_platform.stack import load_platform
 from tests.conftest import REPO
 from tests.support.refusals import config_problems
-from tests.support.stacks import existing
+from tests.support.stacks import existing, with_compute_domains
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 
@@ -58,8 +58,12 @@ def test_every_problem_once_in_camel_case() -> None:
     )
     raw["gpuPools"][0]["sharing"] = {"mode": "mps", "replicas": 4}
     found = config_problems(raw)
+    # A wrong type in one DRA setting hides none of the section's other problems.
     assert set(found) == {
         "gpu-platform:dra.computeDomains",
+        "gpu-platform:dra.version",
+        "gpu-platform:dra.claimNamespaces[0]",
+        "gpu-platform:dra.enabled",
         "gpu-platform:gpuPools[0].sharing.mode",
         "gpu-platform:gpuPools[1].sharing.mode",  # time-slicing needs the operator that is switched off
     }
@@ -233,8 +237,7 @@ def test_compute_domain_channels_are_mapped_and_quota_d_for_the_dra_pools(plan_s
     """Kueue 0.19 refuses a workload whose claim names an unmapped DeviceClass ("DeviceClass ... is not mapped
     in DRA configuration", pkg/dra/claims.go), so with ComputeDomains the channel class is mapped and the DRA
     pool's flavor holds a channel per GPU; the device-plugin pool's flavor holds none."""
-    raw = existing()
-    raw["dra"] = {**raw["dra"], "computeDomains": True}
+    raw = with_compute_domains(existing())
     plan = plan_stack("test", REPO, stack_config(raw))
     conf = yaml.safe_load(
         plan.one(RELEASE, "kueue-helm").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
@@ -247,7 +250,7 @@ def test_compute_domain_channels_are_mapped_and_quota_d_for_the_dra_pools(plan_s
     (group,) = cq.inputs["spec"]["resourceGroups"]
     assert "dra.gpu-platform.io/compute-domain-channel" in group["coveredResources"]
     quota = {f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in group["flavors"]}
-    assert quota["h100"]["dra.gpu-platform.io/compute-domain-channel"] == 16
+    assert quota["h100"]["dra.gpu-platform.io/compute-domain-channel"] == 8  # 2 GB200 nodes x 4 GPUs
     assert quota["l40s"]["dra.gpu-platform.io/compute-domain-channel"] == 0
     # Without ComputeDomains nothing is mapped or covered for channels.
     plain = plan_stack("test", REPO, stack_config(existing()))
@@ -271,9 +274,7 @@ def test_queue_limits_count_the_compute_domain_channel() -> None:
             for i, profile in enumerate(profiles)
         ]
         raw["gpuPools"] += [{**raw["gpuPools"][1], "name": f"l40s{i}"} for i in range(58)]
-        if compute_domains:
-            raw["dra"] = {**raw["dra"], "computeDomains": True}
-        return raw
+        return with_compute_domains(raw) if compute_domains else raw
 
     spec = load_platform(sixty_four_flavors(False))
     assert len(spec.pools) == 64

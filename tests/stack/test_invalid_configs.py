@@ -33,7 +33,9 @@ SECTIONS = {
     "slurm": "slurm",
     "observability": "observability",
     "volcano": "volcano",
+    "dra": "dra",
     "workloads": "workloads",
+    "mirror": "mirror",
 }
 """Folder -> the top-level key of the stack config its cases name; ``stack/`` holds keys that are no section."""
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

@@ -29,7 +29,7 @@ def test_defaults_of_an_empty_section() -> None:
 
 def test_stack_sections_are_typed() -> None:
     operator = {"driver": {"owner": "operator"}, "dcgmExporter": {"enabled": False}}
-    spec = load_platform(existing(gpuOperator=operator))
+    spec = load_platform(existing(gpuOperator=operator, observability={"enabled": False}))
     assert spec.gpu_operator == GpuOperatorSpec(driver={"owner": "operator"}, dcgm_exporter=False)
     assert spec.dra == DraSpec(enabled=True, claim_namespaces=("ml",))
 

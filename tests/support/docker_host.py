@@ -14,17 +14,18 @@ from jsonschema.protocols import Validator
 from gpu_platform.addons.docker_host.plan import DockerHostPlan
 from gpu_platform.errors import ArgumentsError
 from tests.conftest import upstream
+from tests.support import ssh_keys
 from tests.support.plans import plan_docker_host
 
 SECTIONS: dict[str, dict[str, Any]] = {
     "gke": {"gce": {"zone": "us-central1-a"}},
-    "eks": {"ec2": {"subnet_id": "subnet-0abc", "security_group_ids": ["sg-1"]}},
+    "eks": {"ec2": {"subnet_id": "subnet-0123456789abcdef0", "security_group_ids": ["sg-0123456789abcdef0"]}},
     "aks": {
         "azure": {
             "resource_group_name": "rg",
             "location": "eastus2",
             "subnet_id": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/gpu",
-            "ssh_public_key": "ssh-ed25519 AAAAC3Nza example",
+            "ssh_public_key": ssh_keys.ED25519,
         }
     },
 }

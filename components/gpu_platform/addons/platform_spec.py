@@ -17,6 +17,7 @@ from gpu_platform.addons.slurm.checks import SlurmSpec
 from gpu_platform.addons.volcano.checks import VolcanoSpec
 from gpu_platform.addons.workloads.checks import WorkloadsSpec
 from gpu_platform.driver import DriverPlan
+from gpu_platform.mirror import Mirror
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cluster import ClusterSpec
 
@@ -55,3 +56,5 @@ class PlatformSpec:
 
     observability: ObservabilitySpec | None = None
     """The metrics path, dashboards and rules, or ``None`` when ``observability.enabled`` is false."""
+    mirror: Mirror | None = None
+    """Where every chart and image comes from instead of upstream (``mirror``), or ``None``."""

@@ -10,20 +10,31 @@ how it is deployed. ``stack.program`` loops over ``ADDONS``; ``docs/adding-an-ad
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gpu_platform import releases
+from gpu_platform.addons.cert_manager import diff_rules as cert_manager_rules
 from gpu_platform.addons.cert_manager import wiring as cert_manager
+from gpu_platform.addons.docker_host import diff_rules as docker_host_rules
+from gpu_platform.addons.dra import diff_rules as dra_rules
 from gpu_platform.addons.dra import wiring as dra
+from gpu_platform.addons.gpu_operator import diff_rules as gpu_operator_rules
 from gpu_platform.addons.gpu_operator import wiring as gpu_operator
+from gpu_platform.addons.kserve import diff_rules as kserve_rules
 from gpu_platform.addons.kserve import wiring as kserve
+from gpu_platform.addons.kueue import diff_rules as kueue_rules
 from gpu_platform.addons.kueue import wiring as kueue
+from gpu_platform.addons.observability import diff_rules as observability_rules
 from gpu_platform.addons.observability import wiring as observability
-from gpu_platform.addons.requirement import Requirement, Sections
+from gpu_platform.addons.requirement import CheckedSections, Requirement, Sections
+from gpu_platform.addons.slurm import diff_rules as slurm_rules
 from gpu_platform.addons.slurm import wiring as slurm
+from gpu_platform.addons.volcano import diff_rules as volcano_rules
 from gpu_platform.addons.volcano import wiring as volcano
+from gpu_platform.addons.workloads import diff_rules as workloads_rules
 from gpu_platform.addons.workloads import wiring as workloads
+from gpu_platform.diff_rule import DiffRule
 
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Deployment
@@ -53,6 +64,9 @@ class Addon:
     """Inputs of other add-ons' plans, by add-on name; each of those add-ons is in ``uses``."""
     requires: tuple[Requirement, ...] = ()
     """What its settings need from other add-ons or the pools, checked once (``requirement_problems``)."""
+    diff_rules: tuple[DiffRule, ...] = field(kw_only=True)
+    """What ``gpu-platform diff`` flags in what it creates (its folder's ``diff_rules.py``): required, even when
+    empty, so no add-on is added without saying what of it costs running work or data (docs/day2.md)."""
 
 
 ADDONS: tuple[Addon, ...] = (
@@ -63,6 +77,8 @@ ADDONS: tuple[Addon, ...] = (
         observability.deploy,
         uses=("gpu_operator", "kueue"),
         contributes=observability.contributions,
+        requires=observability.REQUIRES,
+        diff_rules=observability_rules.DIFF_RULES,
     ),
     Addon(
         "gpu_operator",
@@ -71,6 +87,7 @@ ADDONS: tuple[Addon, ...] = (
         gpu_operator.deploy,
         uses=("dra",),
         requires=gpu_operator.REQUIRES,
+        diff_rules=gpu_operator_rules.DIFF_RULES,
     ),
     Addon(
         "kueue",
@@ -80,8 +97,16 @@ ADDONS: tuple[Addon, ...] = (
         uses=("dra", "gpu_operator"),
         after=("observability",),
         requires=kueue.REQUIRES,
+        diff_rules=kueue_rules.DIFF_RULES,
     ),
-    Addon("volcano", (releases.VOLCANO,), volcano.enabled, volcano.deploy, uses=("kueue", "workloads")),
+    Addon(
+        "volcano",
+        (releases.VOLCANO,),
+        volcano.enabled,
+        volcano.deploy,
+        uses=("kueue", "workloads"),
+        diff_rules=volcano_rules.DIFF_RULES,
+    ),
     Addon(
         "workloads",
         (releases.JOBSET, releases.LEADER_WORKER_SET, releases.TRAINER, releases.KUBERAY),
@@ -89,6 +114,7 @@ ADDONS: tuple[Addon, ...] = (
         workloads.deploy,
         uses=("kueue",),
         after=("volcano",),
+        diff_rules=workloads_rules.DIFF_RULES,
     ),
     Addon(
         "dra",
@@ -97,8 +123,15 @@ ADDONS: tuple[Addon, ...] = (
         dra.deploy,
         after=("gpu_operator", "kueue"),
         requires=dra.REQUIRES,
+        diff_rules=dra_rules.DIFF_RULES,
     ),
-    Addon("cert_manager", (releases.CERT_MANAGER,), cert_manager.enabled, cert_manager.deploy),
+    Addon(
+        "cert_manager",
+        (releases.CERT_MANAGER,),
+        cert_manager.enabled,
+        cert_manager.deploy,
+        diff_rules=cert_manager_rules.DIFF_RULES,
+    ),
     Addon(
         "slurm",
         (releases.SLURM_OPERATOR_CRDS, releases.SLURM_OPERATOR, releases.SLURM),
@@ -106,6 +139,7 @@ ADDONS: tuple[Addon, ...] = (
         slurm.deploy,
         uses=("cert_manager", "workloads"),
         after=("cert_manager", "gpu_operator"),
+        diff_rules=slurm_rules.DIFF_RULES,
     ),
     Addon(
         "kserve",
@@ -114,8 +148,9 @@ ADDONS: tuple[Addon, ...] = (
         kserve.deploy,
         uses=("cert_manager", "kueue"),
         after=("gpu_operator", "kueue", "cert_manager"),
+        diff_rules=kserve_rules.DIFF_RULES,
     ),
-    Addon("docker_host", (), None),
+    Addon("docker_host", (), None, diff_rules=docker_host_rules.DIFF_RULES),
 )
 """In dependency order: each entry comes after every add-on in its ``after`` (a test checks)."""
 
@@ -123,17 +158,21 @@ ADDONS: tuple[Addon, ...] = (
 def requirement_problems(sections: Sections, pools: Sequence[GpuPool], at: PoolProblems, p: Problems) -> None:
     """Every add-on's declared requirements against the stack file: one problem where a setting is on and what it
     needs is not, at the needing setting."""
+    sections = CheckedSections(sections)
     for entry in ADDONS:
         for req in entry.requires:
-            if req.met(sections):
-                continue
             if not req.per_pool:
-                if req.applies(sections, None):
-                    p.add(req.setting, req.reason(None))
+                met = (
+                    any(req.met(sections, pool) for pool in pools)
+                    if req.any_pool
+                    else req.met(sections, None)
+                )
+                if req.applies(sections, None) and not met:
+                    p.add(req.setting, req.reason(sections, None))
                 continue
             for pool in pools:
-                if req.applies(sections, pool):
-                    at(pool.index).add(req.setting, req.reason(pool))
+                if req.applies(sections, pool) and not req.met(sections, pool):
+                    at(pool.index).add(req.setting, req.reason(sections, pool))
 
 
 def addon(name: str) -> Addon:

@@ -8,6 +8,7 @@ from gpu_platform._moved import moved_attribute
 from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.args.cluster import SystemPoolArgs
 from gpu_platform.args.common import Cloud, DriverArgs, DriverOwner
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.operators import (
     CertManagerArgs,
     DcgmExporterArgs,
@@ -42,6 +43,7 @@ __all__ = [
     "ManagedBy",
     "MigArgs",
     "MigStrategy",
+    "MirrorArgs",
     "SharingArgs",
     "SharingMode",
     "SystemPoolArgs",

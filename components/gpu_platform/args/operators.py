@@ -13,6 +13,7 @@ from pydantic import with_config
 from typing_extensions import TypedDict
 
 from gpu_platform.args.common import CloudValue, DriverArgs
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
 
@@ -62,6 +63,9 @@ class GpuOperatorArgs(GpuOperatorSettings):
     """CUDA ``major.minor`` of the images, for pools without their own ``cuda_version``."""
     namespace: NotRequired[str]
     """Namespace created for the operator; default ``versions.GPU_OPERATOR.namespace``."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the chart and every operand image (and on GKE Google's driver installer's) from a mirror; default:
+    upstream."""
 
 
 class CertManagerArgs(TypedDict):
@@ -71,6 +75,8 @@ class CertManagerArgs(TypedDict):
     """Namespace of the release; default ``versions.CERT_MANAGER.namespace``."""
     values: NotRequired[Mapping[str, Any]]
     """Extra chart values (upstream ``values.yaml`` keys); the library's CRD settings win."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the chart and its images from a mirror; default: upstream."""
 
 
 class DeploymentMode(enum.StrEnum):
@@ -120,3 +126,5 @@ class KServeArgs(KServeSettings):
     InferenceService with ``modelFormat: huggingface`` finds no runtime."""
     runtime_values: NotRequired[Mapping[str, Any]]
     """Extra ``kserve-runtime-configs`` chart values; ``kserve.servingruntime.enabled`` stays on."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the charts and their images (the serving runtimes' too) from a mirror; default: upstream."""

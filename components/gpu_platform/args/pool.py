@@ -163,8 +163,10 @@ class CapacitySourceArgs(TypedDict):
     source: CapacitySourceValue
     """``on-demand``, ``spot``, ``reservation``, ``capacity-block``, ``flex-start`` or ``queued-provisioning``."""
     reservation: NotRequired[str]
-    """``reservation``/``capacity-block``: GKE the reservation's name; EKS the reservation ID (``cr-...``); AKS
-    the capacity reservation group's resource ID. Required except for a GKE ``affinity: any``."""
+    """``reservation``/``capacity-block``: GKE the reservation's name, or a block of it
+    (``<reservation>/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>]``), or a shared one's
+    ``projects/<project>/reservations/<reservation>[/...]``; EKS the reservation ID (``cr-...``); AKS the capacity
+    reservation group's resource ID. Required except for a GKE ``affinity: any``."""
     affinity: NotRequired[ReservationAffinityValue]
     """GKE ``reservation``: ``specific`` (default; only the named reservation) or ``any``."""
     project: NotRequired[str]
@@ -347,10 +349,17 @@ class GpuPoolArgs(TypedDict):
     ``GKENetworkParamSet`` objects and runs Google's NCCL plugin installer on the pool (docs/networking.md).
     COS_CONTAINERD images only; one capacity source. Without it NCCL between nodes uses the primary gVNIC."""
     local_ssds: NotRequired[bool]
-    """Back the nodes' ephemeral storage (images, ``emptyDir``, checkpoints) with the machine's local NVMe SSDs
-    instead of the boot disk (GKE ``a3-highgpu-8g``, ``a3-megagpu-8g``: 16; ``a3-ultragpu-8g``, ``a4-highgpu-8g``:
-    32). Default false, because GKE fixes it when a pool is created: turning it on for an existing pool replaces
-    the pool (``gpu-platform diff`` says so; a protected pool must be unprotected first). Set it on new pools."""
+    """Use the machine's local NVMe disks (default false; machines without them are refused, naming those with
+    them). GKE: they back the nodes' ephemeral storage (images, ``emptyDir``, checkpoints) instead of the boot
+    disk (``a3-highgpu-8g``, ``a3-megagpu-8g``: 16 SSDs; ``a3-ultragpu-8g``, ``a4-highgpu-8g``: 32). EKS: the
+    instance store becomes one RAID0 array under the kubelet and containerd (every GPU instance type; managed
+    node groups on AL2023 and Bottlerocket through the launch template's user data, Karpenter pools through
+    ``instanceStorePolicy``). AKS: Azure Container Storage serves the NVMe data disks as the ``local``
+    StorageClass, for generic ephemeral volumes (``Standard_NC24ads_A100_v4``, ``Standard_NC48ads_A100_v4``,
+    ``Standard_NC96ads_A100_v4``, ``Standard_ND96isr_H100_v5``, ``Standard_ND96isr_H200_v5``); images and
+    ``emptyDir`` stay on the OS disk. Off by default because GKE and EKS set it up when a node is created:
+    turning it on replaces a GKE pool or EKS node group (``gpu-platform diff`` says so; a protected pool must be
+    unprotected first) and Karpenter replaces its nodes (drift); on AKS no pool changes. Set it on new pools."""
     compact_placement: NotRequired[bool]
     """Place the nodes close together (default false): GKE ``placement_policy`` ``COMPACT``, EKS a cluster
     placement group (EFA pools always get one). One zone only; GKE and EKS."""

@@ -264,6 +264,32 @@ def parse(tp: Any, value: Any, problems: Problems, camel: bool = False) -> Any |
         return None
 
 
+def parse_partial(
+    tp: Any, value: Any, problems: Problems, camel: bool = False
+) -> tuple[Any | None, frozenset[str]]:
+    """``parse``, and when the problems of ``value`` (a mapping read as TypedDict ``tp``) lie under some of its keys,
+    the rest validated without those keys, so the checks of what is right still run: a wrong type in one setting
+    hides no other problem of its section. Returns the value (``None`` when nothing valid remains, e.g. a required
+    key is wrong) and the fields left out; the problems are those of the whole value, each once."""
+    before = problems.count()
+    parsed = parse(tp, value, problems, camel)
+    if parsed is not None or not isinstance(value, Mapping) or not _is_typeddict(tp):
+        return parsed, frozenset()
+    depth = len(problems.prefix)
+    bad = {str(loc[depth]) for loc, _ in problems.items[before:] if len(loc) > depth}
+    fields = hints(tp)
+    dropped = {k for k in value if str(k) in bad or _snake(str(k)) in bad}
+    if not dropped or not bad <= {_snake(str(k)) for k in dropped} | {str(k) for k in dropped}:
+        return None, frozenset()
+    rest = parse(tp, {k: v for k, v in value.items() if k not in dropped}, Problems(), camel)
+    left_out = frozenset(_snake(str(k)) for k in dropped if _snake(str(k)) in fields)
+    return rest, left_out
+
+
+def _snake(key: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
+
+
 def _keyed_by_dict(tp: Any, loc: Sequence[str | int]) -> bool:
     parent = _type_at(tp, loc[:-1]) if loc else None
     return typing.get_origin(parent) in (dict, Mapping)
@@ -297,8 +323,9 @@ def check_arguments(tp: Any, args: Any, problems: Problems) -> dict[str, Any] | 
             if nested is not None:
                 out[key] = nested
         elif is_input_type(declared) or not _mentions_input(declared):
+            before = problems.count()
             checked = _check_plain(plain_part(declared), value, here)
-            if checked is not None or value is None:
+            if problems.count() == before:  # a refused value (``null`` for a list) never reaches later checks
                 out[key] = checked
         elif isinstance(value, (list, tuple)):
             out[key] = list(value)

@@ -41,3 +41,8 @@ GB200_NVL72 = NvlinkDomain(
     "HIGH_THROUGHPUT); Compute Engine 'About workload policies in MIGs'",
 )
 """GB200 NVL72: 72 GPUs in one NVLink domain, 18 Compute Engine A4X VMs of 4 GPUs."""
+
+
+NVLINK_DOMAIN_GPUS = {"gb200-186gb": GB200_NVL72}
+"""GPUs that come only in a rack-scale NVLink domain on the clouds (GB200 NVL72: GKE A4X, EKS P6e-GB200, Azure
+ND GB200-v6), for pools described by their GPU alone (existing clusters, OpenShift) rather than a machine type."""

@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gpu_platform.catalog.machines import MachineType
+from gpu_platform.diff_rule import DiffRule
 from gpu_platform.driver import DriverPlan, DriverPlanError
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool, Taint
@@ -63,6 +64,11 @@ class DockerHostImage:
     """Where the image and its driver are documented."""
     section: str
     """Key of this cloud's settings in ``GpuDockerHostArgs`` (``gce``, ``ec2``, ``azure``)."""
+    input_problems: (
+        Callable[[Mapping[str, Any], Mapping[str, Any], MachineType | None, Problems], None] | None
+    ) = field(default=None, compare=False)
+    """The cloud's own rules on a host's arguments, its settings section, and its machine (IDs, zones, labels as
+    tags, user names, keys), each problem filed at its key; ``None``: none beyond the shared checks."""
 
 
 def _no_state(type_: str, name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -102,9 +108,9 @@ class ResourceTypes:
     """Outputs the provider adds to a resource that later code reads (offline plans)."""
     mock_call: Callable[[str, Mapping[str, Any]], dict[str, Any] | None] = _no_call
     """The result of a provider function (``None``: not this cloud's)."""
-    recreates_nodes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    """Node-pool properties the cloud updates in place by recreating every node of the pool (``gpu-platform
-    diff`` flags them: the pods on those nodes are evicted)."""
+    diff_rules: tuple[DiffRule, ...] = ()
+    """What ``gpu-platform diff`` flags in these resources beyond their replacement: what recreates a pool's nodes,
+    repartitions their GPUs, restarts or replaces a VM (``gpu_platform.diff_rule``; docs/day2.md lists them)."""
 
 
 class CloudProfile:
@@ -136,6 +142,10 @@ class CloudProfile:
     region_required: ClassVar[bool] = False
     cluster_keys: ClassVar[frozenset[str]] = frozenset()
     """``cluster`` keys that mean something on this cloud only."""
+    region_shape: ClassVar[re.Pattern[str] | None] = None
+    """What ``cluster.region`` looks like on this cloud (its regions, and on GKE its zones too); ``None``: any."""
+    region_example: ClassVar[str] = ""
+    """A region of this cloud, for messages."""
     host_driver_floor: ClassVar[str | None] = None
     """Oldest driver the cloud's GPU images ship (the CUDA check's floor for cloud-owned drivers)."""
     mig_manager_reboot: ClassVar[bool] = False
@@ -203,8 +213,18 @@ class CloudProfile:
     gpu_operator_namespace: ClassVar[str | None] = None
     """Where the GPU Operator runs when the platform installs it another way (OLM on OpenShift); ``None``: the
     Helm release's namespace."""
+    platform_namespaces: ClassVar[Mapping[str, str]] = {}
+    """Namespaces the platform itself owns or installs into (OpenShift's ``openshift-nfd``), with their owner:
+    never a team's, a service's or Slurm's."""
+    reserved_namespace_prefixes: ClassVar[tuple[str, ...]] = ("kube-",)
+    """Namespace prefixes the platform keeps for itself: Kubernetes ``kube-`` ("Namespaces": avoid the prefix,
+    it is reserved for Kubernetes system namespaces), OpenShift also ``openshift-``."""
     local_ssd_machines: ClassVar[Mapping[str, int]] = {}
-    """Machine type -> local NVMe SSDs a pool with ``local_ssds`` uses as ephemeral storage."""
+    """Machine types whose local NVMe disks a pool with ``local_ssds`` uses (every other one is refused) -> how
+    much the cloud's facts record of them: GKE local SSDs, EKS instance-store GB, AKS NVMe disks."""
+    node_repair: ClassVar[str | None] = "the library creates none of this cluster's nodes, so it repairs none"
+    """Why ``observability.node_auto_repair`` does nothing here (``false`` is refused, naming it); ``None`` where it
+    is the cloud's node-repair setting, which the stack turns on (EKS)."""
     managed_prometheus: ClassVar[str | None] = None
     """The cloud's managed Prometheus (its ``observability.backend`` value), or ``None`` where there is none."""
     docker_host: ClassVar[DockerHostImage | None] = None
@@ -260,6 +280,36 @@ class CloudProfile:
     def region_zones(cls, region: str) -> tuple[str, ...] | None:
         """Every zone of ``region`` as the cloud publishes them; ``None``: not published."""
         return None
+
+    @classmethod
+    def region_problem(cls, region: str) -> str | None:
+        """Why ``region`` is no region of this cloud (an availability zone, another cloud's region), or ``None``."""
+        if cls.region_shape is None or cls.region_shape.match(region):
+            return None
+        zone = region.isdigit() or (region[-1:].isalpha() and cls.region_shape.match(region[:-1]) is not None)
+        what = "an availability zone, not a region" if zone else f"not {cls.article} {cls.display} region"
+        return f"'{region}' is {what}; give a region like {cls.region_example}"
+
+    @classmethod
+    def namespace_owner(cls, name: str) -> str | None:
+        """Who owns namespace ``name`` on this platform, for messages (``None``: a team or service may use it): its
+        own namespaces, those it installs the library's operators or monitoring into, and its reserved prefixes."""
+        owned = {
+            **{ns: f"{cls.display}'s {what}" for ns, what in cls.platform_namespaces.items()},
+            **{
+                ns: f"the namespace of {what} on {cls.display}"
+                for ns, what in (
+                    (cls.gpu_operator_namespace, "the GPU Operator"),
+                    (cls.platform_prometheus_namespace, "the platform's Prometheus"),
+                    (cls.platform_monitoring_namespace, "the library's GPU monitoring rules"),
+                )
+                if ns
+            },
+        }
+        if name in owned:
+            return owned[name]
+        prefix = next((x for x in cls.reserved_namespace_prefixes if name.startswith(x)), None)
+        return f"in the '{prefix}*' namespaces reserved on {cls.display}" if prefix else None
 
     @classmethod
     def offered_zones(cls, machine: MachineType, region: str) -> tuple[str, ...] | None:
@@ -402,6 +452,10 @@ class CloudProfile:
     @classmethod
     def dra_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
         """What a DRA pool cannot be on this cloud."""
+
+    @classmethod
+    def gpu_operator_setting_problems(cls, settings: Mapping[str, Any], p: Problems) -> None:
+        """``gpu_operator`` settings that would do nothing on this platform (``p`` is at the section)."""
 
     @classmethod
     def scale_from_zero_problem(cls, pool: GpuPool) -> str | None:

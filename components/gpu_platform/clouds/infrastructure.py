@@ -13,14 +13,18 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
+from gpu_platform.clouds.cluster_provider import cluster_provider
+
 if TYPE_CHECKING:
+    from pulumi_kubernetes.provider import Provider as KubernetesProvider
+
     from gpu_platform.addons.platform_spec import PlatformSpec
     from gpu_platform.pools import GpuPool
 
 
 @dataclass
 class Infrastructure:
-    k8s_provider: pulumi.ProviderResource
+    k8s_provider: KubernetesProvider
     """Kubernetes provider for the cluster; every add-on is created through it."""
     kubeconfig: pulumi.Output[str]
     """Secret."""
@@ -32,10 +36,8 @@ class Infrastructure:
 
 def kubeconfig_provider(
     spec: PlatformSpec, opts: pulumi.ResourceOptions | None
-) -> tuple[Any, pulumi.Output[str]]:
+) -> tuple[KubernetesProvider, pulumi.Output[str]]:
     """A Kubernetes provider for a cluster made elsewhere, from secret config or another stack's output."""
-    import pulumi_kubernetes as k8s
-
     c = spec.cluster
     kubeconfig: pulumi.Output[str]
     if c.kubeconfig_stack is not None:
@@ -43,8 +45,7 @@ def kubeconfig_provider(
         kubeconfig = pulumi.Output.secret(ref.require_output(c.kubeconfig_output).apply(str))
     else:
         kubeconfig = pulumi.Output.secret(c.kubeconfig if c.kubeconfig is not None else "")
-    provider = k8s.Provider(f"{c.name}-k8s", kubeconfig=kubeconfig, enable_server_side_apply=True, opts=opts)
-    return provider, kubeconfig
+    return cluster_provider(f"{c.name}-k8s", kubeconfig, opts), kubeconfig
 
 
 def planned_pools(

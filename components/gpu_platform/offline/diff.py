@@ -8,29 +8,47 @@ when a property changed that the provider cannot update in place: the resource's
 
 *Destructive*: removing or replacing a stateful kind (:func:`is_stateful`), unless the old
 resource has ``retainOnDelete`` (then it is reported as retained: Pulumi forgets it and leaves it
-running). *Disruptive*: changes that keep state but evict or strand GPU work (:func:`disruptions`):
-MIG layout changes (a GPU node pool's ``nvidia.com/mig.config`` label, or the mig-parted ConfigMap's
-data: mig-manager repartitions the GPUs, evicting their pods), a new node driver from the GPU
-Operator, node pools the cloud recreates in place, Karpenter NodePools that go, Kueue queues that go,
-Volcano queues that go (refused by Volcano unless Closed). *Blocked*: a removal or replacement that
-``protect`` makes ``pulumi up`` refuse. Every flagged change makes ``gpu-platform diff`` exit 3.
+running), and whatever a declared rule says deletes data. The rest comes from the rules each add-on and
+cloud declares next to its resources (``gpu_platform.diff_rule``, collected in ``offline.diff_rules``): *MIG
+layout changes* (GPUs repartitioned), *disruptive* changes that keep state but evict, end or strand GPU work
+(a driver reload, nodes replaced or removed, jobs ended, queues gone), and *blocked* ones that ``pulumi up``
+fails at (Kueue's or Volcano's admission, Azure's API), as it does at what ``protect`` guards. Every flagged
+change makes ``gpu-platform diff`` exit 3, and shows the old -> new values that set it off in full.
 """
 
+import difflib
 import json
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpu_platform.catalog.drivers import GPU_OPERATOR_DEFAULT_DRIVER
 from gpu_platform.cloud_facts import PROFILES
+from gpu_platform.offline.diff_rules import HELM_RELEASE, Finding, changed_findings, gone_findings
 from gpu_platform.offline.errors import PlanInputError
-from gpu_platform.releases import GPU_OPERATOR, crd_charts
+from gpu_platform.offline.paths import (
+    MISSING,
+    Named,
+    changed_paths,
+    changed_values,
+    format_path,
+    parse_path,
+    values_at,
+    without,
+)
 from gpu_platform.releases import chart_name as addon_chart_name
+from gpu_platform.releases import crd_charts
 
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-MIG_LABEL = "nvidia.com/mig.config"
+__all__ = [
+    "HELM_RELEASE",
+    "Named",
+    "changed_paths",
+    "changed_values",
+    "format_path",
+    "parse_path",
+    "values_at",
+    "without",
+]
 
 # Properties a provider cannot change in place, per type token; a change replaces the resource.
 # Paths use the engine's property-path syntax (as in replaceOnChanges): `a.b`, `a[0]`, `a[*]`, `a["k.x"]`.
@@ -91,15 +109,9 @@ STATEFUL_TYPES = frozenset(
         "kubernetes:apiextensions.k8s.io/v1beta1:CustomResourceDefinition",
     }
 )
-NODE_POOL_TYPES = frozenset(t for p in PROFILES.values() for t in p.resource_types.node_pools)
 CRD_CHARTS = crd_charts()
 """Charts whose releases hold CRDs (as templates, or cert-manager's): removing the release removes the data
 (``addons``: each add-on's ``release_holds_crds``)."""
-
-
-RECREATES_NODES: dict[str, tuple[str, ...]] = {
-    t: paths for p in PROFILES.values() for t, paths in p.resource_types.recreates_nodes.items()
-}
 
 
 def chart_name(inputs: dict[str, Any]) -> str:
@@ -123,174 +135,34 @@ def is_stateful(res: dict[str, Any]) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------
-# Property paths
+# Values as the report shows them
 # ------------------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r'\.?([^.\[\]"]+)|\[(\d+|\*)\]|\["((?:[^"\\]|\\.)*)"\]')
 
-
-def parse_path(path: str) -> list[str | int]:
-    """``a.b[0]["k.x"][*]`` -> ``["a", "b", 0, "k.x", "*"]``; a lone ``*`` matches everything."""
-    parts: list[str | int] = []
-    pos = 0
-    while pos < len(path):
-        m = _TOKEN.match(path, pos)
-        if m is None or m.end() == pos:
-            raise ValueError(f"bad property path {path!r}")
-        name, index, quoted = m.groups()
-        if name is not None:
-            parts.append(name)
-        elif index is not None:
-            parts.append("*" if index == "*" else int(index))
-        else:
-            parts.append(quoted.replace('\\"', '"'))
-        pos = m.end()
-    return parts
-
-
-class Named(str):
-    """A list item matched by its ``name`` (a pool's flavor, a queue's resource), shown as ``[name=x]``."""
-
-
-def format_path(parts: list[str | int]) -> str:
-    out = ""
-    for p in parts:
-        if isinstance(p, Named):
-            out += f"[name={p}]"
-        elif isinstance(p, int):
-            out += f"[{p}]"
-        elif re.fullmatch(r"[A-Za-z_$][\w$-]*", p):
-            out += f".{p}" if out else p
-        else:
-            out += f'["{p}"]'
-    return out
-
-
-def values_at(obj: Any, parts: list[str | int]) -> list[Any]:
-    """Every value the path reaches (wildcards expand); missing branches reach nothing."""
-    if not parts:
-        return [obj]
-    head, rest = parts[0], parts[1:]
-    if head == "*":
-        children: list[Any] = (
-            list(obj.values()) if isinstance(obj, dict) else obj if isinstance(obj, list) else []
-        )
-        return [v for c in children for v in values_at(c, rest)]
-    if isinstance(obj, dict) and isinstance(head, str) and head in obj:
-        return values_at(obj[head], rest)
-    if isinstance(obj, list) and isinstance(head, int) and 0 <= head < len(obj):
-        return values_at(obj[head], rest)
-    return []
-
-
-def without(obj: Any, parts: list[str | int]) -> Any:
-    """A copy of ``obj`` with the path removed (ignoreChanges)."""
-    if not parts:
-        return None
-    head, rest = parts[0], parts[1:]
-    if isinstance(obj, dict):
-        out = dict(obj)
-        keys = list(out) if head == "*" else [head] if head in out else []
-        for k in keys:
-            if rest:
-                out[k] = without(out[k], rest)
-            else:
-                del out[k]
-        return out
-    if isinstance(obj, list):
-        out_list = list(obj)
-        idx = (
-            range(len(out_list))
-            if head == "*"
-            else [head]
-            if isinstance(head, int) and head < len(out_list)
-            else []
-        )
-        for i in idx:
-            out_list[i] = without(out_list[i], rest) if rest else None
-        return out_list
-    return obj
-
-
-_MISSING = object()
-
-
-def _by_name(items: list[Any]) -> dict[str, Any] | None:
-    """A list of objects with unique ``name`` keys, by name (else ``None``: compared by position)."""
-    if not items or not all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in items):
-        return None
-    named = {i["name"]: i for i in items}
-    return named if len(named) == len(items) else None
-
-
-def changed_values(old: Any, new: Any, prefix: list[str | int] | None = None) -> list[tuple[str, Any, Any]]:
-    """``(path, old, new)`` for each leaf whose value differs (``_MISSING`` where one side has none). List
-    items with a ``name`` are matched by name (``flavors[name=h100]``), so paths name pools and queues and
-    a reorder or an added item is not a change of every index."""
-    prefix = prefix or []
-    if isinstance(old, dict) and isinstance(new, dict):
-        out: list[tuple[str, Any, Any]] = []
-        for k in sorted(set(old) | set(new)):
-            if old.get(k, _MISSING) != new.get(k, _MISSING):
-                out += changed_values(old.get(k, _MISSING), new.get(k, _MISSING), [*prefix, k])
-        return out
-    if isinstance(old, list) and isinstance(new, list):
-        a, b = _by_name(old), _by_name(new)
-        if a is not None and b is not None:
-            out = []
-            for k in [*a, *(k for k in b if k not in a)]:
-                if a.get(k, _MISSING) != b.get(k, _MISSING):
-                    out += changed_values(a.get(k, _MISSING), b.get(k, _MISSING), [*prefix, Named(k)])
-            return out
-        if len(old) == len(new):
-            out = []
-            for i, (x, y) in enumerate(zip(old, new, strict=True)):
-                if x != y:
-                    out += changed_values(x, y, [*prefix, i])
-            return out
-    return [] if old == new else [(format_path(prefix) or "(all inputs)", old, new)]
-
-
-def changed_paths(old: Any, new: Any, prefix: list[str | int] | None = None) -> list[str]:
-    """Leaf property paths whose value differs."""
-    return [path for path, _, _ in changed_values(old, new, prefix)]
-
-
-def show_value(value: Any, width: int = 48) -> str:
-    """A value for ``old -> new``: JSON, shortened; ``(none)`` where the property is absent."""
-    if value is _MISSING or value is None:
+def show_value(value: Any, width: int | None = 48) -> str:
+    """A value for ``old -> new``: JSON, shortened to ``width`` (``None``: in full); ``(none)`` where the property
+    is absent; a multi-line string as its line count (the report prints the lines that change below)."""
+    if value is MISSING or value is None:
         return "(none)"
-    text = value if isinstance(value, str) and "\n" not in value else json.dumps(value, sort_keys=True)
     if isinstance(value, str) and "\n" in value:
-        text = f"<{len(value.splitlines())} lines>"
-    return text if len(text) <= width else text[: width - 3] + "..."
+        return f"<{len(value.splitlines())} lines>"
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if width is None or len(text) <= width else text[: width - 3] + "..."
 
 
-def _find_key(obj: Any, key: str) -> Iterator[Any]:
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if k == key:
-                yield v
-            else:
-                yield from _find_key(v, key)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _find_key(v, key)
+def _multiline(value: Any) -> bool:
+    return isinstance(value, str) and "\n" in value
 
 
-def mig_label(inputs: dict[str, Any]) -> Any:
-    return next(_find_key(inputs, MIG_LABEL), None)
+def line_diff(old: Any, new: Any) -> list[str]:
+    """The lines a multi-line value loses and gains (unified, three lines of context), every changed line whole."""
+    before = old.splitlines() if isinstance(old, str) else []
+    after = new.splitlines() if isinstance(new, str) else []
+    return list(difflib.unified_diff(before, after, "old", "new", lineterm=""))[2:]
 
 
-def is_mig_parted_config(res: dict[str, Any]) -> bool:
-    if res["type"] != "kubernetes:core/v1:ConfigMap":
-        return False
-    inputs = res.get("inputs") or {}
-    meta = inputs.get("metadata") or {}
-    data = inputs.get("data") or {}
-    return "mig-parted" in str(meta.get("name", "")) or any(
-        isinstance(v, str) and "mig-configs" in v for v in data.values()
-    )
+def field_text(name: str, old: Any, new: Any) -> str:
+    return f"{name}: {show_value(old, None)} -> {show_value(new, None)}"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -313,11 +185,17 @@ class Change:
     destructive: bool = False
     mig_layout: str = ""
     values: list[str] = field(default_factory=list)
-    """``path: old -> new`` for each changed path."""
+    """``path: old -> new`` for each changed path; in full for the paths a rule flags, shortened for the rest."""
     disruptions: list[str] = field(default_factory=list)
     """What the change does to running or queued GPU work although no state is lost (MIG aside)."""
     blocked: str = ""
-    """Why ``pulumi up`` refuses the change (``protect``)."""
+    """Why ``pulumi up`` refuses the change (``protect``, an admission webhook, the cloud's API)."""
+    lost: list[str] = field(default_factory=list)
+    """What a rule says the change deletes (data, history, objects), with the fields that set it off."""
+    effects: list[str] = field(default_factory=list)
+    """The effects of the declared rules the change sets off (``gpu_platform.diff_rule.EFFECTS``)."""
+    flagged_values: list[dict[str, Any]] = field(default_factory=list)
+    """``{path, old, new}`` of every field that set a rule off, whole (``null`` where absent)."""
 
     @property
     def disruptive(self) -> bool:
@@ -431,145 +309,13 @@ def _alias_urns(res: dict[str, Any]) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------------
-# Disruptions: state is kept, GPU work is not
+# What the change costs: the declared rules' findings
 # ------------------------------------------------------------------------------------------------
-
-KUEUE_GONE = {
-    "ClusterQueue": "Kueue deletes the queue: its pending workloads are never admitted (stranded)",
-    "LocalQueue": "jobs submitted to this LocalQueue stay suspended: nothing admits them",
-    "ResourceFlavor": "ClusterQueues naming this flavor stop admitting workloads to it",
-    "WorkloadPriorityClass": "workloads naming this priority class are no longer admitted",
-}
-"""Kueue kinds (``kueue.x-k8s.io``) whose deletion strands queued work (Kueue concepts docs)."""
-VOLCANO_QUEUE_GONE = (
-    "Volcano refuses to delete a Queue that is not Closed (its admission webhook), so `pulumi up` fails "
-    "here: close the queue and let its jobs finish first (docs/day2.md)"
-)
-KARPENTER_GONE = "Karpenter terminates every node it launched for this {kind}, and the GPU pods on them"
-
-
-def _kind(type_: str) -> tuple[str, str]:
-    """``kubernetes:karpenter.sh/v1:NodePool`` -> (``karpenter.sh``, ``NodePool``)."""
-    if not type_.startswith("kubernetes:"):
-        return "", ""
-    _, api, kind = type_.split(":", 2)
-    return api.split("/", 1)[0], kind
-
-
-def gone_disruptions(res: dict[str, Any]) -> list[str]:
-    """What removing (or replacing) the resource does to GPU work although no state is lost."""
-    group, kind = _kind(res["type"])
-    if group.startswith("karpenter.") and (kind == "NodePool" or kind.endswith("NodeClass")):
-        return [KARPENTER_GONE.format(kind=kind)]
-    if group == "kueue.x-k8s.io" and kind in KUEUE_GONE:
-        return [KUEUE_GONE[kind]]
-    if group == "scheduling.volcano.sh" and kind == "Queue":
-        return [VOLCANO_QUEUE_GONE]
-    return []
-
-
-def node_driver(inputs: dict[str, Any]) -> str:
-    """The driver the GPU Operator release installs on the nodes (``""``: it installs none): the
-    ``driver.version`` value, else the chart version's default (``catalog.drivers``)."""
-    driver = (inputs.get("values") or {}).get("driver") or {}
-    if driver.get("enabled", True) is False:
-        return ""
-    version = driver.get("version") or GPU_OPERATOR_DEFAULT_DRIVER.get(str(inputs.get("version")), "")
-    return str(version or f"the default of {inputs.get('version')}")
-
-
-RELOAD = (
-    "the operator reloads it on every node it serves, evicting their GPU or RDMA work "
-    "(its upgradePolicy waits for jobs to finish; docs/day2.md)"
-)
-DRIFT = (
-    "Karpenter replaces every node of the pools that use it (drift), evicting pods that do not carry "
-    "karpenter.sh/do-not-disrupt (docs/autoscaling.md)"
-)
-NODE_SOFTWARE_OBJECTS: dict[tuple[str, str], tuple[str, tuple[tuple[str, ...], ...], str]] = {
-    ("nvidia.com", "ClusterPolicy"): (
-        "NVIDIA GPU driver",
-        (
-            ("spec", "driver", "enabled"),
-            ("spec", "driver", "version"),
-            ("spec", "driver", "image"),
-            ("spec", "driver", "repository"),
-            ("spec", "driver", "kernelModuleType"),
-        ),
-        RELOAD,
-    ),
-    ("nvidia.com", "NVIDIADriver"): (
-        "NVIDIA GPU driver",
-        (("spec", "version"), ("spec", "image"), ("spec", "repository"), ("spec", "kernelModuleType")),
-        RELOAD,
-    ),
-    ("mellanox.com", "NicClusterPolicy"): (
-        "DOCA (MOFED) network driver",
-        (
-            ("spec", "ofedDriver", "version"),
-            ("spec", "ofedDriver", "image"),
-            ("spec", "ofedDriver", "repository"),
-        ),
-        RELOAD,
-    ),
-    ("karpenter.k8s.aws", "EC2NodeClass"): ("node image", (("spec", "amiSelectorTerms"),), DRIFT),
-}
-"""Custom resources whose fields select what every node they serve runs: a kernel driver an operator loads (the
-GPU Operator's ``ClusterPolicy`` under OLM and its ``NVIDIADriver``, the Network Operator's ``NicClusterPolicy``)
-or the node image (Karpenter's ``EC2NodeClass``). A change reloads or replaces it on those nodes, which evicts or
-drops their GPU and RDMA work, whatever installs the object."""
-
-
-def _at(obj: Any, path: tuple[str, ...]) -> Any:
-    for key in path:
-        obj = obj.get(key) if isinstance(obj, dict) else None
-    return obj
-
-
-def driver_object_disruptions(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """What a change of a node-software field does (``NODE_SOFTWARE_OBJECTS``)."""
-    entry = NODE_SOFTWARE_OBJECTS.get(_kind(new["type"]))
-    if entry is None:
-        return []
-    what, paths, consequence = entry
-    changed = [p for p in paths if _at(old["inputs"], p) != _at(new["inputs"], p)]
-    if not changed:
-        return []
-    shown = "; ".join(
-        f"{'.'.join(p)} {show_value(_at(old['inputs'], p))} -> {show_value(_at(new['inputs'], p))}"
-        for p in changed
-    )
-    return [f"{what}: {shown}: {consequence}"]
-
-
-def changed_disruptions(old: dict[str, Any], new: dict[str, Any], paths: list[str]) -> list[str]:
-    """What an update in place does to GPU work: a new node driver, nodes the cloud recreates."""
-    out: list[str] = driver_object_disruptions(old, new)
-    if new["type"] == HELM_RELEASE and chart_name(new["inputs"]) == GPU_OPERATOR.chart_name:
-        before, after = node_driver(old["inputs"]), node_driver(new["inputs"])
-        if before != after:
-            out.append(
-                f"node driver {before or '(not the operator)'} -> {after or '(not the operator)'}: the driver "
-                "is reloaded on every GPU node, their GPU pods evicted (driver.upgradePolicy; docs/day2.md)"
-            )
-    recreated = [p for p in paths if any(p.startswith(t) for t in RECREATES_NODES.get(new["type"], ()))]
-    if recreated:
-        out.append(f"{_paths(recreated)} change in place by recreating every node of the pool (pods evicted)")
-    return out
-
-
-VOLCANO_QUEUE_BLOCK = (
-    "blocked by Volcano: its webhook refuses to delete a Queue that is not Closed; close it first "
-    "(`vcctl queue operate --name <queue> --action close`, docs/day2.md)"
-)
 
 
 def protect_block(old: dict[str, Any], new: dict[str, Any] | None) -> str:
     """``pulumi up`` refuses to delete a protected resource, and to replace one that stays protected
-    (pulumi/pulumi pkg/resource/deploy/step_generator.go: unprotecting and replacing in one update is allowed).
-    Volcano's admission webhook refuses the deletion of an open Queue the same way, whatever the options."""
-    if _kind(old["type"]) == ("scheduling.volcano.sh", "Queue") and not old["options"].get("retainOnDelete"):
-        return VOLCANO_QUEUE_BLOCK
+    (pulumi/pulumi pkg/resource/deploy/step_generator.go: unprotecting and replacing in one update is allowed)."""
     if not old["options"].get("protect"):
         return ""
     if new is None:
@@ -579,14 +325,49 @@ def protect_block(old: dict[str, Any], new: dict[str, Any] | None) -> str:
     return ""
 
 
-def _compare(old: dict[str, Any], new: dict[str, Any]) -> Change:
-    ignore = [parse_path(p) for p in new["options"].get("ignoreChanges") or []]
-    a, b = old["inputs"], new["inputs"]
-    for parts in ignore:
-        a, b = without(a, parts), without(b, parts)
-    leaves = changed_values(a, b)
-    change = Change("changed", new["type"], new["name"], new["urn"], paths=[p for p, _, _ in leaves])
-    change.values = [f"{p}: {show_value(x)} -> {show_value(y)}" for p, x, y in leaves]
+def finding_text(f: Finding) -> str:
+    """``field: old -> new; ...: reason`` (every value in full), or the reason alone when the resource goes."""
+    if not f.fields:
+        return f.rule.reason
+    return "; ".join(field_text(*fld) for fld in f.fields) + f": {f.rule.reason}"
+
+
+def apply_findings(change: Change, findings: list[Finding]) -> None:
+    """Files each finding under the report's category for its effect, with the fields that set it off."""
+    for f in findings:
+        if f.effect not in change.effects:
+            change.effects.append(f.effect)
+        for name, old, new in f.fields:
+            entry = {
+                "path": name,
+                "old": None if old is MISSING else old,
+                "new": None if new is MISSING else new,
+            }
+            if entry not in change.flagged_values:
+                change.flagged_values.append(entry)
+        if f.effect == "deletes data":
+            change.destructive = True
+            change.lost.append(finding_text(f))
+        elif f.effect == "reconfigures GPUs":
+            shown = "; ".join(field_text(*fld) for fld in f.fields)
+            change.mig_layout = "; ".join(x for x in (change.mig_layout, shown) if x)
+        elif f.effect == "blocks the update":
+            change.blocked = "; ".join(x for x in (change.blocked, finding_text(f)) if x)
+        else:
+            change.disruptions.append(finding_text(f))
+
+
+def _full_values(change: Change, leaves: list[tuple[str, Any, Any]]) -> list[str]:
+    """Each changed path's ``old -> new``: whole where a rule flags it, shortened elsewhere."""
+    flagged = {v["path"] for v in change.flagged_values}
+    return [
+        f"{p}: {show_value(x, None if p in flagged else 48)} -> {show_value(y, None if p in flagged else 48)}"
+        for p, x, y in leaves
+    ]
+
+
+def _replace_triggers(new: dict[str, Any], a: Any, b: Any) -> list[str]:
+    out: list[str] = []
     triggers = list(new["options"].get("replaceOnChanges") or []) + list(force_new_paths(new["type"]))
     for path in dict.fromkeys(triggers):
         if path == "*":
@@ -599,11 +380,23 @@ def _compare(old: dict[str, Any], new: dict[str, Any]) -> Change:
             if hit and in_place and len(before) == 1 and len(after) == 1:
                 hit = not in_place(before[0], after[0])
         if hit:
-            change.replace_triggers.append(path)
+            out.append(path)
+    return out
+
+
+def _compare(old: dict[str, Any], new: dict[str, Any]) -> Change:
+    ignore = [parse_path(p) for p in new["options"].get("ignoreChanges") or []]
+    a, b = old["inputs"], new["inputs"]
+    for parts in ignore:
+        a, b = without(a, parts), without(b, parts)
+    leaves = changed_values(a, b)
+    change = Change("changed", new["type"], new["name"], new["urn"], paths=[p for p, _, _ in leaves])
+    change.replace_triggers = _replace_triggers(new, a, b)
     for key in sorted(set(old["options"]) | set(new["options"])):
         before, after = old["options"].get(key), new["options"].get(key)
         if key != "aliases" and before != after:
             change.options.append(f"{key}: {json.dumps(before)} -> {json.dumps(after)}")
+    findings = changed_findings(old, a, b)
     if change.replace_triggers:
         change.action = "replaced"
         change.delete_first = bool(new["options"].get("deleteBeforeReplace"))
@@ -611,14 +404,9 @@ def _compare(old: dict[str, Any], new: dict[str, Any]) -> Change:
         change.destructive = is_stateful(old) and not change.retained
         change.blocked = protect_block(old, new)
         if not change.retained:
-            change.disruptions += gone_disruptions(old)
-    change.disruptions += changed_disruptions(old, new, change.paths)
-    if new["type"] in NODE_POOL_TYPES:
-        before_label, after_label = mig_label(old["inputs"]), mig_label(new["inputs"])
-        if before_label != after_label:
-            change.mig_layout = f"{MIG_LABEL}: {before_label or '(none)'} -> {after_label or '(none)'}"
-    elif is_mig_parted_config(new) and old["inputs"].get("data") != new["inputs"].get("data"):
-        change.mig_layout = "mig-parted config data changed"
+            findings = gone_findings(old) + findings
+    apply_findings(change, findings)
+    change.values = _full_values(change, leaves)
     return change
 
 
@@ -664,16 +452,18 @@ def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> PlanDiff:
 
 def _removed(res: dict[str, Any]) -> Change:
     retained = bool(res["options"].get("retainOnDelete"))
-    return Change(
+    change = Change(
         "removed",
         res["type"],
         res["name"],
         res["urn"],
         retained=retained,
         destructive=is_stateful(res) and not retained,
-        disruptions=[] if retained else gone_disruptions(res),
         blocked=protect_block(res, None),
     )
+    if not retained:
+        apply_findings(change, gone_findings(res))
+    return change
 
 
 def _label(doc: dict[str, Any]) -> str:
@@ -697,6 +487,14 @@ def _paths(items: list[str]) -> str:
     return shown + (f", ... {len(items) - MAX_PATHS} more" if len(items) > MAX_PATHS else "")
 
 
+def _values(c: Change) -> str:
+    """Every flagged path's values, then the others up to ``MAX_PATHS``."""
+    flagged = {v["path"] for v in c.flagged_values}
+    first = [v for v in c.values if v.split(": ", 1)[0] in flagged]
+    rest = [v for v in c.values if v not in first]
+    return ", ".join([*first, *([_paths(rest)] if rest else [])])
+
+
 def describe(c: Change) -> str:
     """One line: what happens to the resource and why."""
     return f"{c.type} {c.name}{details(c)}"
@@ -716,16 +514,35 @@ def details(c: Change) -> str:
     elif c.action == "removed" and c.blocked:
         text += f": {c.blocked}"
     if c.values:
-        text += f"{': ' if c.action == 'changed' else '; '}{_paths(c.values)}"
+        text += f"{': ' if c.action == 'changed' else '; '}{_values(c)}"
     if c.options:
         text += f" [options {'; '.join(c.options)}]"
     if c.retained:
         text += " (retained: retainOnDelete keeps the old one running, Pulumi forgets it)"
     if c.mig_layout:
         text += f" [MIG layout: {c.mig_layout}]"
-    for d in c.disruptions:
+    for d in [*c.lost, *c.disruptions]:
         text += f" [{d}]"
+    if c.action == "changed" and c.blocked:
+        text += f" [{c.blocked}]"
     return text
+
+
+def multiline_values(c: Change) -> list[tuple[str, list[str]]]:
+    """(path, the lines that change) of each flagged value that is many lines long (user data, a ConfigMap)."""
+    return [
+        (v["path"], line_diff(v["old"], v["new"]))
+        for v in c.flagged_values
+        if _multiline(v["old"]) or _multiline(v["new"])
+    ]
+
+
+def _line_diffs_text(d: PlanDiff) -> list[str]:
+    out: list[str] = []
+    for c in d.flagged:
+        for path, diff in multiline_values(c):
+            out += [f"  {c.type} {c.name} {path}:", *(f"    {line}" for line in diff)]
+    return ["", "Flagged values of many lines (the lines that change):", *out] if out else []
 
 
 def _summary(d: PlanDiff) -> str:
@@ -750,8 +567,12 @@ def render_text(d: PlanDiff) -> str:
         lines += ["", f"DISRUPTIVE changes ({len(d.disruptive)}): GPU work is evicted, stranded or refused"]
         lines += [f"  !! {c.action:<8} {c.type} {c.name}: {'; '.join(c.disruptions)}" for c in d.disruptive]
     if d.blocked:
-        lines += ["", f"BLOCKED ({len(d.blocked)}): `pulumi up` fails until each is unprotected or closed"]
+        lines += [
+            "",
+            f"BLOCKED ({len(d.blocked)}): `pulumi up` fails at each until it is unblocked as it says",
+        ]
         lines += [f"  !! {c.action:<8} {c.type} {c.name}: {c.blocked}" for c in d.blocked]
+    lines += _line_diffs_text(d)
     if d.changes:
         lines += ["", "Resources:"]
         lines += [f"  {SYMBOL[c.action]:<2} {describe(c)}" for c in d.changes]
@@ -782,7 +603,7 @@ def render_markdown(d: PlanDiff) -> str:
         if d.blocked:
             lines += [f"> **{len(d.blocked)} blocked change(s)**: `pulumi up` fails."]
             lines += [f"> - **{c.action}** `{c.type}` `{c.name}`: {_md(c.blocked)}" for c in d.blocked]
-        lines += [""]
+        lines += ["", *_md_line_diffs(d)]
     if not d.changes:
         return "\n".join([*lines, "No changes."])
     lines += ["| | Action | Type | Name | Details |", "|---|---|---|---|---|"]
@@ -790,6 +611,23 @@ def render_markdown(d: PlanDiff) -> str:
         flag = ":warning:" if c.flagged else ""
         lines.append(f"| {flag} | {c.action} | `{c.type}` | `{c.name}` | {_md(details(c).lstrip(': '))} |")
     return "\n".join(lines)
+
+
+def _md_line_diffs(d: PlanDiff) -> list[str]:
+    out: list[str] = []
+    for c in d.flagged:
+        for path, diff in multiline_values(c):
+            out += [
+                f"<details><summary><code>{c.name}</code> {path}</summary>",
+                "",
+                "```diff",
+                *diff,
+                "```",
+                "",
+                "</details>",
+                "",
+            ]
+    return out
 
 
 def render(d: PlanDiff, fmt: str = "text") -> str:

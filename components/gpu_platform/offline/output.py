@@ -125,3 +125,26 @@ def render_tree(plan: Plan) -> str:
     lines.append("")
     lines.append(f"Resources:\n    + {len(plan.resources)} to create")
     return "\n".join(lines)
+
+
+NODE_SETUP_OUTPUT = "nodeSetup"
+"""The stack output with the labels, taints and ``kubectl`` commands of each pool whose nodes the library does
+not create (``plans.node_setup``)."""
+
+
+def render_node_setup(plan: Plan) -> str | None:
+    """The "nodes to label and taint" section: each pool's commands from the ``nodeSetup`` output the program
+    exported (``None`` when there is none: the library labels and taints the nodes it creates itself)."""
+    setup = plan.outputs.get(NODE_SETUP_OUTPUT)
+    if not isinstance(setup, dict) or not setup:
+        return None
+    lines = [
+        f"Nodes to label and taint (the stack creates none of these pools' nodes; also `pulumi stack output "
+        f"{NODE_SETUP_OUTPUT}`).",
+        "Replace <pool-node> with the names of the pool's nodes; give nodes added later the same labels and taints:",
+    ]
+    for pool, entry in setup.items():
+        commands = entry.get("commands") if isinstance(entry, dict) else None
+        if isinstance(commands, list):
+            lines += ["", f"  {pool}:", *(f"    {command}" for command in commands)]
+    return "\n".join(lines)

@@ -18,7 +18,14 @@ from pulumi.runtime import mocks as pulumi_mocks
 
 from gpu_platform.cloud_facts import PROFILES
 from gpu_platform.offline.batch_runtime import batch_runtime
-from gpu_platform.offline.sdk_internals import ThreadLoops, check_urn, deserialize, is_secret, require_sdk
+from gpu_platform.offline.sdk_internals import (
+    ThreadLoops,
+    check_urn,
+    deserialize,
+    exported_values,
+    is_secret,
+    require_sdk,
+)
 
 SECRET_PLACEHOLDER = "[secret]"
 ROOT_STACK_TYPE = "pulumi:pulumi:Stack"
@@ -175,6 +182,8 @@ class MockRuntime:
         self.monitor = RecordingMonitor(PlanMocks(), project, stack)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.loop_errors: list[dict[str, Any]] = []
+        self.outputs: dict[str, Any] = {}
+        """What the last program run exported as plain data (``pulumi.export``), by output name."""
         self._settings = contextlib.ExitStack()
 
     def __enter__(self) -> "MockRuntime":
@@ -197,6 +206,7 @@ class MockRuntime:
             program()  # its return value (runpy's globals) is not an Output to wait for
 
         pulumi.runtime.test(body)()
+        self.outputs = exported_values()
         return sorted(self.monitor.registrations, key=lambda r: r.urn)
 
     def __exit__(self, *exc: object) -> None:

@@ -12,7 +12,7 @@ import runpy
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,8 @@ class Plan:
     project: str
     stack: str
     resources: list[Registration]
+    outputs: dict[str, Any] = field(default_factory=dict)
+    """The stack outputs the program exported as plain data (``nodeSetup``); not part of ``plan.json``."""
 
     def by_type(self, type_prefix: str) -> list[Registration]:
         return [r for r in self.resources if r.type.startswith(type_prefix)]
@@ -122,24 +124,27 @@ def run_plan(
     *,
     config_file: str | Path | None = None,
     use_env_config: bool = False,
+    without: tuple[str, ...] = (),
 ) -> Plan:
     """Run the project's program for ``stack`` under mocks and return every registration.
 
     ``config_override`` replaces the stack file's config (tests); ``PULUMI_CONFIG*`` variables are
-    hidden from the program unless ``use_env_config``, so the plan does not depend on the shell.
+    hidden from the program unless ``use_env_config``, so the plan does not depend on the shell;
+    ``without``: config keys (``ns:key``) left out (``gpu-platform mirror`` plans without the mirror).
     """
     project = load_project(project_dir)
     if config_override is None:
         config, secrets = stack_config(project, stack, config_file, use_env_config)
     else:
         config, secrets = _override(project, config_override)
+    config = {k: v for k, v in config.items() if k not in without}
     with (
         config_environment(keep=use_env_config),
         _in_project(project),
         MockRuntime(project.name, stack, config, secrets) as runtime,
     ):
         registrations = runtime.run(lambda: runpy.run_path(str(project.main), run_name="__main__"))
-    return Plan(project.name, stack, registrations)
+    return Plan(project.name, stack, registrations, runtime.outputs)
 
 
 def _override(project: Project, values: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
@@ -158,4 +163,4 @@ def run_program(
     cfg = {k: (v if isinstance(v, str) else json.dumps(v)) for k, v in (config or {}).items()}
     with config_environment(keep=False), MockRuntime(project, stack, cfg, secret_keys or []) as runtime:
         registrations = runtime.run(program)
-    return Plan(project, stack, registrations)
+    return Plan(project, stack, registrations, runtime.outputs)

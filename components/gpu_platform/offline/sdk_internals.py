@@ -17,6 +17,9 @@ public. What remains below leans on how the SDK is *built*, and an SDK upgrade m
 * ``MockMonitor.make_urn`` builds URNs unlike the engine (it keeps ``pulumi:pulumi:Stack`` in
   top-level URNs and only the parent's last type for grandchildren), so the recorder overrides it;
   :func:`check_urn` turns a silent change in how the SDK calls it into a loud error.
+* Under mocks the root stack registers its outputs when ``set_mocks`` makes it, before the program runs, so
+  ``pulumi.export`` only adds to the stack's ``outputs`` dict (``pulumi/runtime/stack.py``, ``Stack.output``);
+  :func:`exported_values` reads the plain values back from there.
 * ``gpu_platform.addons.kueue.component`` reads ``pulumi_kubernetes._utilities.get_version()``;
   :func:`pulumi_kubernetes_version` is the public equivalent it can switch to.
 
@@ -48,6 +51,8 @@ SDK_SURFACE: list[tuple[str, str, str]] = [
     ("pulumi.runtime.rpc", "is_rpc_secret", "secret inputs masked in plan.json"),
     ("pulumi.runtime.proto.resource_pb2", "RegisterResourceRequest", "resource options"),
     ("pulumi_kubernetes._utilities", "get_version", "used by gpu_platform.addons.kueue.component"),
+    ("pulumi.runtime", "get_root_resource", "the root stack, whose outputs hold what the program exported"),
+    ("pulumi.runtime.stack", "Stack.output", "pulumi.export adds to the root stack's outputs dict"),
 ]
 
 # Fields of RegisterResourceRequest the recorder reads.
@@ -165,6 +170,25 @@ class ThreadLoops:
         for loop in loops:
             if not loop.is_running() and not loop.is_closed():
                 loop.close()
+
+
+def _plain_data(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_data(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return all(_plain_data(v) for v in value)
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def exported_values() -> dict[str, Any]:
+    """What the program exported (``pulumi.export``) as plain data, by output name; an Output, whose value a
+    plan does not wait for, is left out."""
+    from pulumi.runtime import get_root_resource
+
+    outputs = getattr(get_root_resource(), "outputs", None)
+    if not isinstance(outputs, dict):
+        return {}
+    return {str(name): value for name, value in outputs.items() if _plain_data(value)}
 
 
 def pulumi_kubernetes_version() -> str:

@@ -21,10 +21,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from gpu_platform.args.secret_settings import may_be_secret
+from gpu_platform.errors import NAMESPACE
+from gpu_platform.formats.secret import SECRET_STAND_IN
 from gpu_platform.offline.errors import PlanInputError
 from gpu_platform.offline.stack_yaml import MAX_BYTES, StackYaml, parse
 
-SECURE_PLACEHOLDER = "offline-placeholder-secret"
+SECURE_PLACEHOLDER = SECRET_STAND_IN
 # Read by the SDK's config lookup (pulumi/runtime/config.py): PULUMI_CONFIG (JSON), the per-key
 # PULUMI_CONFIG_<KEY> variables and PULUMI_CONFIG_SECRET_KEYS.
 ENV_PREFIX = "PULUMI_CONFIG"
@@ -152,29 +155,37 @@ def environment_config() -> tuple[dict[str, str], list[str]]:
         secrets = sorted(set(keys))
     for key in secrets:
         if key in config:
-            config[key] = _mask_secret_value(config[key])
+            config[key] = _mask_secret_value(config[key], key)
     return config, secrets
 
 
-def _mask_secret_value(text: str) -> str:
+def _snake(key: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
+
+
+def _mask_secret_value(text: str, key: str = "") -> str:
     """A decrypted secret from the environment, as the plan may see it: a scalar becomes the
     placeholder; an object (the CLI marks the whole key secret when one leaf is) keeps its shape
-    with every string leaf replaced, since which leaf was secret is not known."""
+    with string leaves replaced, since which leaf was secret is not known: in a ``gpu-platform:`` section
+    every leaf of a setting that may be secret (``args.secret_settings``), elsewhere every string leaf."""
     try:
         value = json.loads(text)
     except ValueError:
         return SECURE_PLACEHOLDER
     if not isinstance(value, (dict, list)):
         return SECURE_PLACEHOLDER
+    namespace, _, section = key.partition(":")
+    ours = namespace == NAMESPACE
 
-    def leaves(v: Any) -> Any:
+    def leaves(v: Any, loc: tuple[str | int, ...]) -> Any:
         if isinstance(v, dict):
-            return {k: leaves(x) for k, x in v.items()}
+            return {k: leaves(x, (*loc, _snake(str(k)))) for k, x in v.items()}
         if isinstance(v, list):
-            return [leaves(x) for x in v]
-        return SECURE_PLACEHOLDER if isinstance(v, str) else v
+            return [leaves(x, (*loc, i)) for i, x in enumerate(v)]
+        secret = isinstance(v, str) and (not ours or may_be_secret(loc))
+        return SECURE_PLACEHOLDER if secret else v
 
-    return json.dumps(leaves(value))
+    return json.dumps(leaves(value, (_snake(section),)))
 
 
 @contextmanager

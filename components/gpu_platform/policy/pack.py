@@ -10,12 +10,13 @@ instead of aborting the whole policy.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gpu_platform.policy.rules import RULES, Rule
 from gpu_platform.policy_model.model import MANDATORY, UNKNOWN, PolicyResource
-from gpu_platform.sdk import POLICY, require
+from gpu_platform.sdk import POLICY, MissingExtraError, require
 
 PACK_NAME = "gpu-platform"
 PACK_DESCRIPTION = "Guard rails for GPU node pools, the GPU Operator and GPU workloads on GKE, EKS and AKS."
@@ -51,16 +52,36 @@ def _level(rule: Rule) -> Any:
     return EnforcementLevel.MANDATORY if rule.level == MANDATORY else EnforcementLevel.ADVISORY
 
 
+def _config_schema(rule: Rule) -> Any:
+    """The rule's configuration schema for the engine (``--policy-pack-config``), or ``None``."""
+    from pulumi_policy import PolicyConfigSchema
+
+    return PolicyConfigSchema(properties=dict(rule.config_schema)) if rule.config_schema is not None else None
+
+
+def _check(rule: Rule, subject: Any, args: Any) -> Any:
+    """The rule on ``subject``, with the pack's configuration of it when it takes one."""
+    if rule.config_schema is None:
+        return rule.check(subject)
+    return rule.check(
+        subject, {k: v for k, v in dict(args.get_config() or {}).items() if k in rule.config_schema}
+    )
+
+
 def _resource_policy(rule: Rule) -> Any:
     from pulumi_policy import ResourceValidationPolicy
 
     def validate(args: Any, report_violation: Any) -> None:
         res = from_policy(args.resource_type, args.name, args.urn, args.props, args.opts)
-        for v in rule.check(res):
+        for v in _check(rule, res, args):
             report_violation(v.message, None)
 
     return ResourceValidationPolicy(
-        name=rule.name, description=rule.description, validate=validate, enforcement_level=_level(rule)
+        name=rule.name,
+        description=rule.description,
+        validate=validate,
+        enforcement_level=_level(rule),
+        config_schema=_config_schema(rule),
     )
 
 
@@ -69,11 +90,15 @@ def _stack_policy(rule: Rule) -> Any:
 
     def validate(args: Any, report_violation: Any) -> None:
         resources = [from_policy(r.resource_type, r.name, r.urn, r.props, r.opts) for r in args.resources]
-        for v in rule.check(resources):
+        for v in _check(rule, resources, args):
             report_violation(v.message, v.urn)
 
     return StackValidationPolicy(
-        name=rule.name, description=rule.description, validate=validate, enforcement_level=_level(rule)
+        name=rule.name,
+        description=rule.description,
+        validate=validate,
+        enforcement_level=_level(rule),
+        config_schema=_config_schema(rule),
     )
 
 
@@ -84,8 +109,13 @@ def build_policies() -> list[Any]:
 
 
 def serve() -> None:
-    """Run the policy pack for the Pulumi engine: the whole body of a pack's ``__main__.py``."""
-    require(POLICY, "the gpu-platform policy pack")
+    """Run the policy pack for the Pulumi engine: the whole body of a pack's ``__main__.py``. Without the
+    ``[policy]`` extra it prints one line naming it and exits 2, as ``gpu-platform plan`` does for a cloud SDK."""
+    try:
+        require(POLICY, "the gpu-platform policy pack")
+    except MissingExtraError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     from pulumi_policy import EnforcementLevel, PolicyPack
 
     PolicyPack(

@@ -11,11 +11,11 @@ the pack, and ``pulumi preview --policy-pack DIR`` enforces what ``gpu-platform 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from gpu_platform.policy.pack import PACK_NAME
+from gpu_platform.semver import PEP440, semver
 
 MAIN = '''"""gpu-platform policy pack (written by `gpu-platform policy-pack write`): the installed library's rules."""
 
@@ -35,19 +35,12 @@ REPOSITORY = "https://github.com/gpu-platform/gpu-platform"
 """Where an unreleased library comes from (pyproject.toml's ``Repository`` URL; a test keeps them equal)."""
 
 
-_PEP440 = re.compile(r"^(?P<release>\d+(?:\.\d+)*)(?:(?P<pre>a|b|rc)(?P<pre_n>\d+))?(?:\.dev(?P<dev>\d+))?$")
-"""The public versions this project uses (pyproject.toml): ``X.Y.Z``, ``X.Y.ZrcN``, ``X.Y.Z.devN``."""
-
-
-_PRE_LABELS = {"a": "alpha", "b": "beta", "rc": "rc"}
-
-
 def default_requirement(version: str) -> str:
     """What the pack installs: the release that wrote it, which PyPI serves.
 
     A ``.devN`` build of main is not published, so its pack installs main from the repository; a source
     tree that was never installed (or a version this project would not write) gets no pin."""
-    m = _PEP440.match(version)
+    m = PEP440.match(version)
     if m is None or version.startswith("0.0.0"):
         return "gpu-platform[policy]"
     if m["dev"] is not None:
@@ -58,17 +51,7 @@ def default_requirement(version: str) -> str:
 def pack_version(version: str) -> str:
     """PulumiPolicy.yaml's ``version``: Pulumi reads it as semver, so PEP 440's ``0.2.0.dev3`` becomes
     ``0.2.0-dev.3`` (and ``1.0.0rc1`` ``1.0.0-rc.1``); a local ``+...`` part is dropped."""
-    public = version.split("+")[0]
-    m = _PEP440.match(public)
-    if m is None:
-        return public
-    core = ".".join([*m["release"].split("."), "0", "0"][:3])
-    suffix = []
-    if m["pre"] is not None:
-        suffix.append(f"{_PRE_LABELS[m['pre']]}.{m['pre_n']}")
-    if m["dev"] is not None:
-        suffix.append(f"dev.{m['dev']}")
-    return core + ("-" + ".".join(suffix) if suffix else "")
+    return semver(version)
 
 
 def pack_files(version: str, requirement: str | None = None, virtualenv: str = "venv") -> dict[str, str]:

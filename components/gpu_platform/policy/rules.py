@@ -12,11 +12,12 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from gpu_platform.cloud_facts import profile_of
+from gpu_platform.policy.mirror import MIRROR_CONFIG_SCHEMA, chart_problem, configured_mirror, image_problems
 from gpu_platform.policy.node_pool_readers import NodePoolView, cloud_policy, gpu_pools, node_pools, readers
 from gpu_platform.policy.operators import (
     HELM_TYPES,
@@ -70,24 +71,36 @@ class Rule:
     description: str
     level: Level
     scope: Literal["resource", "stack"]
-    check: Callable[[Any], list[Violation]]
-    """Resource rules take one ``PolicyResource``, stack rules the list of all of them."""
+    check: Callable[..., list[Violation]]
+    """Resource rules take one ``PolicyResource``, stack rules the list of all of them; a configurable rule
+    also its configuration (``check(subject, config)``)."""
+    config_schema: Mapping[str, Any] | None = None
+    """The properties of its configuration (``pulumi preview --policy-pack-config``, ``plan --policy-config``);
+    ``None``: the rule takes none."""
 
 
 RULES: dict[str, Rule] = {}
+RuleConfig = Mapping[str, Mapping[str, Any]]
+"""Rule name -> its configuration, as Pulumi's policy pack config file holds it."""
 
 
 def _rule(
-    name: str, level: Level, scope: Literal["resource", "stack"], description: str
+    name: str,
+    level: Level,
+    scope: Literal["resource", "stack"],
+    description: str,
+    config_schema: Mapping[str, Any] | None = None,
 ) -> Callable[..., Any]:
-    """Register a rule body yielding ``(urn, message)``; the registered function returns ``Violation``s."""
+    """Register a rule body yielding ``(urn, message)`` (given its configuration too when it has a
+    ``config_schema``); the registered function returns ``Violation``s."""
 
-    def register(body: Callable[[Any], Iterable[Finding]]) -> Callable[[Any], list[Violation]]:
+    def register(body: Callable[..., Iterable[Finding]]) -> Callable[..., list[Violation]]:
         @functools.wraps(body)
-        def check(subject: Any) -> list[Violation]:
-            return [Violation(name, level, urn, message) for urn, message in body(subject)]
+        def check(subject: Any, config: Mapping[str, Any] | None = None) -> list[Violation]:
+            found = body(subject, config or {}) if config_schema is not None else body(subject)
+            return [Violation(name, level, urn, message) for urn, message in found]
 
-        RULES[name] = Rule(name, description, level, scope, check)
+        RULES[name] = Rule(name, description, level, scope, check, config_schema)
         return check
 
     return register
@@ -192,6 +205,23 @@ def helm_chart_pinned(res: PolicyResource) -> Iterator[Finding]:
             res.urn,
             f"Helm chart '{chart}' version '{version}' is a range, not a release: pin an exact version.",
         )
+
+
+@_rule(
+    "mirror-required",
+    MANDATORY,
+    "resource",
+    "Behind a mirror, every Helm chart comes from the chart mirror and every image (chart values and Kubernetes "
+    "objects) from the image mirror, so nothing reaches for a registry the cluster cannot or must not reach. Off "
+    'until configured: give the mirror as the rule\'s `charts` and `images` (docs/adopting.md, "Behind a mirror").',
+    config_schema=MIRROR_CONFIG_SCHEMA,
+)
+def mirror_required(res: PolicyResource, config: Mapping[str, Any]) -> Iterator[Finding]:
+    mirror = configured_mirror(config)
+    if res.type in HELM_TYPES and (problem := chart_problem(res, mirror)) is not None:
+        yield res.urn, f"Helm release '{res.name}': {problem}."
+    for problem in image_problems(res, mirror):
+        yield res.urn, f"{res.name}: {problem}; set the stack's mirror.images (or the component's mirror)."
 
 
 @_rule(
@@ -626,17 +656,26 @@ def stack_rules() -> list[Rule]:
     return [r for r in RULES.values() if r.scope == "stack"]
 
 
-def check_resource(res: PolicyResource) -> list[Violation]:
-    return [v for rule in resource_rules() for v in rule.check(res)]
+def _run(rule: Rule, subject: Any, config: RuleConfig | None) -> list[Violation]:
+    return (
+        rule.check(subject, (config or {}).get(rule.name))
+        if rule.config_schema is not None
+        else rule.check(subject)
+    )
 
 
-def check_stack(resources: list[PolicyResource]) -> list[Violation]:
-    return [v for rule in stack_rules() for v in rule.check(resources)]
+def check_resource(res: PolicyResource, config: RuleConfig | None = None) -> list[Violation]:
+    return [v for rule in resource_rules() for v in _run(rule, res, config)]
 
 
-def check_all(resources: list[PolicyResource]) -> list[Violation]:
-    """Every rule over a whole program: each resource rule per resource, then the stack rules."""
-    return [v for r in resources for v in check_resource(r)] + check_stack(resources)
+def check_stack(resources: list[PolicyResource], config: RuleConfig | None = None) -> list[Violation]:
+    return [v for rule in stack_rules() for v in _run(rule, resources, config)]
+
+
+def check_all(resources: list[PolicyResource], config: RuleConfig | None = None) -> list[Violation]:
+    """Every rule over a whole program: each resource rule per resource, then the stack rules; ``config``: the
+    configurable rules' configuration, by rule name."""
+    return [v for r in resources for v in check_resource(r, config)] + check_stack(resources, config)
 
 
 __all__ = [

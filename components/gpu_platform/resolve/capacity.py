@@ -14,6 +14,7 @@ from typing import Any
 from gpu_platform.cloud_facts import clouds_where, profile_of
 from gpu_platform.cloud_facts.profile import CloudProfile
 from gpu_platform.errors import Problems
+from gpu_platform.formats.secret import is_stand_in
 from gpu_platform.pools import CapacitySource
 
 LEGACY_KEYS = ("spot", "capacity_type", "reservation")
@@ -86,8 +87,18 @@ def _check_reservation(
             p.add(("project",), "only with affinity 'specific' (a named shared reservation)")
     elif reservation is None:
         p.add(("reservation",), f"source '{source}' needs the reservation to consume")
-    elif known and (reason := profile.reservation_problem(source, reservation)) is not None:
+    elif (
+        known
+        and not is_stand_in(reservation)
+        and (reason := profile.reservation_problem(source, reservation))
+    ):
         p.add(("reservation",), reason)
+    elif "project" in raw and reservation.startswith("projects/"):
+        p.add(
+            ("reservation",),
+            "names its project (projects/<project>/reservations/...) and {{project}} names one too: give the "
+            "project once",
+        )
     if "project" in raw and not profile.reservation_affinities:
         p.add(("project",), f"shared reservations of another project: {affinities} only")
     nodes = raw.get("nodes")

@@ -20,11 +20,12 @@ from gpu_platform.args.cluster import (
     DEFAULT_SYSTEM_MIN_NODES,
     DEFAULT_VPC_CIDR,
 )
-from gpu_platform.args.validate import check_arguments
+from gpu_platform.args.validate import check_arguments, is_unknown
 from gpu_platform.cloud_facts import PROFILES, profile_of
 from gpu_platform.cloud_facts.eks.profile import karpenter_ami_alias
 from gpu_platform.cloud_facts.profile import CloudProfile, PoolProblems
 from gpu_platform.errors import Problems
+from gpu_platform.formats.network import client_range_problem, private_network_problem
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.autoprovisioning import (
     compute_class_pool_problems,
@@ -113,14 +114,9 @@ def system_pool_problems(cloud: str, pool: Mapping[str, Any], p: Problems) -> Sy
 
 def network_problem(cidr: str, cloud: str) -> str | None:
     """Why ``cidr`` cannot be a new cluster's network, or ``None``."""
-    try:
-        net = ipaddress.ip_network(cidr, strict=True)
-    except ValueError as exc:
-        return f"'{cidr}' is not a network like {DEFAULT_VPC_CIDR} ({exc})"
-    if net.version != 4:
-        return f"'{cidr}' is IPv6; the cluster networks here are IPv4"
-    if not net.is_private:
-        return f"'{cidr}' is not a private range (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)"
+    if reason := private_network_problem(cidr, DEFAULT_VPC_CIDR):
+        return reason
+    net = ipaddress.IPv4Network(cidr)
     profile = profile_of(cloud)
     if net.prefixlen > profile.min_network_prefix:
         return f"'{cidr}' is too small: {profile.display} needs a /{profile.min_network_prefix} or larger"
@@ -271,7 +267,8 @@ def _attach_problems(
     if c.get("kubeconfig") is None and c.get("kubeconfig_stack_reference") is None:
         p.add(
             ("kubeconfig",),
-            "required for an existing or attached cluster: a secure: kubeconfig, or cluster.kubeconfigStackReference",
+            "required for an existing or attached cluster: a secure: kubeconfig, or "
+            "{{cluster.kubeconfig_stack_reference}}",
         )
     elif isinstance(c.get("kubeconfig"), str) and not c["kubeconfig"].strip():
         p.add(
@@ -307,6 +304,9 @@ def resolve_cluster(
     region = c.get("region")
     if profile.region_required and not region:
         p.add(("region",), f"required on {profile.display} (the cluster's region or zone)")
+    elif region and (reason := profile.region_problem(region)):
+        p.add(("region",), reason)
+        region = None  # no zone is checked against a region that is none
     cidr = c.get("vpc_cidr", DEFAULT_VPC_CIDR)
     vpc = cidr if profile.creates_nodes and create else None  # what the cloud's own checks compare with
     if vpc is not None and (reason := network_problem(cidr, cloud)):
@@ -349,6 +349,21 @@ def resolve_cluster(
     )
 
 
+CLIENT_RANGE_KEYS = ("master_authorized_cidrs", "public_access_cidrs", "authorized_ip_ranges")
+"""The cluster components' lists of networks allowed to reach the API server (GKE, EKS, AKS)."""
+
+
+def client_range_problems(checked: Mapping[str, Any], p: Problems) -> None:
+    """Each plain entry of a client range list is an IPv4 network outside the special ranges (Outputs pass)."""
+    for key in CLIENT_RANGE_KEYS:
+        ranges = checked.get(key)
+        if not isinstance(ranges, (list, tuple)):
+            continue
+        for i, cidr in enumerate(ranges):
+            if not is_unknown(cidr) and (reason := client_range_problem(cidr)):
+                p.add((key, i), reason)
+
+
 def resolve_cluster_args(
     cloud: str, tp: Any, args: Any, cidr_key: str
 ) -> tuple[Problems, dict[str, Any] | None, SystemPool | None]:
@@ -361,6 +376,7 @@ def resolve_cluster_args(
     system = system_pool_problems(cloud, checked.get("system_pool", {}), p.at("system_pool"))
     if reason := network_problem(checked.get(cidr_key, DEFAULT_VPC_CIDR), cloud):
         p.add((cidr_key,), reason)
+    client_range_problems(checked, p)
     name = checked.get("cluster_name")
     if isinstance(name, str) and not CLUSTER_NAME.match(name):
         p.add(

@@ -12,8 +12,10 @@ from gpu_platform.args.validate import check_arguments
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.errors import Problems
+from gpu_platform.mirror import Mirror
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.dra_pools import dra_pool_problems
+from gpu_platform.resolve.mirror import resolve_mirror
 from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default, resolve_pool_list
 
 
@@ -85,16 +87,19 @@ def resolve_pools(
 
 def fabric_addon_args(
     cloud: str, args_type: Any, args: Any, serves: Callable[[GpuPool], bool], serves_none: str
-) -> tuple[list[GpuPool], Mapping[str, Any] | None]:
-    """A network add-on's ``pools`` and ``values`` checked: the pools resolved like a cluster's, and at least
-    one the add-on ``serves`` (else ``serves_none`` at ``pools``); ``ArgumentsError`` lists every problem."""
+) -> tuple[list[GpuPool], Mapping[str, Any] | None, Mirror | None]:
+    """A network add-on's ``pools``, ``values`` and ``mirror`` checked: the pools resolved like a cluster's, and
+    at least one the add-on ``serves`` (else ``serves_none`` at ``pools``); ``ArgumentsError`` lists every
+    problem."""
     p = Problems()
     checked = check_arguments(args_type, args, p)
     pools: list[GpuPool] = []
+    mirror = None
     if checked is not None:
         pools = resolve_cluster_pools(cloud, checked["pools"], None, lambda i: p.at("pools", i)).pools
         if not p.count() and not any(serves(pool) for pool in pools):
             p.add(("pools",), serves_none)
+        mirror = resolve_mirror(checked.get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
     assert checked is not None
-    return pools, checked.get("values")
+    return pools, checked.get("values"), mirror

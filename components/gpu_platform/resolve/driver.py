@@ -31,6 +31,12 @@ class DriverLocations:
     pools: Problems
     cuda: Problems
     fix: str = "{{driver.version}} (operator driver) or {{driver.host_version}} (cloud image driver)"
+    driver_path: str = "driver"
+    """Where the driver settings are, as messages name them (``gpu_operator.driver`` in the stack file)."""
+
+    def spelled(self, reason: str) -> str:
+        """``reason`` with every ``{{driver.<key>}}`` at ``driver_path``, where this audience writes the driver."""
+        return reason.replace("{{driver.", "{{" + self.driver_path + ".")
 
 
 def _version_problems(driver: Mapping[str, Any], p: Problems) -> bool:
@@ -64,7 +70,9 @@ def _per_pool(
                 driver.get("host_version"),
             )
         except DriverPlanError as exc:
-            at.driver.add(("owner",), str(exc) if len(pools) == 1 else f"{exc} (pool '{pool.name}')")
+            # A platform's message names ``{{driver.<key>}}``: spelled where this audience writes the driver.
+            reason = at.spelled(str(exc))
+            at.driver.add((exc.key,), reason if len(pools) == 1 else f"{reason} (pool '{pool.name}')")
     return plans
 
 
@@ -178,11 +186,15 @@ def resolve_driver(
     if driver.get("version") and plan.driver != "operator":
         at.driver.add(
             ("version",),
-            "the cloud installs the driver here, so this is never used; give the image's version as {{driver.host_version}}",
+            at.spelled(
+                "the cloud installs the driver here, so this is never used; give the image's version as "
+                "{{driver.host_version}}"
+            ),
         )
     if driver.get("host_version") and plan.driver == "operator":
         at.driver.add(
-            ("host_version",), "the GPU Operator installs the driver here ({{driver.version}}); remove it"
+            ("host_version",),
+            at.spelled("the GPU Operator installs the driver here ({{driver.version}}); remove it"),
         )
     if driver.get("installer_version") and not plan.cloud_installer:
         at.driver.add(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from gpu_platform.args.pool import (
     MAX_SHARED_CLIENTS,
     GpuPoolArgs,
 )
-from gpu_platform.args.validate import parse, unknown_value_reason
+from gpu_platform.args.validate import parse_partial, unknown_value_reason
 from gpu_platform.catalog.drivers import CUDA_MIN_DRIVER
 from gpu_platform.catalog.gpus import GPUS
 from gpu_platform.catalog.machines import MachineType
@@ -70,6 +70,13 @@ class ResolvedPools:
 
     def by_name(self) -> dict[str, GpuPool]:
         return {p.name: p for p in self.pools}
+
+
+def valid_pools(names: Iterable[str]) -> str:
+    """What a setting naming an unknown pool may name: ``valid: a, b``; when no pool is defined (``gpuPools``
+    missing, or given under another key) where they go, never an empty list."""
+    listed = ", ".join(names)
+    return f"valid: {listed}" if listed else "no GPU pool is defined (under {{gpu_pools}})"
 
 
 def _range(p: Problems, key: str, value: int | None, low: int, high: int | None = None) -> None:
@@ -490,9 +497,13 @@ def resolve_pool_list(
                 "a list of profiles goes under {{mig.profiles}}; {{mig.layout}} names a layout",
             )
             continue
-        args = parse(GpuPoolArgs, item, p, camel)
+        # A wrong type in one setting leaves the pool's other settings to their checks; the pool is still broken,
+        # so no queue or service is checked against a pool that is not what the stack file says.
+        args, left_out = parse_partial(GpuPoolArgs, item, p, camel)
+        for key in sorted(left_out):
+            p.mute(key)
         pool = resolve_pool(cloud, i, args, cuda_ok, p) if args is not None else None
-        if pool is not None:
+        if pool is not None and not left_out:
             out.pools.append(pool)
         elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
             out.broken.add(item["name"])

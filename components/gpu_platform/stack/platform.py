@@ -12,7 +12,7 @@ one ``GpuPlatform``, as a stack holds one stack file; a second cluster is a seco
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 
 import pulumi
 from pulumi_kubernetes.provider import Provider as KubernetesProvider
@@ -67,8 +67,9 @@ class GpuPlatform(PlannedComponent[PlatformSpec]):
     """GPU model of each pool, by pool name (``{"l4-spot": "l4"}``)."""
     cluster_queues: pulumi.Output[list[str]]
     """Kueue's ClusterQueues (empty when Kueue is off)."""
-    kubernetes_provider: pulumi.Output[KubernetesProvider]
-    """The Kubernetes provider every add-on of the platform is created with: pass it to workloads of your own."""
+    kubernetes_provider: KubernetesProvider
+    """The Kubernetes provider every add-on of the platform is created with (a ``pulumi_kubernetes.Provider``):
+    pass it as ``opts.provider`` to Kubernetes resources of your own."""
 
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         """Check ``args`` as the stack file is checked (every problem at once, nothing registered on one),
@@ -84,7 +85,7 @@ class GpuPlatform(PlannedComponent[PlatformSpec]):
         self.kubeconfig = pulumi.Output.secret(outputs["kubeconfig"])
         self.gpu_pools = pulumi.Output.from_input(outputs["gpuPools"])
         self.cluster_queues = pulumi.Output.from_input(outputs.get("clusterQueues", []))
-        self.kubernetes_provider = pulumi.Output.from_input(cast(Any, infra.k8s_provider))
+        self.kubernetes_provider = infra.k8s_provider
         return {
             "cloud": self.cloud,
             "cluster_name": self.cluster_name,

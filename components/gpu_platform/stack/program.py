@@ -15,7 +15,9 @@ import pulumi
 
 from gpu_platform.addons.deployment import Deployment
 from gpu_platform.addons.registry import ADDONS
+from gpu_platform.cloud_facts import profile_of
 from gpu_platform.errors import NAMESPACE
+from gpu_platform.plans.node_setup import node_setup_output
 from gpu_platform.stack.infrastructure import (
     Infrastructure,
     cloud_addons,
@@ -25,6 +27,7 @@ from gpu_platform.stack.infrastructure import (
 )
 from gpu_platform.stack.namespaces import create_namespaces
 from gpu_platform.stack.read import config_keys, read_stack_config, secret_sections
+from gpu_platform.stack.secret_settings import mark_secret_inputs, secret_values
 from gpu_platform.stack.spec import PlatformSpec, load_platform
 
 
@@ -46,6 +49,9 @@ def deploy_platform(
         "kubeconfig": infra.kubeconfig,
         "gpuPools": {p.name: p.gpu.key for p in spec.pools},
     }
+    if not profile_of(spec.cloud).creates_nodes:
+        # Nodes made elsewhere: the labels and taints to put on them by hand (the plan prints the commands).
+        outputs["nodeSetup"] = node_setup_output(spec.pools, spec.driver)
     outputs.update(cloud_addons(spec, infra, k8s_opts))
     namespaces = create_namespaces(spec, k8s_opts)
     outputs.update(deploy_addons(spec, infra, k8s_opts, namespaces))
@@ -78,6 +84,8 @@ def deploy_addons(
 def main() -> None:
     """Read the stack's config, check all of it, then create the platform and export its outputs."""
     others = [k for k in config_keys() if not k.startswith(f"{NAMESPACE}:")]
-    spec = load_platform(read_stack_config(), others, secret_sections())
+    raw, secret = read_stack_config(), secret_sections()
+    spec = load_platform(raw, others, secret)
+    mark_secret_inputs(secret_values(raw, secret))  # a secret stays secret in every input it reaches
     for key, value in deploy(spec).items():
         pulumi.export(key, value)

@@ -20,7 +20,12 @@ from gpu_platform.addons.dra.checks import (
     kubernetes_version_problem,
 )
 from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec, check_operator_settings
-from gpu_platform.addons.kserve.service_checks import KServeSpec, ServiceRequest, resolve_request
+from gpu_platform.addons.kserve.service_checks import (
+    KServeSpec,
+    ServiceRequest,
+    resolve_request,
+    shared_memory_problems,
+)
 from gpu_platform.addons.kserve.service_settings import InferenceServiceConfigArgs
 from gpu_platform.addons.kueue.checks import CapacityBasis, GpuOperatorFacts, KueueSpec, QueueIndex
 from gpu_platform.addons.kueue.settings import DEFAULT_LOCAL_QUEUE
@@ -28,13 +33,14 @@ from gpu_platform.addons.observability.checks import ObservabilitySpec
 from gpu_platform.addons.slurm.checks import SlurmSpec, resolve_slurm
 from gpu_platform.addons.volcano.checks import VolcanoSpec, resolve_volcano
 from gpu_platform.addons.workloads.checks import WorkloadsSpec, resolve_workloads, with_workload_integrations
-from gpu_platform.args.validate import hints, parse, unknown_key_reason
+from gpu_platform.args.validate import hints, parse_partial, unknown_key_reason
+from gpu_platform.cloud_facts import profile_of
 from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import NAMESPACE, Problems
 from gpu_platform.resolve.cluster import ClusterSpec
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
-from gpu_platform.resolve.pools import ResolvedPools
+from gpu_platform.resolve.pools import ResolvedPools, valid_pools
 from gpu_platform.stack import sections as schema
 
 DRIVER_FIX = "{{gpu_operator.driver.version}} (operator driver) or {{gpu_operator.driver.host_version}} (cloud image driver)"
@@ -65,12 +71,16 @@ def config_sections(raw: Any, p: Problems, camel: bool = True) -> dict[str, Any]
         services = value.get("services", []) if key == "kserve" and isinstance(value, Mapping) else None
         if services is not None:
             value = {k: v for k, v in value.items() if k != "services"}
-        parsed = parse(tp, value, p.at(key), camel=camel)
+        # A wrong type in one setting leaves the rest of the section to its checks (both are reported).
+        parsed, left_out = parse_partial(tp, value, p.at(key), camel=camel)
+        for field in sorted(left_out):
+            p.mute(key, field)
         if parsed is not None:
             out[key] = parsed
             if services is not None:
                 # Services are checked only against a valid kserve section: no follow-on errors.
                 out["kserve_services"] = services
+    switched_off_problems(out, p)
     if "gpu_pools" in snake:
         pools = raw[snake["gpu_pools"]]
         if not isinstance(pools, list) or not pools:
@@ -78,6 +88,35 @@ def config_sections(raw: Any, p: Problems, camel: bool = True) -> dict[str, Any]
         else:
             out["gpu_pools"] = pools
     return out
+
+
+SWITCHED_SECTIONS = {
+    "gpu_operator": True,
+    "kueue": True,
+    "observability": True,
+    "volcano": False,
+    "slurm": False,
+    "dra": False,
+    "kserve": False,
+}
+"""Sections with an ``enabled`` switch, and whether they are on when it is not given: switched off, the rest of
+their settings would do nothing."""
+READ_WHEN_OFF = {"gpu_operator": frozenset({"driver"})}
+"""Settings read with their section off: the driver the nodes run still bounds CUDA and the DRA driver."""
+
+
+def switched_off_problems(cfg: Mapping[str, Any], p: Problems) -> None:
+    """A setting of a section that is switched off is refused, never dropped: the user meant it to act."""
+    for section, default in SWITCHED_SECTIONS.items():
+        given = cfg.get(section)
+        if not isinstance(given, Mapping) or given.get("enabled", default):
+            continue
+        for key in given:
+            if key != "enabled" and key not in READ_WHEN_OFF.get(section, ()):
+                p.add(
+                    (section, key),
+                    f"has no effect while {{{{{section}.enabled}}}} is false: remove it, or turn the section on",
+                )
 
 
 def _camel(key: str) -> str:
@@ -101,6 +140,7 @@ def resolve_kserve(
     """The ``kserve`` services on a section whose settings are checked (``addons.kserve.plan`` checks those)."""
     enabled = section.get("enabled", False)
     services: list[tuple[Mapping[str, Any], ServiceRequest]] = []
+    placed: list[tuple[Problems, ServiceRequest]] = []
     if not isinstance(raw_services, Sequence) or isinstance(raw_services, str):
         p.add(("kserve", "services"), "must be a list of services")
         return None
@@ -109,7 +149,9 @@ def resolve_kserve(
     index: QueueIndex | None = None
     for i, raw in enumerate(raw_services):
         here = p.at("kserve", "services", i)
-        svc = parse(InferenceServiceConfigArgs, raw, here, camel=camel)
+        svc, left_out = parse_partial(InferenceServiceConfigArgs, raw, here, camel=camel)
+        for field in sorted(left_out):
+            here.mute(field)
         if svc is None:
             continue
         if not enabled:
@@ -124,14 +166,16 @@ def resolve_kserve(
             svc = {**svc, "queue": queue}
         pool = by_name.get(svc["pool"])
         if pool is None and svc["pool"] not in pools.broken:
-            here.add(("pool",), f"'{svc['pool']}' is not a GPU pool; valid: {', '.join(by_name)}")
+            here.add(("pool",), f"'{svc['pool']}' is not a GPU pool; {valid_pools(by_name)}")
         elif pool is not None and queue is not None and kueue is not None and kueue_on:
             index = index or QueueIndex(kueue.cluster_queues, pools.pools)
             if reason := _unreachable_pool(kueue, index, svc.get("namespace", "default"), queue, pool.name):
                 here.add(("queue",) if "queue" in raw_keys(raw) else ("pool",), reason)
         request = resolve_request(svc, svc["name"], pool, here)
-        if request is not None:
+        if request is not None and not left_out:
             services.append((svc, request))
+            placed.append((here, request))
+    shared_memory_problems(placed)  # the services that can share one GPU fit in its memory together
     if not enabled:
         return None
     return KServeSpec(section, section.get("install_cert_manager", True), tuple(services))
@@ -225,6 +269,7 @@ def resolve_stack_driver(
     operator is off)."""
     before = p.count()
     check_operator_settings(section, p.at("gpu_operator"))
+    profile_of(cloud).gpu_operator_setting_problems(section, p.at("gpu_operator"))
     if p.count() != before or len(pools.pools) != n_pools:
         # The driver decision needs every pool and a known operator; what is broken is already reported.
         return None
@@ -234,6 +279,7 @@ def resolve_stack_driver(
         p.at("gpu_pools"),
         p.at("cuda_version"),
         DRIVER_FIX,
+        "gpu_operator.driver",
     )
     operator = GpuOperatorSpec.from_settings(section)
     return resolve_driver(cloud, pools.pools, operator.driver, operator.version, at)
@@ -254,8 +300,6 @@ def workload_layer(
     if volcano_on:
         at = lambda i: p.at("gpu_pools", i)  # noqa: E731
         volcano = resolve_volcano(section, pools, at, p.at("volcano"), kueue_section if kueue_on else None)
-    elif section.get("teams"):
-        p.add(("volcano", "teams"), "{{volcano.enabled}} is false")
     return workloads, volcano, kueue
 
 
@@ -269,10 +313,7 @@ def resolve_stack_slurm(
     same stack: none of them may use a pool Slurm owns."""
     section = cfg.get("slurm", {})
     if not section.get("enabled", False):
-        for key in ("pools", "login", "accounting", "controller"):
-            if key in section:
-                p.add(("slurm", key), "{{slurm.enabled}} is false")
-        return None
+        return None  # its settings are refused by switched_off_problems
     volcano = cfg.get("volcano", {})
     serving = cfg.get("kserve", {}).get("enabled", False)
     return resolve_slurm(

@@ -18,6 +18,7 @@ from gpu_platform.addons.slurm.settings import SlurmSettings
 from gpu_platform.addons.workloads.settings import VolcanoSettings, WorkloadsSettings
 from gpu_platform.args.cluster import ClusterConfigArgs
 from gpu_platform.args.common import CloudValue
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.operators import GpuOperatorSection, KServeSettings
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
@@ -105,3 +106,6 @@ class StackConfigArgs(TypedDict):
     """Slurm on Kubernetes (Slinky) on the pools it owns (docs/slurm.md)."""
     observability: NotRequired[ObservabilitySection]
     """GPU metrics, dashboards, alerts and GPU hours per team (docs/observability.md)."""
+    mirror: NotRequired[MirrorArgs]
+    """Every chart and image the stack installs from a mirror instead of upstream (``gpu-platform mirror`` lists
+    them; docs/adopting.md, "Behind a mirror")."""

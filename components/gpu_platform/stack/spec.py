@@ -28,8 +28,10 @@ from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
 from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
+from gpu_platform.resolve.mirror import resolve_mirror
 from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.resolve.zones import spread_over_gpu_zones
+from gpu_platform.stack.platform_namespaces import platform_namespace_problems
 from gpu_platform.stack.resolve_sections import (
     config_sections,
     given_keys,
@@ -42,6 +44,7 @@ from gpu_platform.stack.resolve_sections import (
     with_capacity_basis,
     workload_layer,
 )
+from gpu_platform.stack.secret_settings import secret_leaf_problems, without_follow_ons
 
 __all__ = ["KServeSpec", "PlatformSpec", "load_platform"]
 
@@ -56,7 +59,9 @@ def load_platform(
     sections Pulumi holds as secrets (``None``: unknown, e.g. in tests); a kubeconfig outside one is refused."""
     p = Problems()
     misspelled_namespace_problems(list(other_keys), p)
+    refused = secret_leaf_problems(raw, p)
     spec = resolve_platform(raw, p, secret_sections)
+    without_follow_ons(p, refused)
     p.raise_for_config()
     assert spec is not None
     return spec
@@ -81,6 +86,18 @@ def _domains(cfg: Mapping[str, Any]) -> bool:
     return dra.enabled and dra.compute_domains
 
 
+def _stack_wide_problems(
+    cfg: Mapping[str, Any], secret_sections: frozenset[str] | None, p: Problems
+) -> str | None:
+    """Checks of settings across sections (a kubeconfig out of a secret, namespaces the platform owns); the cloud,
+    or ``None`` when none is given."""
+    plain_kubeconfig_problem(cfg, secret_sections, p)
+    cloud: str | None = cfg.get("cloud")
+    if cloud is not None:
+        platform_namespace_problems(cloud, cfg, p)
+    return cloud
+
+
 def resolve_platform(
     raw: Any, p: Problems, secret_sections: frozenset[str] | None = None, camel: bool = True
 ) -> PlatformSpec | None:
@@ -88,8 +105,7 @@ def resolve_platform(
     there is a problem. ``load_platform`` (the stack file, ``camel``) and the ``GpuPlatform`` component
     (Python arguments, snake_case suggestions) both run exactly this."""
     cfg = config_sections(raw, p, camel)
-    plain_kubeconfig_problem(cfg, secret_sections, p)
-    cloud: str | None = cfg.get("cloud")
+    cloud = _stack_wide_problems(cfg, secret_sections, p)
     if cloud is None:
         return None
     at = lambda i: p.at("gpu_pools", i)  # noqa: E731
@@ -121,6 +137,7 @@ def resolve_platform(
     requirement_problems(cfg, pools.pools, at, p)
     dra = resolve_stack_dra(cfg, pools, cluster, driver, at, p)
     observability = resolve_observability(cloud, cfg.get("observability", {}), p.at("observability"))
+    mirror = resolve_mirror(cfg.get("mirror"), p.at("mirror"))
     if p or cluster is None or driver is None:
         return None
     kueue, volcano = with_capacity_basis(cloud, kueue, volcano, operator, driver, dra, observability)
@@ -140,4 +157,5 @@ def resolve_platform(
         volcano=volcano,
         slurm=slurm,
         observability=observability,
+        mirror=mirror,
     )

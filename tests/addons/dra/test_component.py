@@ -33,6 +33,7 @@ from tests.conftest import upstream
 from tests.support.chart_values import missing_upstream
 from tests.support.crds import problems_of
 from tests.support.helm import rendered_documents
+from tests.support.stacks import existing, with_compute_domains
 
 # AKS partitions the A100s when it provisions the node (gpu_instance_profile), with the driver it installs.
 A100_MIG_DRA = {
@@ -545,24 +546,10 @@ def test_the_chart_runs_the_compute_domains_container_only_when_asked() -> None:
 def test_stack_quota_follows_the_dra_compute_domains_setting() -> None:
     from gpu_platform.stack.spec import load_platform
 
-    raw = {
-        "cloud": "aks",
-        "cluster": {"name": "c", "kubernetesVersion": "1.34"},
-        "gpuOperator": {"driver": {"owner": "cloud", "hostVersion": "580.95.05"}},
-        "gpuPools": [
-            {
-                "name": "a100",
-                "machineType": "Standard_ND96asr_v4",
-                "minNodes": 1,
-                "maxNodes": 2,
-                "allocation": "dra",
-            }
-        ],
-        "dra": {"enabled": True},
-    }
+    raw = existing()
     spec = load_platform(raw)
     assert spec.kueue is not None and spec.kueue.dra_compute_domains is False
-    spec = load_platform({**raw, "dra": {"enabled": True, "computeDomains": True}})
+    spec = load_platform(with_compute_domains(raw))
     assert spec.kueue is not None and spec.kueue.dra_compute_domains is True
 
 

@@ -139,7 +139,8 @@ def test_placement_on_the_pool_and_deployment_mode(run_component: Callable[..., 
     assert (p["minReplicas"], p["maxReplicas"]) == (1, 1)
     assert p["model"]["modelFormat"] == {"name": "huggingface"}
     assert p["model"]["storageUri"] == "hf://org/model"
-    assert p["model"]["args"] == ["--max-model-len=4096"]
+    # A 4-way time-sliced GPU: vLLM's memory fraction first, so four servers fit (test_gpu_memory.py).
+    assert p["model"]["args"] == ["--gpu-memory-utilization=0.22", "--max-model-len=4096"]
     assert "runtime" not in p["model"]
     assert inputs["metadata"]["name"] == "svc" and inputs["metadata"]["namespace"] == "ml"
     assert inputs["metadata"]["annotations"] == {"serving.kserve.io/deploymentMode": "Standard"}
@@ -191,7 +192,7 @@ def test_kueue_queue_and_priority_labels(run_component: Callable[..., Plan]) -> 
     p = predictor(inputs)
     assert (p["minReplicas"], p["maxReplicas"]) == (2, 4)
     assert p["model"]["runtime"] == "kserve-huggingfaceserver"
-    assert "args" not in p["model"]
+    assert p["model"]["args"] == ["--gpu-memory-utilization=0.22"]
     assert p["model"]["resources"]["requests"] == {"nvidia.com/gpu": 1, "cpu": "4", "memory": "16Gi"}
 
 

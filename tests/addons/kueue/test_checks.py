@@ -44,7 +44,8 @@ def _random_case(rng: random.Random) -> tuple[list[ClusterQueue], list[GpuPool]]
     for i in range(rng.randint(1, 6)):
         listed = tuple(rng.sample(names, rng.randint(0, min(3, len(names)))))
         cohort = rng.choice([None, "a", "b"])
-        queues.append(ClusterQueue(f"q{i}", listed, cohort))
+        # ``None``: every pool; ``()``: none (a queue that only borrows in its cohort).
+        queues.append(ClusterQueue(f"q{i}", rng.choice([listed, listed, None]), cohort))
     return queues, pools
 
 

@@ -234,6 +234,177 @@ def test_queue_without_cohort_has_no_cohort_or_limits() -> None:
     )
 
 
+# --- two teams on one pool: shares that add up to the pool, or a queue that only borrows ---------------
+
+L4_TS = {
+    "name": "l4",
+    "gpu": "l4",
+    "gpus_per_node": 1,
+    "cpus_per_node": 8,
+    "memory_gib_per_node": 32,
+    "max_nodes": 3,
+    "sharing": {"mode": "time-slicing", "replicas": 4},
+}
+"""3 nodes x 1 L4 x 4 replicas: 12 nvidia.com/gpu, 24 cores, 96Gi."""
+
+
+def _flavor_names(cq: dict[str, Any]) -> list[str]:
+    return [f["name"] for f in cq["spec"]["resourceGroups"][0]["flavors"]]
+
+
+def test_two_queues_listing_one_pool_split_it_evenly_and_borrow_each_other_s_idle_half() -> None:
+    objs = build(
+        L4_TS,
+        cluster_queues=[
+            {"name": "team-a", "pools": ["l4"], "cohort": "l4-teams"},
+            {"name": "team-b", "pools": ["l4"], "cohort": "l4-teams"},
+        ],
+    )
+    a, b = queue(objs, "team-a"), queue(objs, "team-b")
+    half = {"cpu": 12, "memory": "48Gi", "nvidia.com/gpu": 6}
+    assert quotas(a, "l4") == half and quotas(b, "l4") == half
+    # The pool is each queue's own flavor once, never also a peer's flavor with 0.
+    assert _flavor_names(a) == ["l4"] and _flavor_names(b) == ["l4"]
+    assert a["spec"]["cohortName"] == b["spec"]["cohortName"] == "l4-teams"
+
+
+def test_pool_shares_are_percent_of_the_pool_and_add_up_to_it_exactly() -> None:
+    objs = build(
+        L4_TS,
+        cluster_queues=[
+            {"name": "team-a", "pools": ["l4"], "cohort": "l4", "pool_share_percent": {"l4": 75}},
+            {"name": "team-b", "pools": ["l4"], "cohort": "l4", "pool_share_percent": {"l4": 25}},
+        ],
+    )
+    assert quotas(queue(objs, "team-a"), "l4") == {"cpu": 18, "memory": "72Gi", "nvidia.com/gpu": 9}
+    assert quotas(queue(objs, "team-b"), "l4") == {"cpu": 6, "memory": "24Gi", "nvidia.com/gpu": 3}
+    # Whole units that do not divide: the first queues take the remainder, the sum is the pool.
+    odd = {**L4_TS, "sharing": {"mode": "none"}}  # 3 whole L4s over three queues of a third each
+    three = build(odd, cluster_queues=[{"name": f"q{i}", "pools": ["l4"], "cohort": "l4"} for i in range(3)])
+    assert [quotas(queue(three, f"q{i}"), "l4")["nvidia.com/gpu"] for i in range(3)] == [1, 1, 1]
+    two = build(odd, cluster_queues=[{"name": f"q{i}", "pools": ["l4"], "cohort": "l4"} for i in range(2)])
+    assert [quotas(queue(two, f"q{i}"), "l4") for i in range(2)] == [
+        {"cpu": 12, "memory": "48Gi", "nvidia.com/gpu": 2},
+        {"cpu": 12, "memory": "48Gi", "nvidia.com/gpu": 1},
+    ]
+
+
+def test_lending_limit_is_percent_of_the_queue_s_share_and_borrowing_of_the_pool() -> None:
+    objs = build(
+        L4_TS,
+        cluster_queues=[
+            {"name": "team-a", "pools": ["l4"], "cohort": "l4", "lending_limit_percent": 50},
+            {"name": "team-b", "pools": ["l4"], "cohort": "l4", "borrowing_limit_percent": 25},
+        ],
+    )
+    (a,) = queue(objs, "team-a")["spec"]["resourceGroups"][0]["flavors"]
+    (b,) = queue(objs, "team-b")["spec"]["resourceGroups"][0]["flavors"]
+    assert {r["name"]: r.get("lendingLimit") for r in a["resources"]} == {
+        "cpu": 6,
+        "memory": "24Gi",
+        "nvidia.com/gpu": 3,
+    }
+    assert {r["name"]: r.get("borrowingLimit") for r in b["resources"]} == {
+        "cpu": 6,
+        "memory": "24Gi",
+        "nvidia.com/gpu": 3,
+    }
+
+
+def test_a_borrow_only_queue_has_zero_nominal_quota_on_every_pool_of_its_cohort() -> None:
+    objs = build(
+        L4_TS,
+        {"name": "h100", "max_nodes": 1, **H100_NODE},
+        cluster_queues=[
+            {"name": "owner", "pools": ["l4", "h100"], "cohort": "ml"},
+            {"name": "guest", "pools": [], "cohort": "ml", "borrowing_limit_percent": 50},
+        ],
+    )
+    owner, guest = queue(objs, "owner"), queue(objs, "guest")
+    assert _flavor_names(guest) == ["l4", "h100"]
+    assert quotas(guest, "l4") == {"cpu": 0, "memory": "0Gi", "nvidia.com/gpu": 0}
+    assert quotas(owner, "l4") == {"cpu": 24, "memory": "96Gi", "nvidia.com/gpu": 12}
+    (group,) = guest["spec"]["resourceGroups"]
+    assert {r["name"]: r["borrowingLimit"] for r in group["flavors"][0]["resources"]} == {
+        "cpu": 12,
+        "memory": "48Gi",
+        "nvidia.com/gpu": 6,
+    }
+
+
+def test_nominal_quotas_of_a_pool_add_up_to_its_capacity_over_every_queue() -> None:
+    objs = build(
+        L4_TS,
+        {"name": "h100", "max_nodes": 2, **H100_NODE},
+        cluster_queues=[
+            {"name": "a", "pools": ["l4", "h100"], "cohort": "x", "pool_share_percent": {"l4": 75}},
+            {"name": "b", "pools": ["l4"], "cohort": "x", "pool_share_percent": {"l4": 25}},
+            {"name": "c", "pools": [], "cohort": "x"},
+            {"name": "d", "pools": ["h100"]},
+        ],
+    )
+    capacity = {"l4": {"nvidia.com/gpu": 12, "cpu": 24}, "h100": {"nvidia.com/gpu": 16, "cpu": 416}}
+    for pool, want in capacity.items():
+        for resource, total in want.items():
+            listed = [
+                r["nominalQuota"]
+                for cq in objs.cluster_queues
+                for f in cq["spec"]["resourceGroups"][0]["flavors"]
+                if f["name"] == pool
+                for r in f["resources"]
+                if r["name"] == resource
+            ]
+            assert sum(listed) == total, (pool, resource, listed)
+
+
+def test_shares_and_borrow_only_queues_that_break_the_pool_s_total_are_refused() -> None:
+    l4 = dict(L4_TS)
+    found = _problems(
+        l4,
+        {"name": "h100", "max_nodes": 1, **H100_NODE},
+        cluster_queues=[
+            {"name": "a", "pools": ["l4"], "cohort": "x", "pool_share_percent": {"l4": 60}},
+            {"name": "b", "pools": ["l4"], "cohort": "x", "pool_share_percent": {"l4": 30}},
+            {"name": "c", "pools": ["h100"], "pool_share_percent": {"h100": 50, "l4": 10}},
+            {"name": "d", "pools": []},
+            {"name": "e", "pools": [], "cohort": "nobody"},
+        ],
+    )
+    assert set(found) == {
+        "cluster_queues[0].pool_share_percent.l4",
+        "cluster_queues[2].pool_share_percent.h100",
+        "cluster_queues[2].pool_share_percent.l4",
+        "cluster_queues[3].pools",
+        "cluster_queues[4].pools",
+    }
+    assert "add up to 90" in found["cluster_queues[0].pool_share_percent.l4"]
+    assert "'a' 60, 'b' 30" in found["cluster_queues[0].pool_share_percent.l4"]
+    assert "only ClusterQueue listing pool 'h100'" in found["cluster_queues[2].pool_share_percent.h100"]
+    assert "not one of this queue's pools" in found["cluster_queues[2].pool_share_percent.l4"]
+    assert "no cohort to borrow from" in found["cluster_queues[3].pools"]
+    assert "no queue of cohort 'nobody'" in found["cluster_queues[4].pools"]
+    # A share out of range is one mistake, said once (not also as a wrong total).
+    out_of_range = _problems(
+        l4,
+        cluster_queues=[
+            {"name": "a", "pools": ["l4"], "cohort": "x", "pool_share_percent": {"l4": 100}},
+            {"name": "b", "pools": ["l4"], "cohort": "x", "pool_share_percent": {"l4": 0}},
+        ],
+    )
+    assert list(out_of_range) == ["cluster_queues[1].pool_share_percent.l4"]
+    assert "1 to 100" in out_of_range["cluster_queues[1].pool_share_percent.l4"]
+    # Shares for some of the queues listing a pool only: the others are named.
+    partial = _problems(
+        l4,
+        cluster_queues=[
+            {"name": "a", "pools": ["l4"], "cohort": "x", "pool_share_percent": {"l4": 50}},
+            {"name": "b", "pools": ["l4"], "cohort": "x"},
+        ],
+    )
+    assert list(partial) == ["cluster_queues[1].pool_share_percent"]
+    assert "ClusterQueue 'a' gives a share of" in partial["cluster_queues[1].pool_share_percent"]
+
+
 # --- flavors select and tolerate their pool -----------------------------------------------------
 
 
@@ -346,13 +517,21 @@ def _problems(*pools: dict[str, Any], **kueue: Any) -> dict[str, str]:
     return dict(err.value.problems)
 
 
-def test_a_pool_is_the_quota_of_one_queue_only() -> None:
-    found = _problems(
-        {"name": "a", "max_nodes": 1, **H100_NODE},
-        cluster_queues=[{"name": "x", "pools": ["a"]}, {"name": "y", "pools": ["a"]}],
-    )
-    assert "cluster_queues[1].pools[0]" in found
-    assert "already the quota of ClusterQueue 'x'" in found["cluster_queues[1].pools[0]"]
+def test_a_queue_without_pools_must_be_the_only_one_and_its_message_says_what_to_write() -> None:
+    pools = ({"name": "a", "max_nodes": 1, **H100_NODE}, {"name": "b", "max_nodes": 1, **H100_NODE})
+    queues = [{"name": "x", "cohort": "ml"}, {"name": "y", "pools": ["a"], "cohort": "ml"}]
+    found = _problems(*pools, cluster_queues=queues)
+    assert list(found) == ["cluster_queues[0].pools"]
+    reason = found["cluster_queues[0].pools"]
+    assert "takes every pool" in reason and "ClusterQueue 'y'" in reason
+    # The advice is what to write, and written, it plans: 'x' lists its pools, 'a' is shared with 'y'.
+    assert "pools: [a, b]" in reason and "pools: []" in reason
+    fixed = build(*pools, cluster_queues=[{**queues[0], "pools": ["a", "b"]}, queues[1]])
+    assert quotas(queue(fixed, "x"), "a")["nvidia.com/gpu"] == 4
+    assert quotas(queue(fixed, "y"), "a")["nvidia.com/gpu"] == 4
+    assert quotas(queue(fixed, "x"), "b")["nvidia.com/gpu"] == 8
+    borrow_only = build(*pools, cluster_queues=[{**queues[0], "pools": []}, queues[1]])
+    assert quotas(queue(borrow_only, "x"), "a")["nvidia.com/gpu"] == 0
 
 
 def test_more_than_eight_tolerations_is_refused_naming_the_taints() -> None:
@@ -452,7 +631,8 @@ def test_stack_config_reports_kueue_problems_under_its_keys() -> None:
         "gpu-platform:kueue.clusterQueues[1].preemption.borrowWithinCohort",
         "gpu-platform:kueue.integrations[1]",
     }
-    assert "already the quota of ClusterQueue 'x'" in found["gpu-platform:kueue.clusterQueues[1].pools"]
+    assert "ClusterQueue 'x' takes every pool too" in found["gpu-platform:kueue.clusterQueues[1].pools"]
+    assert "poolSharePercent" in found["gpu-platform:kueue.clusterQueues[1].pools"]
     assert "'pod'" in found["gpu-platform:kueue.integrations[1]"]
 
 

@@ -137,8 +137,56 @@ def _cloud_scenarios() -> list[KueueObjects]:
     return out
 
 
+def _shared_pool_scenario() -> KueueObjects:
+    """Two teams on one time-sliced pool (75/25 shares, one lending half of its share, one borrowing a
+    quarter of the pool), a queue with ``pools: []`` that only borrows, and the system flavor."""
+    plan = plan_kueue(
+        {
+            "cloud": "existing",
+            "pools": [
+                {"name": "l4", "max_nodes": 3, **L4, "sharing": {"mode": "time-slicing", "replicas": 4}},
+            ],
+            "cluster_queues": [
+                {
+                    "name": "team-a",
+                    "pools": ["l4"],
+                    "cohort": "l4-teams",
+                    "pool_share_percent": {"l4": 75},
+                    "lending_limit_percent": 50,
+                },
+                {
+                    "name": "team-b",
+                    "pools": ["l4"],
+                    "cohort": "l4-teams",
+                    "pool_share_percent": {"l4": 25},
+                    "borrowing_limit_percent": 25,
+                },
+                {"name": "guest", "pools": [], "cohort": "l4-teams", "borrowing_limit_percent": 50},
+            ],
+            "system_flavor": {"node_labels": {"node.example.com/role": "cpu"}, "cpus": 9, "memory_gib": 30},
+        }
+    )
+    return plan.objects
+
+
 def _all_objects() -> list[dict[str, Any]]:
-    return [obj for objs in (_mixed_scenario(), *_cloud_scenarios()) for obj in objs.custom_resources()]
+    scenarios = (_mixed_scenario(), *_cloud_scenarios(), _shared_pool_scenario())
+    return [obj for objs in scenarios for obj in objs.custom_resources()]
+
+
+def test_two_teams_on_one_pool_pass_the_crd_and_webhook_and_add_up_to_the_pool() -> None:
+    queues = _shared_pool_scenario().cluster_queues
+    assert [q["metadata"]["name"] for q in queues] == ["team-a", "team-b", "guest"]
+    for cq in queues:
+        assert kueue_problems(cq) == [], cq["metadata"]["name"]
+    gpus = [
+        next(r for r in f["resources"] if r["name"] == "nvidia.com/gpu")
+        for cq in queues
+        for f in cq["spec"]["resourceGroups"][0]["flavors"]
+        if f["name"] == "l4"
+    ]
+    assert [r["nominalQuota"] for r in gpus] == [9, 3, 0]  # 3 nodes x 4 replicas, all of it, once
+    assert gpus[0]["lendingLimit"] == 4 and gpus[1]["borrowingLimit"] == 3 and gpus[2]["borrowingLimit"] == 6
 
 
 @pytest.mark.parametrize("obj", _all_objects(), ids=lambda o: f"{o['kind']}-{o['metadata']['name']}")

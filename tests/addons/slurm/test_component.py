@@ -32,9 +32,11 @@ from gpu_platform.resolve.pools import ResolvedPools
 from gpu_platform.sharing import GPU_RESOURCE, advertised_resources
 from gpu_platform.stack.spec import load_platform
 from tests.conftest import REPO, UPSTREAM, upstream
+from tests.support import ssh_keys
 from tests.support.chart_values import missing_keys
 from tests.support.crds import problems_of
 from tests.support.helm import of_kind, render_chart
+from tests.support.stacks import declared_h100_and_l4
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 NAMESPACE = "kubernetes:core/v1:Namespace"
@@ -60,7 +62,7 @@ def _pool(name: str, gpu: str, gpus: int, **extra: Any) -> dict[str, Any]:
 H100 = _pool("h100", "h100-80gb", 8)
 L4 = _pool("l4", "l4", 4)
 A100 = _pool("a100", "a100-40gb", 8)
-KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleExampleExampleExampleExampleExampl researcher@example"
+KEY = ssh_keys.ED25519
 DATABASE = {"host": "mysql.example.internal", "password_secret": {"name": "slurm-db", "key": "password"}}
 
 
@@ -294,24 +296,7 @@ def test_mig_and_shared_pools_are_refused_with_why() -> None:
 EXISTING = {
     "cloud": "existing",
     "cluster": {"name": "research", "kubeconfig": "apiVersion: v1\nkind: Config\n"},
-    "gpuPools": [
-        {
-            "name": "h100",
-            "gpu": "h100-80gb",
-            "gpusPerNode": 8,
-            "cpusPerNode": 208,
-            "memoryGibPerNode": 1872,
-            "maxNodes": 2,
-        },
-        {
-            "name": "l4",
-            "gpu": "l4",
-            "gpusPerNode": 4,
-            "cpusPerNode": 48,
-            "memoryGibPerNode": 192,
-            "maxNodes": 2,
-        },
-    ],
+    "gpuPools": declared_h100_and_l4(),
     "gpuOperator": {"driver": {"owner": "operator"}},
 }
 
@@ -442,3 +427,21 @@ def test_example_readme_shows_pyxis_srun_on_h100() -> None:
     assert "srun --partition=h100 --gres=gpu:h100:8 --container-image=" in readme
     stack: Mapping[str, Any] = yaml.safe_load((project / "Pulumi.example.yaml").read_text())["config"]
     assert stack["gpu-platform:slurm"]["pools"] == ["h100"]
+
+
+# --- the fast network of a Slurm pool -----------------------------------------------------------
+
+
+def test_slurmd_holds_the_efa_devices_and_huge_pages_of_an_efa_node_without_a_memory_limit() -> None:
+    """An EFA pool's slurmd asks for every EFA interface and EFA's 2 MiB huge pages with its GPUs (else srun
+    steps run NCCL over TCP); huge pages need a memory request beside them (Kubernetes core validation), and no
+    memory limit, since the steps run in slurmd's cgroup."""
+    p5 = {"name": "p5", "machine_type": "p5.48xlarge", "max_nodes": 2, "efa": True, "zones": ["us-east-1a"]}
+    g6 = {"name": "g6", "machine_type": "g6.xlarge", "max_nodes": 2}
+    plan = _plan_of({"cloud": "eks", "gpu_pools": [p5, g6], "pools": ["p5"]})
+    objects = render_chart(CHARTS[SLURM.key], plan.slurm_values, SLURM.release_name, plan.namespace)
+    [nodeset] = of_kind(objects, "NodeSet")
+    resources = nodeset["spec"]["slurmd"]["resources"]
+    devices = {GPU_RESOURCE: 8, "vpc.amazonaws.com/efa": 32, "hugepages-2Mi": "5120Mi"}
+    assert resources["limits"] == devices
+    assert resources["requests"] == {**devices, "memory": "5120Mi"}

@@ -48,6 +48,7 @@ class CertManager(PlannedComponent[CertManagerPlan]):
             values=plan.values,
             # crds.keep: the chart keeps its CRDs when the release goes, so the release itself is not kept.
             depends_on=[ns, *deps],
+            mirror=plan.mirror,
         )
         self.status = release.status
         return {"status": self.status}

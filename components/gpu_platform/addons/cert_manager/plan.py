@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 
 
@@ -13,6 +14,8 @@ from gpu_platform.plans.helm import deep_merge
 class CertManagerPlan:
     namespace: str
     values: dict[str, Any]
+    mirror: Mirror | None = None
+    """Where the chart and its images come from instead of upstream."""
 
 
 def cert_manager_values(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -21,6 +24,8 @@ def cert_manager_values(extra: Mapping[str, Any] | None = None) -> dict[str, Any
     return deep_merge(dict(extra or {}), {"crds": {"enabled": True, "keep": True}})
 
 
-def cert_manager_plan(namespace: str, values: Mapping[str, Any] | None = None) -> CertManagerPlan:
-    """cert-manager in ``namespace`` with its final chart values."""
-    return CertManagerPlan(namespace, cert_manager_values(values))
+def cert_manager_plan(
+    namespace: str, values: Mapping[str, Any] | None = None, mirror: Mirror | None = None
+) -> CertManagerPlan:
+    """cert-manager in ``namespace`` with its final chart values, from ``mirror`` when one is set."""
+    return CertManagerPlan(namespace, cert_manager_values(values), mirror)

@@ -12,6 +12,7 @@ from gpu_platform.releases import CERT_MANAGER
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Deployment
     from gpu_platform.addons.platform_spec import PlatformSpec
+    from gpu_platform.mirror import Mirror
 
 
 def enabled(spec: PlatformSpec) -> bool:
@@ -20,14 +21,15 @@ def enabled(spec: PlatformSpec) -> bool:
     return kserve or (spec.slurm is not None and spec.slurm.install_cert_manager)
 
 
-def install_cert_manager(opts: pulumi.ResourceOptions) -> Any:
-    """The ``CertManager`` component with every default, under ``opts``."""
+def install_cert_manager(opts: pulumi.ResourceOptions, mirror: Mirror | None = None) -> Any:
+    """The ``CertManager`` component with every default (and the stack's mirror), under ``opts``."""
     from gpu_platform.addons.cert_manager.component import CertManager
 
-    return CertManager.from_plan(CERT_MANAGER.component_name, cert_manager_plan(CERT_MANAGER.namespace), opts)
+    plan = cert_manager_plan(CERT_MANAGER.namespace, mirror=mirror)
+    return CertManager.from_plan(CERT_MANAGER.component_name, plan, opts)
 
 
 def deploy(d: Deployment) -> dict[str, Any]:
-    component = install_cert_manager(d.opts)
+    component = install_cert_manager(d.opts, d.spec.mirror)
     d.created["cert_manager"] = component
     return {"certManagerStatus": component.status}

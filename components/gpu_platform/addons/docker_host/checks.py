@@ -28,6 +28,9 @@ from gpu_platform.catalog.mig import MIG_TABLES, MigProfile
 from gpu_platform.cloud_facts import clouds_where, profile_of
 from gpu_platform.cloud_facts.profile import CloudProfile, DockerHostImage
 from gpu_platform.errors import Problems
+from gpu_platform.formats.ports import port_problem
+from gpu_platform.mirror import Mirror
+from gpu_platform.resolve.mirror import resolve_mirror
 
 SECTION_TYPES: dict[str, Any] = {"gce": GceHostArgs, "ec2": Ec2HostArgs, "azure": AzureVmHostArgs}
 """Each cloud's settings section of ``GpuDockerHostArgs`` (named by its profile's ``docker_host.section``)."""
@@ -122,6 +125,8 @@ class DockerHost:
     own_image: bool = False
     mig: MigProfile | None = None
     """Every GPU split into ``mig.max_instances`` MIG devices of this profile at each boot; ``None``: whole GPUs."""
+    mirror: Mirror | None = None
+    """Where the Compose services' images come from instead of their registries."""
 
 
 # --- checks -----------------------------------------------------------------------------------------------
@@ -312,6 +317,9 @@ def _services(
         extra = {
             k: item[k] for k in ("command", "environment", "ports", "volumes", "ipc", "restart") if k in item
         }
+        for j, port in enumerate(extra.get("ports", ())):
+            if reason := port_problem(port):  # Docker's [IP:][HOST:]CONTAINER[/PROTOCOL]
+                at.add(("ports", j), reason)
         if extra.get("restart", DEFAULT_RESTART) not in RESTART_POLICIES:
             at.add(
                 ("restart",),
@@ -366,7 +374,9 @@ def _machine(
     elif count not in machine.allowed_gpu_counts:
         valid = ", ".join(str(c) for c in machine.allowed_gpu_counts)
         p.add(("gpu_count",), f"{count} GPUs cannot be attached to {name}; valid: {valid}")
-    return machine, count
+    else:
+        return machine, count
+    return machine, machine.gpus  # the later checks count the machine's GPUs, never a refused number
 
 
 def _orchestrator(args: Mapping[str, Any], p: Problems) -> None:
@@ -464,7 +474,10 @@ def resolve_docker_host(args: GpuDockerHostArgs | Mapping[str, Any]) -> DockerHo
     if machine is not None and driver is not None and (mig is not None or "mig_profile" not in checked):
         devices = host_devices(gpus, mig.max_instances if mig else 0)
         services = _services(checked.get("services", []), devices, driver, where, p)
+    if settings is not None and host.input_problems is not None:
+        host.input_problems(checked, settings, machine, p)  # the cloud's own rules: IDs, zones, tags, keys
     public_ip = _egress(checked, p)
+    mirror = resolve_mirror(checked.get("mirror"), p.at("mirror"))
     disk = checked.get("disk_size_gb", DEFAULT_DISK_SIZE_GB)
     if disk < 50:
         p.add(
@@ -489,4 +502,5 @@ def resolve_docker_host(args: GpuDockerHostArgs | Mapping[str, Any]) -> DockerHo
         labels=dict(checked.get("labels", {})),
         own_image="image" in checked,
         mig=mig,
+        mirror=mirror,
     )

@@ -30,6 +30,7 @@ from gpu_platform.addons.docker_host.settings import (
     MIG_UNIT,
 )
 from gpu_platform.catalog.mig import MigProfile
+from gpu_platform.mirror import NO_MIRROR
 
 TOOLKIT_KEYRING = "/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg"
 TOOLKIT_LIST = "/etc/apt/sources.list.d/nvidia-container-toolkit.list"
@@ -61,8 +62,11 @@ class DockerHostPlan(DockerHost):
 
     @property
     def compose(self) -> dict[str, Any]:
-        """The Compose file: one entry per service."""
-        return {"services": {s.name: s.compose() for s in self.services}}
+        """The Compose file: one entry per service, its image from the host's mirror when one is set."""
+        services = {s.name: s.compose() for s in self.services}
+        for service in services.values():
+            service["image"] = (self.mirror or NO_MIRROR).image(service["image"])
+        return {"services": services}
 
     @property
     def compose_yaml(self) -> str:

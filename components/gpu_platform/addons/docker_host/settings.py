@@ -11,6 +11,7 @@ from pulumi import Input
 from pydantic import with_config
 from typing_extensions import TypedDict
 
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.validate import ARGS_CONFIG
 
 DEFAULT_DISK_SIZE_GB = 200
@@ -164,3 +165,6 @@ class GpuDockerHostArgs(TypedDict):
     """Azure VM settings; required for ``cloud: aks``."""
     labels: NotRequired[Mapping[str, str]]
     """Labels (GCE) or tags (EC2, Azure) on the VM."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the Compose services' images from an image mirror (``images``; no chart is installed here); NVIDIA's
+    apt repository and the VM image are not mirrored. Default: each image's registry."""

@@ -23,6 +23,7 @@ from gpu_platform.errors import Problems
 from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.kubernetes import namespace_problem
+from gpu_platform.resolve.mirror import resolve_mirror
 from gpu_platform.resolve.pools import check_cuda_default
 
 
@@ -62,7 +63,8 @@ def resolve_dra_driver(args: DraDriverArgs) -> ResolvedDra:
         driver = resolve_driver(cloud, resolved.pools, checked.get("driver", {}), operator_version, where)
         if driver is not None:
             dra_driver_problems(resolved.pools, driver, settings.compute_domains, at, p.at("driver"))
+    mirror = resolve_mirror(checked.get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
     assert driver is not None
     version = checked["kubernetes_version"]
-    return ResolvedDra(cloud, tuple(resolved.pools), driver, version, settings, namespace)
+    return ResolvedDra(cloud, tuple(resolved.pools), driver, version, settings, namespace, mirror)

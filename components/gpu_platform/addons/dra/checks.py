@@ -33,6 +33,7 @@ from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
+from gpu_platform.mirror import Mirror
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.dra_pools import dra_pools
 from gpu_platform.resolve.kubernetes import namespace_problem
@@ -81,6 +82,8 @@ class ResolvedDra:
     kubernetes_version: str
     settings: DraSpec
     namespace: str
+    mirror: Mirror | None = None
+    """Where the chart and its image come from instead of upstream."""
 
 
 def check_dra_settings(settings: DraSpec, p: Problems) -> None:

@@ -74,6 +74,7 @@ class DraDriver(PlannedComponent[d.DraPlan]):
             secret=plan.secret_values,
             version=plan.version,
             depends_on=[ns, *self._dependencies],
+            mirror=plan.mirror,
         )
         after = self.child_opts(depends_on=[release])
         classes = [

@@ -44,6 +44,7 @@ from gpu_platform import scheduling
 from gpu_platform.addons.dra.checks import ResolvedDra, dra_pools
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.driver import DriverPlan
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import DRA_KUBELET_PLUGIN_REQUESTS
 from gpu_platform.pools import GpuPool
@@ -118,6 +119,8 @@ class DraPlan:
     """The final chart values: the user's escape-hatch values under the library's typed values."""
     secret_values: bool = False
     """The user's values hold a secret: the values input is stored encrypted."""
+    mirror: Mirror | None = None
+    """Where the chart and its image come from instead of upstream."""
 
     @property
     def dra_pools(self) -> list[GpuPool]:
@@ -326,5 +329,6 @@ def dra_plan(target: ResolvedDra, secret: bool = False) -> DraPlan:
         namespace=target.namespace,
         compute_domains=settings.compute_domains,
         claim_namespaces=settings.claim_namespaces,
+        mirror=target.mirror,
     )
     return replace(plan, values=deep_merge(settings.values, library_values(plan)), secret_values=secret)

@@ -11,6 +11,7 @@ from pydantic import with_config
 from typing_extensions import TypedDict
 
 from gpu_platform.args.common import CloudValue, DriverArgs
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
 
@@ -54,3 +55,5 @@ class DraDriverArgs(DraSettings):
     """CUDA ``major.minor`` of the images, for pools without their own ``cuda_version``."""
     namespace: NotRequired[str]
     """Namespace created for the driver; default ``versions.DRA_DRIVER.namespace``."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the chart and its image from a mirror; default: upstream."""

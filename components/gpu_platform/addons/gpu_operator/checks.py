@@ -13,9 +13,11 @@ from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.drivers import GPU_OPERATOR_DEFAULT_DRIVER
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
+from gpu_platform.mirror import Mirror
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
+from gpu_platform.resolve.mirror import resolve_mirror
 from gpu_platform.resolve.pools import check_cuda_default
 from gpu_platform.versions import GPU_OPERATOR
 
@@ -63,6 +65,8 @@ class ResolvedGpuOperator:
     driver: DriverPlan
     settings: GpuOperatorSpec
     namespace: str
+    mirror: Mirror | None = None
+    """Where the chart and its images come from instead of upstream."""
 
 
 def check_operator_settings(settings: Mapping[str, Any], p: Problems) -> None:
@@ -107,7 +111,8 @@ def resolve_gpu_operator(args: GpuOperatorArgs) -> ResolvedGpuOperator:
             p.at("driver"), lambda i: p.at("pools", i), p.at("pools"), p.at("cuda_version")
         )
         driver = resolve_driver(cloud, resolved.pools, settings.driver, settings.version, where)
+    mirror = resolve_mirror(checked.get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
     assert driver is not None
     namespace = checked.get("namespace", GPU_OPERATOR.namespace)
-    return ResolvedGpuOperator(cloud, tuple(resolved.pools), driver, settings, namespace)
+    return ResolvedGpuOperator(cloud, tuple(resolved.pools), driver, settings, namespace, mirror)

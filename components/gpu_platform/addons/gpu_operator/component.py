@@ -20,6 +20,7 @@ from gpu_platform.args.operators import GpuOperatorArgs
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.component import PlannedComponent
 from gpu_platform.helm_release import helm_namespace, helm_release
+from gpu_platform.plans.mirror import mirrored_object
 from gpu_platform.releases import GPU_OPERATOR
 
 RELEASE_NAME = GPU_OPERATOR.release_name
@@ -55,9 +56,10 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
             plan.pools, plan.driver, plan.installer_version
         ):
             meta = {**obj.metadata, "namespace": ns_name} if obj.in_operator_namespace else obj.metadata
+            spec = mirrored_object(obj.spec, plan.mirror)
             out.append(
                 kinds[obj.kind](
-                    f"{name}-{obj.suffix}", metadata=meta, spec=cast(Any, obj.spec), opts=self.child_opts()
+                    f"{name}-{obj.suffix}", metadata=meta, spec=cast(Any, spec), opts=self.child_opts()
                 )
             )
         for suffix, config_map, data in (
@@ -76,7 +78,9 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
     def _startup_taint_remover(self, name: str, plan: g.OperatorPlan, ns: Any) -> None:
         """On pools whose nodes start with the startup taint: the DaemonSet that removes it once the
         operands have made the node's GPU resources appear (``addons.gpu_operator.startup_taint``)."""
-        objects = remover_objects(startup_taint_remover_plan(plan.pools, plan.namespace))
+        objects: list[dict[str, Any]] = mirrored_object(
+            remover_objects(startup_taint_remover_plan(plan.pools, plan.namespace)), plan.mirror
+        )
         if not objects:
             return
         kinds: dict[str, Any] = {
@@ -106,6 +110,7 @@ class GpuOperator(PlannedComponent[g.OperatorPlan]):
             secret=plan.secret_values,
             version=plan.version,
             depends_on=self._prerequisites(name, plan, ns),
+            mirror=plan.mirror,
         )
         self._startup_taint_remover(name, plan, ns)
         self.status = release.status

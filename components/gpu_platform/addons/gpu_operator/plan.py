@@ -22,6 +22,7 @@ from gpu_platform.addons.dra.plan import operator_values as dra_operator_values
 from gpu_platform.addons.gpu_operator.checks import ResolvedGpuOperator
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.driver import DriverPlan
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import resources_values
 from gpu_platform.pools import GpuPool
@@ -94,6 +95,9 @@ class OperatorPlan:
     """The final chart values: the user's escape-hatch values with the library's typed values on top."""
     secret_values: bool = False
     """The user's values hold a secret: the whole values input is stored encrypted."""
+    mirror: Mirror | None = None
+    """Where the chart and every image (operands, the cloud's installers, the startup-taint remover) come from
+    instead of upstream."""
 
 
 def device_plugin_pools(plan: OperatorPlan) -> list[GpuPool]:
@@ -259,6 +263,7 @@ def gpu_operator_plan(
         dcgm_exporter=settings.dcgm_exporter,
         service_monitor=settings.service_monitor,
         installer_version=settings.installer_version,
+        mirror=target.mirror,
     )
     policy = driver_upgrade_policy(plan)
     defaults = {"driver": {"upgradePolicy": policy}} if policy else {}

@@ -19,11 +19,11 @@ REQUIRES = (
     Requirement(
         ("sharing", "mode"),
         "gpu_operator.enabled",
-        met=lambda s: section_on(s, "gpu_operator", True),
+        met=lambda s, pool: section_on(s, "gpu_operator", True),
         applies=lambda s, pool: (
             pool is not None and pool.sharing.mode != "none" and pool.sharing.managed_by == "operator"
         ),
-        reason=lambda pool: (
+        reason=lambda s, pool: (
             f"'{pool.sharing.mode if pool else ''}' is configured through the GPU Operator, which "
             "{{gpu_operator.enabled}} false leaves out; enable it, or use cloud-managed sharing (managedBy: cloud)"
         ),
@@ -43,7 +43,7 @@ def deploy(d: Deployment) -> dict[str, Any]:
     spec = d.spec
     assert spec.gpu_operator is not None
     target = ResolvedGpuOperator(
-        spec.cloud, spec.pools, spec.driver, spec.gpu_operator, GPU_OPERATOR.namespace
+        spec.cloud, spec.pools, spec.driver, spec.gpu_operator, GPU_OPERATOR.namespace, spec.mirror
     )
     plan = gpu_operator_plan(target, d.contributions.get("gpu_operator"), secret=d.secret("gpu_operator"))
     if (installer := d.installers.get("gpu_operator")) is not None:

@@ -13,6 +13,7 @@ from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Problems
 from gpu_platform.releases import KSERVE_RESOURCES
 from gpu_platform.resolve.kubernetes import is_dns_subdomain, namespace_problem
+from gpu_platform.resolve.mirror import resolve_mirror
 
 LEGACY_MODES = {"RawDeployment": "Standard", "Serverless": "Knative"}
 
@@ -53,6 +54,7 @@ def resolve_kserve_args(args: KServeArgs | None) -> Mapping[str, Any]:
         check_kserve_settings(checked, p)
         if reason := namespace_problem(checked.get("namespace", KSERVE_RESOURCES.namespace)):
             p.add(("namespace",), reason)
+        checked["mirror"] = resolve_mirror(checked.get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
     assert checked is not None
     return checked

@@ -49,6 +49,7 @@ class KServe(PlannedComponent[KServePlan]):
             KSERVE_CRD.release_name,
             plan.namespace,
             depends_on=[ns],
+            mirror=plan.mirror,
             # The chart is only the CRDs, as templates without a keep policy: uninstalling it would delete
             # every InferenceService in the cluster. Removing KServe leaves it (docs/day2.md).
             retain_on_delete=KSERVE_CRD.release_holds_crds,
@@ -62,6 +63,7 @@ class KServe(PlannedComponent[KServePlan]):
             values=plan.values,
             secret=plan.secret_values,
             depends_on=[ns, crds, *self._dependencies],
+            mirror=plan.mirror,
         )
         if plan.runtime_values is not None:
             helm_release(
@@ -74,6 +76,7 @@ class KServe(PlannedComponent[KServePlan]):
                 secret=plan.secret_values,
                 # The ClusterServingRuntime webhook lives in the resources release.
                 depends_on=[crds, resources],
+                mirror=plan.mirror,
             )
         self.status = resources.status
         self.deployment_mode = pulumi.Output.from_input(plan.deployment_mode)

@@ -23,6 +23,7 @@ from gpu_platform.addons.cert_manager.plan import cert_manager_plan as cert_mana
 from gpu_platform.addons.cert_manager.plan import cert_manager_values as cert_manager_values
 from gpu_platform.addons.kserve.checks import check_kserve_settings as check_kserve_settings  # its old home
 from gpu_platform.args.operators import DEFAULT_DEPLOYMENT_MODE
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.releases import KSERVE_RESOURCES
 
@@ -41,6 +42,8 @@ class KServePlan:
     """``kserve-runtime-configs`` chart values, or ``None`` when the runtimes are not installed."""
     secret_values: bool = False
     """The user's values hold a secret: the values inputs are stored encrypted."""
+    mirror: Mirror | None = None
+    """Where the charts and their images come from instead of upstream."""
 
 
 def kserve_values(
@@ -71,7 +74,7 @@ def runtime_values(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
 
 def kserve_plan(settings: Mapping[str, Any]) -> KServePlan:
-    """The plan from checked settings (the stack layer's path)."""
+    """The plan from checked settings (the stack layer's path; ``mirror`` is a resolved ``Mirror``)."""
     mode = settings.get("deployment_mode", DEFAULT_DEPLOYMENT_MODE)
     runtimes = runtime_values(settings.get("runtime_values")) if settings.get("runtimes", True) else None
     return KServePlan(
@@ -82,4 +85,5 @@ def kserve_plan(settings: Mapping[str, Any]) -> KServePlan:
         ),
         runtime_values=runtimes,
         secret_values=bool(settings.get("secret_values", False)),
+        mirror=settings.get("mirror"),
     )

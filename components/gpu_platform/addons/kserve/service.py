@@ -41,6 +41,14 @@ class GpuInferenceService(PlannedComponent[InferenceServicePlan]):
                 "not scale up on traffic (that needs Knative mode or KEDA)",
                 resource=self,
             )
+        if plan.uncapped_on_shared_gpu:
+            pool = plan.request.pool
+            pulumi.log.warn(
+                f"{plan.request.name}: pool '{pool.name}' shares each GPU {pool.sharing.replicas} ways, and the "
+                "library knows no memory-fraction flag for this runtime (it sets one for vLLM and TF Serving): "
+                "cap the server's GPU memory in its own configuration, or its neighbours on the GPU may run out",
+                resource=self,
+            )
         # A component's depends_on is not inherited by its children: hand it on (KServe's releases).
         self.isvc = k8s.apiextensions.CustomResource(
             f"{name}-isvc",

@@ -6,10 +6,19 @@ A request is judged by ``gpu_requests`` whether it comes from the stack file or 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpu_platform.addons.kserve.gpu_memory import (
+    UNSET_GPU_MEMORY,
+    GpuMemory,
+    budget_reason,
+    over_budget,
+    pods_at_most,
+    resolve_gpu_memory,
+    shared_replicas,
+)
 from gpu_platform.addons.kserve.gpu_requests import gpu_resource, gpu_units_problems, whole_number_problems
 from gpu_platform.addons.kserve.service_settings import (
     DEFAULT_MIN_REPLICAS,
@@ -22,6 +31,7 @@ from gpu_platform.addons.kserve.service_settings import (
 from gpu_platform.args.operators import DEFAULT_DEPLOYMENT_MODE
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Problems
+from gpu_platform.formats.secret import is_stand_in
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.kubernetes import (
     DNS_1035_LABEL,
@@ -55,6 +65,8 @@ class ServiceRequest:
     memory: str
     queue: str | None
     priority_class: str | None
+    gpu_memory: GpuMemory = UNSET_GPU_MEMORY
+    """The model server's share of each GPU's memory (``addons.kserve.gpu_memory``)."""
 
 
 def check_service_shape(raw: Mapping[str, Any], name: str, p: Problems) -> tuple[int, int]:
@@ -104,7 +116,7 @@ def _check_model(raw: Mapping[str, Any], p: Problems) -> None:
             "'-' and '.', like kserve-huggingfaceserver)",
         )
     uri = raw.get("storage_uri")
-    if isinstance(uri, str):
+    if isinstance(uri, str) and not is_stand_in(uri):  # a secret URI is checked when pulumi up reads it
         scheme, sep, rest = uri.partition("://")
         if not sep or scheme not in STORAGE_SCHEMES:
             p.add(
@@ -140,6 +152,7 @@ def resolve_request(
         p.add((_FIELD[key],), reason)
     if pool.max_nodes == 0:
         p.add(("pool",), f"pool '{pool.name}' has {{{{max_nodes}}}} 0: the service could never run")
+    gpu_memory = resolve_gpu_memory(raw, pool, p)
     if p.count() != before or resource is None:
         return None
     return ServiceRequest(
@@ -154,6 +167,7 @@ def resolve_request(
         memory=raw.get("memory", DEFAULT_SERVICE_MEMORY),
         queue=raw.get("queue"),
         priority_class=raw.get("priority_class"),
+        gpu_memory=gpu_memory,
     )
 
 
@@ -176,9 +190,45 @@ def resolve_service_args(name: str, args: Any) -> tuple[ServiceRequest, Mapping[
             "needs {{queue}}: without a LocalQueue the predictor bypasses Kueue and the priority means nothing; "
             "name the namespace's LocalQueue",
         )
+    if request is not None:
+        fits_any_neighbours(request, p)
     p.raise_for_arguments()
     assert request is not None
     return request, checked, checked.get("deployment_mode", DEFAULT_DEPLOYMENT_MODE)
+
+
+def fits_any_neighbours(request: ServiceRequest, p: Problems) -> None:
+    """A component cannot see the other services on its pool: any pods on one GPU may take its fraction."""
+    replicas = shared_replicas(request.pool)
+    m = request.gpu_memory
+    if replicas is None or m.fraction is None or m.source == "default":
+        return
+    if worst := over_budget([m.fraction] * replicas, replicas):
+        key = "gpu_memory_utilization" if m.source == "setting" else "args"
+        p.add((key,), budget_reason(request.pool, worst, "its pods and any others on the pool"))
+
+
+def shared_memory_problems(placed: Sequence[tuple[Problems, ServiceRequest]]) -> None:
+    """The stack's services on one shared pool: the pods one GPU can hold (each service's replicas and rollout
+    surge) stay within its memory, else each service that set its own fraction is told."""
+    by_pool: dict[str, list[tuple[Problems, ServiceRequest]]] = {}
+    for here, request in placed:
+        if shared_replicas(request.pool) is not None and request.gpu_memory.fraction is not None:
+            by_pool.setdefault(request.pool.name, []).append((here, request))
+    for entries in by_pool.values():
+        pool = entries[0][1].pool
+        replicas = shared_replicas(pool) or 1
+        fractions = [
+            r.gpu_memory.fraction or 0.0 for _, r in entries for _ in range(pods_at_most(r.max_replicas))
+        ]
+        worst = over_budget(fractions, replicas)
+        if worst is None:
+            continue
+        names = ", ".join(r.name for _, r in entries)
+        for here, r in entries:
+            if r.gpu_memory.source in ("setting", "args"):
+                key = "gpu_memory_utilization" if r.gpu_memory.source == "setting" else "args"
+                here.add((key,), budget_reason(pool, worst, f"its services ({names}) with their rollouts"))
 
 
 @dataclass(frozen=True)

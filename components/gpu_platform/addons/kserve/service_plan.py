@@ -15,6 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import pulumi
+
+from gpu_platform.addons.kserve.gpu_memory import shared_replicas
 from gpu_platform.addons.kserve.service_checks import ServiceRequest, resolve_service_args
 from gpu_platform.addons.kserve.service_settings import GpuInferenceServiceArgs
 from gpu_platform.addons.kueue.plan import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
@@ -35,6 +38,11 @@ class InferenceServicePlan:
     spec: dict[str, Any]
 
     @property
+    def uncapped_on_shared_gpu(self) -> bool:
+        """A server on a time-sliced or MPS pool whose memory the library cannot cap: worth a warning."""
+        return shared_replicas(self.request.pool) is not None and self.request.gpu_memory.fraction is None
+
+    @property
     def standard_at_zero(self) -> bool:
         """Standard mode does not scale up from zero on traffic: worth a warning."""
         return self.deployment_mode == "Standard" and self.request.min_replicas == 0
@@ -52,7 +60,7 @@ def inference_service_plan(
         "resources": {"limits": limits, "requests": dict(limits)},
     }
     for key, field_name in (("storage_uri", "storageUri"), ("runtime", "runtime"), ("args", "args")):
-        value = model.get(key)
+        value = model_args(model.get("args"), request) if key == "args" else model.get(key)
         if value is not None and not (isinstance(value, (list, tuple)) and not value):
             spec[field_name] = value
     # On the InferenceService: KServe v0.20.0 copies its labels onto the predictor's Deployment and pod
@@ -79,6 +87,17 @@ def inference_service_plan(
         "model": spec,
     }
     return InferenceServicePlan(request, deployment_mode, metadata, {"predictor": predictor})
+
+
+def model_args(args: Any, request: ServiceRequest) -> Any:
+    """The server's arguments, led by its memory-fraction flag when the library sets it (a flag the user also
+    writes later in an Output wins: the servers' parsers keep the last one)."""
+    added = request.gpu_memory.added_arg
+    if added is None:
+        return args
+    if args is None or isinstance(args, (list, tuple)):
+        return [added, *(args or ())]
+    return pulumi.Output.from_input(args).apply(lambda given: [added, *given])
 
 
 def gpu_inference_service_plan(name: str, args: GpuInferenceServiceArgs) -> InferenceServicePlan:

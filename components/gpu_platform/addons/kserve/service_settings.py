@@ -46,6 +46,12 @@ class InferenceServiceSettings(TypedDict):
     """CPU per replica, request == limit; default ``DEFAULT_SERVICE_CPU``."""
     memory: NotRequired[str]
     """Memory per replica, request == limit; default ``DEFAULT_SERVICE_MEMORY``."""
+    gpu_memory_utilization: NotRequired[float]
+    """Fraction of each GPU's memory the model server takes (vLLM's ``--gpu-memory-utilization``, TF Serving's
+    ``--per_process_gpu_memory_fraction``), passed as that flag before ``args``. Default on a time-sliced or MPS
+    pool: ``floor(0.9 / replicas, 2)``, so servers sharing a GPU fit in it together; elsewhere the server's own.
+    The fractions of the pods that can share one GPU must sum to at most 0.9. Refused for a runtime without
+    such a flag."""
 
 
 @with_config(ARGS_CONFIG)
@@ -63,7 +69,8 @@ class InferenceServiceConfigArgs(InferenceServiceSettings):
     runtime: NotRequired[str]
     """ServingRuntime / ClusterServingRuntime name; default: KServe picks one for the model format."""
     args: NotRequired[Sequence[str]]
-    """Model server arguments (e.g. vLLM's ``--gpu-memory-utilization=0.3`` on a time-sliced GPU)."""
+    """Model server arguments (a memory fraction here, ``--gpu-memory-utilization=0.3``, is checked as
+    ``gpu_memory_utilization`` is)."""
 
 
 class GpuInferenceServiceArgs(InferenceServiceSettings):

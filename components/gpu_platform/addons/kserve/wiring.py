@@ -53,9 +53,10 @@ def deploy_kserve(
     assert ks is not None
     before = []
     if ks.install_cert_manager:
-        before = [cert_manager if cert_manager is not None else install_cert_manager(opts)]
+        before = [cert_manager if cert_manager is not None else install_cert_manager(opts, spec.mirror)]
     merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=before))
-    plan = kserve_plan({**ks.settings, "secret_values": "kserve" in spec.secret_sections})
+    secret = "kserve" in spec.secret_sections
+    plan = kserve_plan({**ks.settings, "secret_values": secret, "mirror": spec.mirror})
     server = KServe.from_plan(KSERVE_RESOURCES.component_name, plan, merged)
     namespaces = namespaces or {}
     services: dict[str, Any] = {}
@@ -77,6 +78,8 @@ def deploy_kserve(
             "pool": request.pool.name,
             "resource": request.resource,
             "units": request.units,
+            # The share of each GPU's memory its server takes (a shared pool's default), for reviewers.
+            **({"gpuMemoryUtilization": fraction} if (fraction := request.gpu_memory.fraction) else {}),
         }
     outputs: dict[str, Any] = {"certManagerStatus": before[0].status} if before else {}
     return {

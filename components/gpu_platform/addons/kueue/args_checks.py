@@ -21,6 +21,7 @@ from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cluster import system_pool_problems
 from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
+from gpu_platform.resolve.mirror import resolve_mirror
 from gpu_platform.resolve.pools import check_cuda_default
 
 
@@ -71,7 +72,8 @@ def resolve_kueue_args(args: KueueArgs) -> tuple[list[GpuPool], KueueSpec, str]:
     if len(resolved.pools) == len(checked["pools"]):
         facts = _operator_facts(cloud, checked.get("gpu_operator", {}), resolved.pools, at, p)
     spec = resolve_kueue(cloud, checked, resolved, at, p, system, facts)
+    mirror = resolve_mirror(checked.get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
     assert spec is not None
-    spec = replace(spec, gpu_health_checks=bool(checked.get("gpu_health_checks", False)))
+    spec = replace(spec, gpu_health_checks=bool(checked.get("gpu_health_checks", False)), mirror=mirror)
     return resolved.pools, spec, checked.get("namespace", versions.KUEUE.namespace)

@@ -6,7 +6,6 @@ are those of v0.19.2 (CRD ``maxItems``/``maxProperties`` and the ClusterQueue we
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -18,12 +17,14 @@ from gpu_platform.catalog.allocatable import MIB_PER_GIB, node_allocatable
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.cloud_facts.profile import PoolProblems
-from gpu_platform.errors import Problems
+from gpu_platform.errors import Key, Problems
+from gpu_platform.formats.durations import go_duration_seconds
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.node_daemonsets import GpuOperatorFacts
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cluster import SystemPool
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES, is_dns_subdomain, label_problems
-from gpu_platform.resolve.pools import ResolvedPools
+from gpu_platform.resolve.pools import ResolvedPools, valid_pools
 from gpu_platform.scheduling import SYSTEM_POOL_LABELS, pool_tolerations, selector_labels
 from gpu_platform.sharing import COMPUTE_DOMAIN_CHANNEL_RESOURCE, node_resources
 
@@ -34,8 +35,6 @@ MAX_COVERED_RESOURCES = 64
 MAX_FLAVORS_PER_GROUP = 64
 MAX_FLAVOR_RESOURCES_PER_GROUP = 512
 MAX_TOTAL_FLAVORS = 256
-DURATION = re.compile(r"^[1-9]\d*(s|m|h)$")
-
 KNOWN_FRAMEWORKS: tuple[str, ...] = (
     "batch/job",
     "kubeflow.org/mpijob",
@@ -75,13 +74,19 @@ class Preemption:
 @dataclass(frozen=True)
 class ClusterQueue:
     name: str
-    pools: tuple[str, ...] = ()
-    """Owned pools in flavor order; empty means every pool."""
+    pools: tuple[str, ...] | None = None
+    """Owned pools in flavor order; ``None``: every pool; ``()``: none (the queue only borrows)."""
     cohort: str | None = None
     borrowing_limit_percent: int | None = None
     lending_limit_percent: int | None = None
     queueing_strategy: str = a.DEFAULT_QUEUEING_STRATEGY
     preemption: Preemption = field(default_factory=Preemption)
+    pool_share_percent: tuple[tuple[str, int], ...] = ()
+    """``(pool, percent)``: this queue's share of pools it lists with other queues (none: an even split)."""
+
+    def share_of(self, pool: str) -> int | None:
+        """The percent of ``pool`` this queue was given (``None``: none given)."""
+        return next((percent for name, percent in self.pool_share_percent if name == pool), None)
 
 
 @dataclass(frozen=True)
@@ -168,6 +173,8 @@ class KueueSpec:
     """The DRA driver runs ComputeDomains (its kubelet plugin's second container is on each DRA node)."""
     gpu_health_checks: bool = False
     """The GPU health checks' pod is on each GPU node (``observability.healthChecks``)."""
+    mirror: Mirror | None = None
+    """Where the component's chart and images come from instead of upstream (the stack passes its own)."""
 
     @property
     def capacity_basis(self) -> CapacityBasis:
@@ -200,25 +207,26 @@ class KueueSpec:
 
 
 def queue_pools(queue: ClusterQueue, pools: Sequence[GpuPool]) -> list[GpuPool]:
-    """Pools whose capacity the queue owns, in the queue's order (Kueue tries flavors in order)."""
-    if not queue.pools:
+    """Pools whose capacity the queue owns (all or part of), in the queue's order (Kueue tries flavors in
+    order)."""
+    if queue.pools is None:
         return list(pools)
     by_name = {p.name: p for p in pools}
     return [by_name[name] for name in queue.pools if name in by_name]
 
 
 def pool_owners(queues: Sequence[ClusterQueue], pools: Sequence[str]) -> dict[str, int]:
-    """Pool -> index of the ClusterQueue whose nominal quota it is: the first queue that lists it (a queue
-    that lists none takes every pool). The one place that says which pools Kueue owns; Volcano schedules
-    the others. ``pools`` are those Kueue and Volcano may count at all: ``without_exclusive`` has taken out
-    the pools Slurm owns outright."""
+    """Pool -> index of a ClusterQueue whose nominal quota it is: the first queue that lists it (a queue
+    without ``pools`` takes every pool; one with ``pools: []`` owns none). The one place that says which pools
+    Kueue owns; Volcano schedules the others. ``pools`` are those Kueue and Volcano may count at all:
+    ``without_exclusive`` has taken out the pools Slurm owns outright."""
     known = set(pools)
     out: dict[str, int] = {}
     for i, queue in enumerate(queues):
-        for name in queue.pools or pools:
+        for name in pools if queue.pools is None else queue.pools:
             if name in known:
                 out.setdefault(name, i)
-        if not queue.pools:
+        if queue.pools is None:
             break  # every pool has its owner now
     return out
 
@@ -236,7 +244,10 @@ def without_exclusive(pools: ResolvedPools, exclusive: Collection[str]) -> Resol
 def given_cluster_queues(raw: Mapping[str, Any]) -> list[ClusterQueue]:
     """The ``kueue`` section's queues and the pools they list, unchecked (so Volcano's checks can run even when
     the section has problems of its own), or the default queue over every pool."""
-    given = [ClusterQueue(q["name"], tuple(q.get("pools") or ())) for q in raw.get("cluster_queues") or ()]
+    given = [
+        ClusterQueue(q["name"], None if q.get("pools") is None else tuple(q["pools"]))
+        for q in raw.get("cluster_queues") or ()
+    ]
     return given or [ClusterQueue(a.DEFAULT_CLUSTER_QUEUE)]
 
 
@@ -259,8 +270,8 @@ class QueueIndex:
         self._covered: dict[str | None, list[str]] = {}
 
     def own(self, queue: ClusterQueue) -> list[GpuPool]:
-        """``queue_pools``: the pools whose capacity the queue owns, in its order."""
-        if not queue.pools:
+        """``queue_pools``: the pools whose capacity the queue owns (all or its share), in its order."""
+        if queue.pools is None:
             return self._all
         return [self._by_name[name] for name in queue.pools if name in self._by_name]
 
@@ -289,7 +300,7 @@ class QueueIndex:
             if key not in self._covered:
                 self._covered[key] = covered_resources(self.cohort_pools(queue), self._compute_domains)
             return self._covered[key]
-        if not queue.pools:
+        if queue.pools is None:
             if None not in self._covered:
                 self._covered[None] = covered_resources(self._all, self._compute_domains)
             return self._covered[None]
@@ -319,7 +330,6 @@ INT32_MAX = 2**31 - 1
 ``*int32`` (apis/config/v1beta2): a larger number makes the controller refuse its configuration at start."""
 MAX_GO_DURATION_SECONDS = (2**63 - 1) // 10**9
 """Go's ``time.Duration`` is int64 nanoseconds (about 292 years): a longer timeout does not parse."""
-_DURATION_SECONDS = {"s": 1, "m": 60, "h": 3600}
 
 
 def _requeuing(raw: Mapping[str, Any], p: Problems) -> RequeuingStrategy:
@@ -354,13 +364,10 @@ def default_wait_timeout(pools: Sequence[GpuPool]) -> str:
     return a.DEFAULT_COLD_WAIT_TIMEOUT if cold_start(pools) else a.DEFAULT_WAIT_TIMEOUT
 
 
-SECONDS = {"s": 1, "m": 60, "h": 3600}
-
-
-def _run_limit_problems(timeout: str, pools: Sequence[GpuPool], p: Problems) -> None:
+def _run_limit_problems(timeout: str, wait: Fraction, pools: Sequence[GpuPool], p: Problems) -> None:
     """Nodes the cloud reclaims after a maximum run (GKE flex-start, queued provisioning) must outlive Kueue's
-    wait for a job's pods: otherwise a job still starting loses its nodes before Kueue requeues it."""
-    wait = int(timeout[:-1]) * SECONDS[timeout[-1]]
+    wait for a job's pods (``wait`` seconds): otherwise a job still starting loses its nodes before Kueue
+    requeues it."""
     for pool in pools:
         for source in pool.sources:
             if source.max_run_hours is not None and wait >= source.max_run_hours * 3600:
@@ -374,12 +381,13 @@ def _run_limit_problems(timeout: str, pools: Sequence[GpuPool], p: Problems) -> 
 
 def _wait(raw: Mapping[str, Any], pools: Sequence[GpuPool], p: Problems) -> WaitForPodsReady:
     timeout = raw.get("timeout", default_wait_timeout(pools))
-    if not DURATION.match(timeout):
-        p.add(("timeout",), f"{timeout!r} is not a positive duration like '10m' (s, m or h)")
-    elif int(timeout[:-1]) * _DURATION_SECONDS[timeout[-1]] > MAX_GO_DURATION_SECONDS:
+    seconds = go_duration_seconds(timeout)  # a metav1.Duration: Go's time.ParseDuration grammar
+    if seconds is None or seconds <= 0:
+        p.add(("timeout",), f"{timeout!r} is not a positive duration like '10m', '1h30m' or '90s'")
+    elif seconds > MAX_GO_DURATION_SECONDS:
         p.add(("timeout",), f"{timeout!r} is longer than a Go duration can hold (about 2562047h)")
     elif raw.get("enabled", True):
-        _run_limit_problems(timeout, pools, p)
+        _run_limit_problems(timeout, seconds, pools, p)
     return WaitForPodsReady(
         raw.get("enabled", True),
         timeout,
@@ -417,63 +425,149 @@ def _queue(raw: Mapping[str, Any], p: Problems) -> ClusterQueue:
             ("preemption", "borrow_within_cohort"),
             "must be 'Never' when {{reclaim_within_cohort}} is 'Never' (Kueue rejects the combination)",
         )
+    shares = raw.get("pool_share_percent") or {}
+    for pool, percent in shares.items():
+        if not 1 <= percent <= 100:
+            p.add(
+                ("pool_share_percent", Key(pool)),
+                f"{percent} is out of range; 1 to 100 percent of the pool (a queue that should only borrow "
+                "the pool does not list it, and borrows it in the cohort)",
+            )
     return ClusterQueue(
         raw["name"],
-        tuple(raw.get("pools", ())),
+        None if "pools" not in raw else tuple(raw["pools"]),
         cohort,
         borrow,
         lend,
         raw.get("queueing_strategy", a.DEFAULT_QUEUEING_STRATEGY),
         preemption,
+        tuple(shares.items()),
     )
 
 
 def _queue_pools_problems(queues: Sequence[ClusterQueue], pools: ResolvedPools, p: Problems) -> None:
     names = [pl.name for pl in pools.pools]
     known = set(names)
-    valid = ", ".join(names)
-    owner = pool_owners(queues, names)
-    owners = set(owner.values())
-    everything = ""
+    valid = valid_pools(names)
     first: dict[str, int] = {}
     for i, q in enumerate(queues):
         if first.setdefault(q.name, i) != i:
             p.add((i, "name"), f"'{q.name}' is used by more than one ClusterQueue")
         listed: set[str] = set()
-        for j, name in enumerate(q.pools):
+        for j, name in enumerate(q.pools or ()):
             if name in listed:
                 p.add((i, "pools", j), f"'{name}' is listed twice")
             elif name not in known and name not in pools.broken:
-                p.add((i, "pools", j), f"'{name}' is not a GPU pool; valid: {valid}")
+                p.add((i, "pools", j), f"'{name}' is not a GPU pool; {valid}")
             listed.add(name)
-        if q.pools:
-            for j, name in enumerate(q.pools):
-                if name in known and owner[name] != i:
-                    p.add((i, "pools", j), _owned_elsewhere([name], [queues[owner[name]].name]))
+    _every_pool_problems(queues, names, p)
+    _share_problems(queues, names, p)
+    _borrow_only_problems(queues, known, p)
+
+
+def _owns_some(queue: ClusterQueue, known: Collection[str]) -> bool:
+    return bool(known) if queue.pools is None else any(name in known for name in queue.pools)
+
+
+def _every_pool_problems(queues: Sequence[ClusterQueue], names: Sequence[str], p: Problems) -> None:
+    """A queue without ``pools`` takes every pool, so it must be the only queue with a quota of its own. The
+    refusal says what to write: its pools, listed (a pool several queues list is split between them), or
+    ``pools: []`` (a queue that only borrows)."""
+    if not names:
+        return
+    listing = [q.name for q in queues if q.pools is not None and _owns_some(q, set(names))]
+    every: list[str] = []
+    write = ", ".join(names) if len(names) <= 8 else f"{', '.join(names[:3])}, ..., {names[-1]}"
+    for i, q in enumerate(queues):
+        if q.pools is not None:
             continue
-        # A queue listing no pools takes every pool: one problem naming the queues that own some.
-        if not names:
+        if every:
+            conflict = f"ClusterQueue '{every[0]}' takes every pool too"
+        elif listing:
+            one = len(listing) == 1
+            whose = f"ClusterQueue {_few(listing)} lists" if one else f"ClusterQueues {_few(listing)} list"
+            conflict = f"{whose} pools of {'its' if one else 'their'} own"
+        else:
+            every.append(q.name)
             continue
-        if i not in owners:
-            everything = everything or _owned_elsewhere(names, [queues[j].name for j in sorted(owners)])
-            p.add((i, "pools"), everything)
-        elif taken := [n for n in names if owner[n] != i]:
-            p.add((i, "pools"), _owned_elsewhere(taken, [queues[j].name for j in sorted(owners - {i})]))
+        every.append(q.name)
+        p.add(
+            (i, "pools"),
+            f"not given, so this queue takes every pool, but {conflict}; only one queue may leave {{{{pools}}}} "
+            f"out. Write this queue's pools, {{{{pools}}}}: [{write}] (a pool several queues list is split "
+            "between them: evenly, or by {{pool_share_percent}}; in one {{cohort}} each borrows the others' idle "
+            "share), or {{pools}}: [] for a queue that only borrows the idle pools of its {{cohort}}",
+        )
+
+
+def _share_problems(queues: Sequence[ClusterQueue], names: Sequence[str], p: Problems) -> None:
+    """``pool_share_percent``: shares of pools the queue lists, and the shares of a pool add up to all of it."""
+    known = set(names)
+    listers: dict[str, list[int]] = {}
+    for i, q in enumerate(queues):
+        for name in dict.fromkeys(names if q.pools is None else q.pools):
+            if name in known:
+                listers.setdefault(name, []).append(i)
+    for i, q in enumerate(queues):
+        own = names if q.pools is None else q.pools
+        for pool, percent in q.pool_share_percent:
+            where = (i, "pool_share_percent", Key(pool))
+            if pool not in own:
+                p.add(where, f"'{pool}' is not one of this queue's pools; valid: {', '.join(own) or 'none'}")
+            elif len(listers.get(pool, ())) == 1 and percent != 100:
+                p.add(
+                    where,
+                    f"this is the only ClusterQueue listing pool '{pool}', so its quota is all of the pool: remove "
+                    "the share, or list the pool under the other queues that share it",
+                )
+    for pool, owners in listers.items():
+        given = [queues[i].share_of(pool) for i in owners]
+        if (
+            len(owners) < 2
+            or all(g is None for g in given)
+            or any(g is not None and not 1 <= g <= 100 for g in given)
+        ):
+            continue
+        if None in given:
+            without = owners[given.index(None)]
+            sharing = [queues[i].name for i, g in zip(owners, given, strict=True) if g is not None]
+            p.add(
+                (without, "pool_share_percent"),
+                f"has no share of pool '{pool}', which ClusterQueue {_few(sharing)} gives a share of: give every "
+                "queue listing the pool its share, or none (an even split)",
+            )
+        elif (total := sum(g for g in given if g is not None)) != 100:
+            detail = ", ".join(f"'{queues[i].name}' {g}" for i, g in zip(owners, given, strict=True))
+            p.add(
+                (owners[0], "pool_share_percent", Key(pool)),
+                f"the shares of pool '{pool}' add up to {total} ({detail}); they must add up to 100, the whole "
+                "pool, so its quotas promise exactly what its nodes hold",
+            )
+
+
+def _borrow_only_problems(queues: Sequence[ClusterQueue], known: Collection[str], p: Problems) -> None:
+    """A queue with ``pools: []`` has no quota of its own: it needs a cohort whose queues have pools to lend."""
+    lending = {q.cohort for q in queues if q.cohort is not None and _owns_some(q, known)}
+    for i, q in enumerate(queues):
+        if q.pools != ():
+            continue
+        if q.cohort is None:
+            p.add(
+                (i, "pools"),
+                "[] gives this queue no quota of its own, and it has no cohort to borrow from: set {{cohort}} to "
+                "the cohort of the queues whose pools it may borrow, or list its pools",
+            )
+        elif q.cohort not in lending:
+            p.add(
+                (i, "pools"),
+                f"[] gives this queue no quota of its own, but no queue of cohort '{q.cohort}' has a pool to lend: "
+                "list its pools, or put it in the cohort of the queues that have them",
+            )
 
 
 def _few(names: Sequence[str]) -> str:
     shown = ", ".join(f"'{n}'" for n in names[:5])
     return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-
-
-def _owned_elsewhere(pools: Sequence[str], queues: Sequence[str]) -> str:
-    what = f"pool {_few(pools)} is" if len(pools) == 1 else f"pools {_few(pools)} are"
-    whose = f"ClusterQueue {_few(queues)}" if len(queues) == 1 else f"ClusterQueues {_few(queues)}"
-    return (
-        f"{what} already the quota of {whose}; a pool's capacity can be nominal quota of one queue only, or "
-        "Kueue admits more than the nodes hold. To share it, put both queues in one cohort: the other queue "
-        "can then borrow it"
-    )
 
 
 def _limit_problems(queue: ClusterQueue, index: QueueIndex, p: Problems, system_flavor: bool = False) -> None:

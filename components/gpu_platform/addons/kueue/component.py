@@ -172,6 +172,7 @@ class Kueue(PlannedComponent[KueuePlan]):
             # Workload, queue and flavor in the cluster. Removing Kueue from the stack leaves the release
             # installed; uninstall it on purpose (docs/day2.md).
             retain_on_delete=KUEUE.release_holds_crds,
+            mirror=plan.mirror,
         )
         queues = self._queues(name, plan, release)
         namespaces = self._namespaces(name, plan)

@@ -12,8 +12,10 @@ Model (kubernetes-sigs/kueue v0.19.2 ``site/content/en/docs/concepts/resource_fl
   node's *allocatable* cpu and memory (``catalog.allocatable``: the cloud's published reservation and
   eviction threshold, and the VM memory overhead) less the requests of the library's DaemonSets on that
   node (``plans.node_daemonsets``: the GPU Operator's operands), x ``max_nodes``. On existing clusters
-  the pools declare their allocatable. A pool is the nominal quota of exactly one ClusterQueue, so the
-  sum of nominal quotas never exceeds what the nodes hold.
+  the pools declare their allocatable. A pool is the nominal quota of the ClusterQueues that list it: of
+  one, or split between several (``pool_share_percent``, else evenly), so the nominal quotas of a flavor
+  add up to exactly what the nodes hold (Kueue's own two-teams example, both ClusterQueues of a cohort
+  listing one flavor with their share: ``site/content/en/docs/concepts/cluster_queue.md``, v0.19.2).
 - A system flavor (``SYSTEM_FLAVOR_NAME``) for the untainted CPU nodes comes *first* in every
   ClusterQueue with 0 of every GPU resource: CPU-only jobs fit it and land on CPU nodes; GPU jobs do
   not fit it and move on to the GPU flavors. Its cpu/memory (the system pool's allocatable x
@@ -28,7 +30,8 @@ Model (kubernetes-sigs/kueue v0.19.2 ``site/content/en/docs/concepts/resource_fl
   them into separate groups would let Kueue take cpu from one pool and GPUs from another and inject
   two contradicting ``nodeSelector``s.
 - Queues in a cohort also list the flavors their cohort peers own, with ``nominalQuota: 0``: Kueue
-  borrows per flavor, so this is what lets a team borrow an idle pool of another team.
+  borrows per flavor, so this is what lets a team borrow an idle pool of another team. A queue with
+  ``pools: []`` has only those: it borrows and owns nothing.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from gpu_platform.addons.kueue.checks import (
 from gpu_platform.addons.kueue.settings import DEFAULT_CLUSTER_QUEUE, SYSTEM_FLAVOR_NAME
 from gpu_platform.catalog.allocatable import MIB_PER_GIB
 from gpu_platform.cloud_facts import profile_of
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import (
     OperandLayout,
@@ -196,6 +200,36 @@ def split_evenly(total: int, parts: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(parts)]
 
 
+def split_weighted(total: int, weights: Sequence[int]) -> list[int]:
+    """``total`` in whole shares proportional to ``weights`` that sum to it exactly; the first ones get what
+    does not divide (``split_evenly`` for equal weights)."""
+    whole = sum(weights)
+    parts = [total * w // whole for w in weights]
+    for i in range(total - sum(parts)):  # fewer than len(weights): each share lost less than one unit
+        parts[i] += 1
+    return parts
+
+
+def nominal_shares(
+    queues: Sequence[ClusterQueue], index: QueueIndex, units: Mapping[str, Mapping[str, int]]
+) -> list[dict[str, dict[str, int]]]:
+    """Each queue's nominal units of each pool it owns, in queue order: a pool listed by several queues is
+    split by their ``pool_share_percent`` (evenly when none is given), so the shares of a pool add up to all
+    of it (the checks have run: every queue listing a pool gives a share, or none does)."""
+    owners: dict[str, list[int]] = {}
+    for i, queue in enumerate(queues):
+        for pool in index.own(queue):
+            owners.setdefault(pool.name, []).append(i)
+    out: list[dict[str, dict[str, int]]] = [{} for _ in queues]
+    for name, listed in owners.items():
+        given = [queues[i].share_of(name) for i in listed]
+        weights = [g for g in given if g is not None] if None not in given else [1] * len(listed)
+        split = {resource: split_weighted(total, weights) for resource, total in units[name].items()}
+        for k, i in enumerate(listed):
+            out[i][name] = {resource: parts[k] for resource, parts in split.items()}
+    return out
+
+
 def system_shares(spec: KueueSpec) -> list[dict[str, int]]:
     """Each ClusterQueue's nominal share of the system flavor, in queue order (empty: no system flavor)."""
     total = system_units(spec)
@@ -264,18 +298,24 @@ def topologies(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
 
 
 def _flavor_quotas(
-    name: str, units: Mapping[str, int], covered: Sequence[str], owned: bool, queue: ClusterQueue
+    name: str,
+    units: Mapping[str, int],
+    covered: Sequence[str],
+    nominal: Mapping[str, int] | None,
+    queue: ClusterQueue,
 ) -> dict[str, Any]:
+    """The flavor's quotas in ``queue``: ``units`` is what the flavor holds, ``nominal`` the queue's own part of
+    it (``None``: a cohort peer's flavor, nominal 0)."""
     resources = []
     for resource in covered:
         capacity = units.get(resource, 0)
-        nominal = capacity if owned else 0
-        entry: dict[str, Any] = {"name": resource, "nominalQuota": _quantity(resource, nominal)}
+        own = nominal.get(resource, 0) if nominal is not None else 0
+        entry: dict[str, Any] = {"name": resource, "nominalQuota": _quantity(resource, own)}
         if queue.cohort is not None and queue.borrowing_limit_percent is not None:
             # Percent of the flavor's capacity: on a peer's flavor (nominal 0) that is what may be borrowed.
             entry["borrowingLimit"] = _percent(resource, capacity, queue.borrowing_limit_percent)
-        if queue.cohort is not None and queue.lending_limit_percent is not None and owned:
-            entry["lendingLimit"] = _percent(resource, nominal, queue.lending_limit_percent)
+        if queue.cohort is not None and queue.lending_limit_percent is not None and nominal is not None:
+            entry["lendingLimit"] = _percent(resource, own, queue.lending_limit_percent)
         resources.append(entry)
     return {"name": name, "resources": resources}
 
@@ -285,16 +325,21 @@ def cluster_queue(
     index: QueueIndex,
     units: Mapping[str, Mapping[str, int]],
     system_share: Mapping[str, int] | None = None,
+    nominal: Mapping[str, Mapping[str, int]] | None = None,
 ) -> dict[str, Any]:
-    """A ClusterQueue whose nominal quota is what its own pools offer (``units``: ``all_units``), after
-    ``system_share`` of the system flavor (first, so CPU-only jobs land there; 0 of every GPU resource)."""
+    """A ClusterQueue whose nominal quota is what its own pools offer (``units``: ``all_units``), or its part
+    of them (``nominal``: ``nominal_shares``, by pool; default all of each), after ``system_share`` of the
+    system flavor (first, so CPU-only jobs land there; 0 of every GPU resource)."""
     covered = index.covered(queue)
+    own = nominal if nominal is not None else units
     flavors = []
     if system_share is not None:
-        flavors.append(_flavor_quotas(SYSTEM_FLAVOR_NAME, system_share, covered, True, queue))
-    flavors += [_flavor_quotas(flavor_name(p), units[p.name], covered, True, queue) for p in index.own(queue)]
+        flavors.append(_flavor_quotas(SYSTEM_FLAVOR_NAME, system_share, covered, system_share, queue))
     flavors += [
-        _flavor_quotas(flavor_name(p), units[p.name], covered, False, queue) for p in index.peers(queue)
+        _flavor_quotas(flavor_name(p), units[p.name], covered, own[p.name], queue) for p in index.own(queue)
+    ]
+    flavors += [
+        _flavor_quotas(flavor_name(p), units[p.name], covered, None, queue) for p in index.peers(queue)
     ]
     checks = [
         {"name": admission_check_name(pool), "onFlavors": [flavor_name(pool)]}
@@ -372,9 +417,13 @@ def cluster_queues(spec: KueueSpec, pools: Sequence[GpuPool]) -> list[dict[str, 
     queues = spec.cluster_queues
     shares: list[Mapping[str, int] | None] = [*system_shares(spec)] or [None] * len(queues)
     index = QueueIndex(queues, pools, spec.dra_compute_domains)
-    used = {p.name for q in queues for p in index.own(q)}  # each pool once: the checks have run
+    used = {p.name for q in queues for p in index.own(q)}
     units = all_units(pools, spec.capacity_basis, used)
-    return [cluster_queue(q, index, units, share) for q, share in zip(queues, shares, strict=True)]
+    nominal = nominal_shares(queues, index, units)
+    return [
+        cluster_queue(q, index, units, share, own)
+        for q, share, own in zip(queues, shares, nominal, strict=True)
+    ]
 
 
 def team_namespaces(spec: KueueSpec) -> list[dict[str, Any]]:
@@ -543,6 +592,8 @@ class KueuePlan:
     """Create the team namespaces (the stack layer creates every namespace itself, once)."""
     secret_values: bool = False
     """The user's chart values hold a secret: the whole values input is stored encrypted."""
+    mirror: Mirror | None = None
+    """Where the chart and its images come from instead of upstream."""
 
     def retained_namespaces(self) -> set[str]:
         """Team namespaces kept when their team or Kueue is removed (unless every team in it opts out)."""
@@ -556,11 +607,14 @@ def kueue_plan(
     manage_namespaces: bool = True,
     secret: bool = False,
     metrics_values: Mapping[str, Any] | None = None,
+    mirror: Mirror | None = None,
 ) -> KueuePlan:
     """The plan from resolved pools and settings (the stack layer's path; checks have run). ``metrics_values``:
-    the chart values the metrics path asks for (the observability add-on contributes them)."""
+    the chart values the metrics path asks for (the observability add-on contributes them); ``mirror`` (the
+    stack's) overrides the spec's."""
     mappings = kueue_device_class_mappings(pools, spec.dra_compute_domains)  # DRA pools
     values = helm_values(spec, mappings)
     if metrics_values:
         values = deep_merge(values, metrics_values)
-    return KueuePlan(spec, build(pools, spec), values, namespace, manage_namespaces, secret)
+    mirror = mirror if mirror is not None else spec.mirror
+    return KueuePlan(spec, build(pools, spec), values, namespace, manage_namespaces, secret, mirror)

@@ -13,6 +13,7 @@ from typing_extensions import TypedDict
 
 from gpu_platform.args.cluster import SystemPoolArgs
 from gpu_platform.args.common import CloudValue
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.operators import GpuOperatorSection
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
@@ -197,19 +198,27 @@ class PreemptionArgs(TypedDict):
 
 @with_config(ARGS_CONFIG)
 class ClusterQueueArgs(TypedDict):
-    """A ClusterQueue whose nominal quota is the capacity of its pools."""
+    """A ClusterQueue whose nominal quota is the capacity of its pools (or its share of them)."""
 
     name: str
     """DNS label."""
     pools: NotRequired[Sequence[str]]
-    """Pools whose capacity is this queue's nominal quota (default: all), tried in this order. A pool
-    belongs to one queue; queues in a cohort may borrow their peers' pools."""
+    """Pools whose capacity is this queue's nominal quota, tried in this order. Not given: every pool (then
+    no other queue may list pools). A pool listed by several queues is split between them
+    (``pool_share_percent``), so the nominal quotas of a pool add up to its capacity; in one cohort each
+    queue borrows the others' idle share. ``[]``: no quota of its own, a queue that only borrows its
+    cohort's pools (needs ``cohort``)."""
+    pool_share_percent: NotRequired[Mapping[str, int]]
+    """Pool -> this queue's share of a pool it lists with other queues, 1-100 percent of the pool's
+    capacity; the shares of a pool add up to 100. Default: the pool split evenly between the queues that
+    list it (the first queues take what does not divide)."""
     cohort: NotRequired[str]
     """Cohort to share unused quota with."""
     borrowing_limit_percent: NotRequired[int]
     """Cap on borrowing, in percent of each pool's capacity (needs ``cohort``; default unlimited)."""
     lending_limit_percent: NotRequired[int]
-    """Cap on what the cohort may borrow from this queue, 0-100 percent of its quota (needs ``cohort``)."""
+    """Cap on what the cohort may borrow from this queue, 0-100 percent of its quota (of its share of a
+    shared pool; needs ``cohort``)."""
     queueing_strategy: NotRequired[QueueingStrategyValue]
     """``BestEffortFIFO`` (default) or ``StrictFIFO``."""
     preemption: NotRequired[PreemptionArgs]
@@ -315,3 +324,5 @@ class KueueArgs(KueueSettings):
     gpu_health_checks: NotRequired[bool]
     """``GpuObservability``'s GPU health checks run on the GPU nodes (its ``health_checks``, on by default there):
     their pod's requests are taken off the quota too. Default false."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the chart and its images from a mirror; default: upstream."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpu_platform.addons.observability.settings import (
@@ -16,7 +16,10 @@ from gpu_platform.addons.observability.settings import (
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.errors import Problems
+from gpu_platform.formats.secret import is_stand_in
+from gpu_platform.mirror import Mirror
 from gpu_platform.releases import GPU_OPERATOR, KUBE_PROMETHEUS_STACK
+from gpu_platform.resolve.mirror import resolve_mirror
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,8 @@ class ObservabilitySpec:
     """The managed backends: an existing workspace (AMP ARN, Azure Monitor workspace ID); ``None``: created."""
     cluster: Mapping[str, Any] = field(default_factory=dict)
     """The managed backends: ``ManagedPrometheusCluster`` (values may be Outputs)."""
+    mirror: Mirror | None = None
+    """Where the component's charts and images come from instead of upstream (the stack passes its own)."""
 
     @property
     def installs_stack(self) -> bool:
@@ -130,6 +135,8 @@ def check_observability(cloud: str, section: Mapping[str, Any], p: Problems) -> 
             "applies to the backends that install kube-prometheus-stack (kube-prometheus-stack, "
             f"amazon-managed-prometheus) only, and backend is {backend}",
         )
+    if section.get("node_auto_repair") is False and (why := profile.node_repair) is not None:
+        p.add(("node_auto_repair",), f"false has no effect on {profile.display}: {why}; remove it")
     _check_workspace(str(backend), section, p)
 
 
@@ -144,7 +151,7 @@ def _check_workspace(backend: str, section: Mapping[str, Any], p: Problems) -> N
         )
         return
     pattern, what = WORKSPACE_PATTERNS[MetricsBackend(backend)]
-    if not pattern.fullmatch(str(section["workspace"])):
+    if not pattern.fullmatch(str(section["workspace"])) and not is_stand_in(section["workspace"]):
         p.add(("workspace",), f"{section['workspace']!r} is not {what}")
 
 
@@ -197,5 +204,8 @@ def resolve_observability_args(args: GpuObservabilityArgs) -> ObservabilitySpec:
     assert checked is not None
     check_observability(str(checked["cloud"]), checked, p)
     _check_cluster(str(checked.get("backend", default_backend(str(checked["cloud"])))), checked, p)
+    mirror = resolve_mirror(checked.get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
-    return observability_spec(str(checked["cloud"]), checked, checked.get("namespace"))
+    return replace(
+        observability_spec(str(checked["cloud"]), checked, checked.get("namespace")), mirror=mirror
+    )

@@ -87,6 +87,7 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
                 plan.health.namespace,
                 values=plan.health.values,
                 depends_on=deps,
+                mirror=plan.mirror,
             )
         for cm in plan.config_maps:
             k8s.core.v1.ConfigMap(
@@ -112,6 +113,7 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
             values=dict(plan.crds_values),
             depends_on=after,
             retain_on_delete=PROMETHEUS_OPERATOR_CRDS.release_holds_crds,
+            mirror=plan.mirror,
         )
         helm_release(
             self,
@@ -123,6 +125,7 @@ class GpuObservability(PlannedComponent[ObservabilityPlan]):
             secret=plan.secret_values,
             skip_crds=True,
             depends_on=[crds, *after, *sink["depends_on"]],
+            mirror=plan.mirror,
         )
         return crds
 

@@ -40,6 +40,7 @@ from gpu_platform.addons.observability.rules import (
 )
 from gpu_platform.addons.observability.settings import MetricsBackend
 from gpu_platform.cloud_facts import profile_of
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import NODE_PROBLEM_DETECTOR
@@ -81,6 +82,8 @@ class ObservabilityPlan:
     secret_values: bool = False
     health: GpuHealthPlan | None = None
     """node-problem-detector with the GPU Xid monitor and the tainting remedy, or ``None`` when switched off."""
+    mirror: Mirror | None = None
+    """Where the charts and their images come from instead of upstream."""
 
 
 def ksm_allowlist() -> list[str]:
@@ -214,10 +217,10 @@ def _gmp_group(group: RuleGroup) -> dict[str, Any]:
 
 
 def observability_plan(
-    spec: ObservabilitySpec, secret: bool = False, pools: Sequence[GpuPool] = ()
+    spec: ObservabilitySpec, secret: bool = False, pools: Sequence[GpuPool] = (), mirror: Mirror | None = None
 ) -> ObservabilityPlan:
     """``pools``: the stack's GPU pools, whose taints the health checks tolerate (without them: the library's
-    own GPU-node taints)."""
+    own GPU-node taints); ``mirror`` (the stack's) overrides the spec's."""
     shares = {p.name: p.sharing.replicas for p in pools if p.sharing.mode in ("time-slicing", "mps")}
     groups = rule_groups(spec.gpu_operator_namespace, shares, any(p.dra for p in pools))
     objects: tuple[dict[str, Any], ...] = ()
@@ -239,4 +242,5 @@ def observability_plan(
         config_maps=maps,
         secret_values=secret,
         health=gpu_health_plan(NODE_PROBLEM_DETECTOR.namespace, pools) if spec.health_checks else None,
+        mirror=mirror if mirror is not None else spec.mirror,
     )

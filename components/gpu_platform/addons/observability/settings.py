@@ -13,6 +13,7 @@ from pydantic import with_config
 from typing_extensions import TypedDict
 
 from gpu_platform.args.common import Cloud
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.validate import ARGS_CONFIG
 
 
@@ -123,3 +124,5 @@ class GpuObservabilityArgs(ObservabilitySettings):
     """Namespace of the monitoring stack, rules and dashboards; default ``monitoring``."""
     gpu_operator_namespace: NotRequired[str]
     """Where the GPU Operator runs (its validator and DCGM exporter pods); default ``gpu-operator``."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the charts and their images (node-problem-detector's too) from a mirror; default: upstream."""

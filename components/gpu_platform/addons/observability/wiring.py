@@ -4,18 +4,67 @@ CRDs it installs."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpu_platform.addons.gpu_operator.plan import MetricsContribution
+from gpu_platform.addons.observability.checks import OPERATOR_BACKENDS, default_backend
 from gpu_platform.addons.observability.cloud_side import has_cloud_side
 from gpu_platform.addons.observability.plan import dcgm_exporter_values, kueue_values, observability_plan
+from gpu_platform.addons.requirement import Requirement, Sections, section_on
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.releases import KUBE_PROMETHEUS_STACK
 
 if TYPE_CHECKING:
     from gpu_platform.addons.deployment import Deployment
     from gpu_platform.addons.platform_spec import PlatformSpec
+
+
+def _exporter(sections: Sections) -> Mapping[str, Any]:
+    """The ``gpu_operator.dcgm_exporter`` settings given (empty: the defaults)."""
+    operator = sections.get("gpu_operator", {})
+    exporter = operator.get("dcgm_exporter", {}) if isinstance(operator, Mapping) else {}
+    return exporter if isinstance(exporter, Mapping) else {}
+
+
+def _scrapes_service_monitors(sections: Sections) -> bool:
+    """The backend scrapes through Prometheus Operator ServiceMonitors (installed or already running)."""
+    section = sections.get("observability", {})
+    backend = section.get("backend") if isinstance(section, Mapping) else None
+    return str(backend or default_backend(str(sections.get("cloud", "")))) in OPERATOR_BACKENDS
+
+
+REQUIRES = (
+    Requirement(
+        ("observability", "enabled"),
+        "gpu_operator.dcgm_exporter.enabled",
+        met=lambda s, pool: (
+            not section_on(s, "gpu_operator", True)
+            or _exporter(s).get("enabled", True)
+            or _exporter(s).get(
+                "service_monitor", False
+            )  # refused at the ServiceMonitor (gpu_operator.checks)
+        ),
+        applies=lambda s, pool: section_on(s, "observability", True),
+        reason=lambda s, pool: (
+            "the GPU dashboards, recording rules and alerts read the DCGM exporter, which "
+            "{{gpu_operator.dcgm_exporter.enabled}} false leaves out: turn the exporter on, or observability off"
+        ),
+    ),
+    Requirement(
+        ("gpu_operator", "dcgm_exporter", "service_monitor"),
+        "observability.enabled",
+        met=lambda s, pool: _exporter(s).get("service_monitor", True) is not False,
+        applies=lambda s, pool: section_on(s, "observability", True) and _scrapes_service_monitors(s),
+        reason=lambda s, pool: (
+            "false has no effect while {{observability.enabled}}: its Prometheus scrapes the exporter through "
+            "that ServiceMonitor, so the plan turns it on; remove the setting, or turn observability off"
+        ),
+    ),
+)
+"""The metrics path reads the GPU Operator's DCGM exporter through its ServiceMonitor (with an operator-installed
+exporter; with the operator off, an exporter installed elsewhere is read instead)."""
 
 
 def enabled(spec: PlatformSpec) -> bool:
@@ -54,7 +103,7 @@ def deploy(d: Deployment) -> dict[str, Any]:
     target = spec.observability
     if managed_metrics(spec):
         target = replace(target, cluster=d.metrics_cluster())
-    plan = observability_plan(target, secret=d.secret("observability"), pools=spec.pools)
+    plan = observability_plan(target, secret=d.secret("observability"), pools=spec.pools, mirror=spec.mirror)
     component = GpuObservability.from_plan(KUBE_PROMETHEUS_STACK.component_name, plan, d.opts)
     d.created["observability"] = component
     outputs: dict[str, Any] = {"observabilityBackend": component.backend}

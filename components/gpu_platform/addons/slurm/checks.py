@@ -19,22 +19,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpu_platform.addons.requirement import exclusive_pools
 from gpu_platform.addons.slurm import settings as a
 from gpu_platform.addons.workloads.checks import node_selector_problems
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Problems
+from gpu_platform.formats.hosts import host_problem
+from gpu_platform.formats.secret import is_stand_in
+from gpu_platform.formats.ssh import parse_public_key
+from gpu_platform.mirror import Mirror
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import SLURM, scheduling_namespaces
 from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES, is_dns_subdomain
-from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default
+from gpu_platform.resolve.mirror import resolve_mirror
+from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default, valid_pools
 
 SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
 """A Secret data key (Kubernetes ``IsConfigMapKey``)."""
-SSH_KEY = re.compile(
-    r"^(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)|sk-(ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com) [A-Za-z0-9+/=]+( .*)?$"
-)
-"""One OpenSSH public key line (``authorized_keys`` without options)."""
 MAX_LOGIN_REPLICAS = 16
 
 MIG_REASON = (
@@ -94,18 +96,27 @@ class SlurmSpec:
     node_selector: Mapping[str, str] | None = None
     """Where the operator, slurmctld, slurmrestd and login pods run when the component is given one; the
     stack places them with the other controllers instead."""
+    mirror: Mirror | None = None
+    """Where the component's charts and images come from instead of upstream (the stack passes its own)."""
 
     @property
     def pool_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.pools)
 
 
+GPUDIRECT_REASON = (
+    "has GKE GPUDirect ({{gpu_pools[].gpudirect}}): its GPU NICs reach a pod only through the pod's "
+    "networking.gke.io interfaces and the TCPXO/gIB components, which slurmd pods are not given, so Slurm jobs "
+    "would run NCCL over the host network alone. Give Slurm a pool without gpudirect, or keep GPUDirect pools "
+    "for Kueue"
+)
+"""GKE's GPU NICs are per pod (multi-networking), not a device slurmd can hold for its steps like EFA or IB."""
+
+
 def slurm_pool_names(raw: Mapping[str, Any]) -> list[str]:
     """The pools an enabled ``slurm`` section claims, unchecked (so Kueue and Volcano never count them even
     when the section has problems of its own)."""
-    if not raw.get("enabled", False):
-        return []
-    return [n for n in raw.get("pools") or () if isinstance(n, str)]
+    return exclusive_pools({"slurm": raw})
 
 
 def _claims(section: Mapping[str, Any] | None, key: str) -> dict[str, tuple[int, str]]:
@@ -126,7 +137,7 @@ def _pool_problems(
     p: Problems,
 ) -> list[GpuPool]:
     by_name = pools.by_name()
-    valid = ", ".join(by_name)
+    valid = valid_pools(by_name)
     queues = _claims(kueue, "cluster_queues")
     teams = _claims(volcano, "teams")
     mine: list[GpuPool] = []
@@ -140,7 +151,7 @@ def _pool_problems(
         pool = by_name.get(name)
         if pool is None:
             if name not in pools.broken:
-                here.add((), f"'{name}' is not a GPU pool; valid: {valid}")
+                here.add((), f"'{name}' is not a GPU pool; {valid}")
             continue
         if pool.dra:
             here.add((), f"pool '{name}' {DRA_REASON}")
@@ -148,6 +159,8 @@ def _pool_problems(
             here.add((), f"pool '{name}' {MIG_REASON}")
         elif pool.sharing.mode != "none":
             here.add((), f"pool '{name}' {SHARED_REASON.format(mode=pool.sharing.mode)}")
+        if pool.gpudirect is not None:
+            here.add((), f"pool '{name}' {GPUDIRECT_REASON}")
         if name in queues:
             i, queue = queues[name]
             here.add(
@@ -194,17 +207,18 @@ def _login(raw: Mapping[str, Any], p: Problems) -> SlurmLogin:
     if not 1 <= replicas <= MAX_LOGIN_REPLICAS:
         p.add(("replicas",), f"{replicas} is out of range; must be between 1 and {MAX_LOGIN_REPLICAS}")
     keys = raw.get("root_ssh_authorized_keys")
-    if keys is not None:
+    if keys is not None and not is_stand_in(keys):  # a secret's keys are checked when pulumi up reads them
         lines = [
             line.strip() for line in keys.splitlines() if line.strip() and not line.lstrip().startswith("#")
         ]
         if not lines:
             p.add(("root_ssh_authorized_keys",), "holds no key; give OpenSSH public keys, one a line")
         for n, line in enumerate(lines, 1):
-            if not SSH_KEY.match(line):
+            # sshd(8) "AUTHORIZED_KEYS FILE FORMAT": [options] keytype base64-key [comment]
+            if isinstance(key := parse_public_key(line, options=True), str):
                 p.add(
                     ("root_ssh_authorized_keys",),
-                    f"line {n} is not an OpenSSH public key ('ssh-ed25519 AAAA... comment'); never a private key",
+                    f"line {n} is not an authorized_keys line ('[options] ssh-ed25519 AAAA... comment'): {key}",
                 )
     service = raw.get("service_type", a.LoginServiceType.CLUSTER_IP)
     return SlurmLogin(
@@ -232,8 +246,10 @@ def _database(raw: Mapping[str, Any], p: Problems) -> SlurmDatabase | None:
         return None
     before = p.count()
     host = db["host"].strip()
-    if not host or " " in host:
-        p.add(("database", "host"), f"{db['host']!r} is not a host name or address")
+    if not is_stand_in(host) and (
+        reason := host_problem(host, "{{port}}", "{{password_secret}}")
+    ):  # the database's sibling settings
+        p.add(("database", "host"), reason)
     port = db.get("port", a.DEFAULT_DATABASE_PORT)
     if not 1 <= port <= 65535:
         p.add(("database", "port"), f"{port} is out of range; must be between 1 and 65535")
@@ -272,8 +288,8 @@ def resolve_slurm(
     before = p.count()
     names = list(raw.get("pools") or ())
     if not names:
-        valid = ", ".join(pl.name for pl in pools.pools)
-        p.add(("pools",), f"required: the GPU pools Slurm owns (at least one); valid: {valid}")
+        valid = valid_pools(pl.name for pl in pools.pools)
+        p.add(("pools",), f"required: the GPU pools Slurm owns (at least one); {valid}")
     mine = _pool_problems(names, pools, kueue, volcano, p)
     if kueue is not None and names and not kueue.get("cluster_queues"):
         rest = [pl.name for pl in pools.pools if pl.name not in names]
@@ -331,7 +347,9 @@ def resolve_slurm_args(args: a.SlurmClusterArgs) -> SlurmSpec:
     at = lambda i: p.at("gpu_pools", i)  # noqa: E731
     resolved = resolve_cluster_pools(checked["cloud"], checked["gpu_pools"], checked.get("cuda_version"), at)
     spec = resolve_slurm(checked, resolved, p)
+    mirror = resolve_mirror(checked.get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
     assert spec is not None
     selector = checked.get("node_selector")
-    return SlurmSpec(**{**spec.__dict__, "node_selector": dict(selector) if selector is not None else None})
+    selected = dict(selector) if selector is not None else None
+    return SlurmSpec(**{**spec.__dict__, "node_selector": selected, "mirror": mirror})

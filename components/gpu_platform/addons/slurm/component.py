@@ -59,6 +59,7 @@ class SlurmCluster(PlannedComponent[SlurmPlan]):
             plan.operator_namespace,
             depends_on=[operator_ns, *deps],
             retain_on_delete=SLURM_OPERATOR_CRDS.release_holds_crds,
+            mirror=plan.mirror,
         )
         operator = helm_release(
             self,
@@ -69,6 +70,7 @@ class SlurmCluster(PlannedComponent[SlurmPlan]):
             values=plan.operator_values,
             # The webhook's Certificate and Issuer are cert-manager kinds; the operator reconciles Slinky's CRDs.
             depends_on=[operator_ns, crds, *before],
+            mirror=plan.mirror,
         )
         ns = helm_namespace(self, f"{name}-namespace", plan.namespace, depends_on=deps)
         slurm = helm_release(
@@ -81,6 +83,7 @@ class SlurmCluster(PlannedComponent[SlurmPlan]):
             secret=plan.secret_values,
             # Its templates are Slinky custom resources, validated by the operator's webhook.
             depends_on=[ns, crds, operator],
+            mirror=plan.mirror,
         )
         self.nodesets = pulumi.Output.from_input(dict(plan.nodesets))
         self.namespace = pulumi.Output.from_input(plan.namespace)

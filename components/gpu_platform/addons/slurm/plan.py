@@ -30,10 +30,11 @@ from gpu_platform.addons.slurm.checks import SlurmSpec, resolve_slurm_args
 from gpu_platform.addons.slurm.settings import SlurmClusterArgs
 from gpu_platform.addons.workloads.plan import Placement, controller_placement, pool_placement
 from gpu_platform.catalog.gpus import GpuModel
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import SLURM, SLURM_OPERATOR
-from gpu_platform.sharing import GPU_RESOURCE
+from gpu_platform.sharing import GPU_RESOURCE, HUGEPAGES_2MI_RESOURCE, node_resources, resource_quantity
 
 GRES_CONF = "AutoDetect=nvidia\n"
 """Slurm finds each node's GPUs itself, from the driver's device files (Slinky's "With GPUs" guide)."""
@@ -60,9 +61,22 @@ def image(repository: str) -> dict[str, Any]:
     return {"repository": repository, "tag": versions.SLURM_IMAGE_TAG}
 
 
+def slurmd_resources(pool: GpuPool) -> dict[str, dict[str, int | str]]:
+    """What one slurmd holds for its steps: every device a node of the pool advertises (its GPUs, and on EFA or
+    InfiniBand pools the fabric and EFA's huge pages, so srun steps run NCCL over it), limits equal to requests.
+    Huge pages need a cpu or memory request beside them (Kubernetes core validation), so such a slurmd also
+    requests the memory the huge pages take, with no memory limit: its job steps run in its cgroup."""
+    devices: dict[str, int | str] = {
+        name: resource_quantity(name, units) for name, units in node_resources(pool).items()
+    }
+    requests = dict(devices)
+    if HUGEPAGES_2MI_RESOURCE in devices:
+        requests["memory"] = devices[HUGEPAGES_2MI_RESOURCE]
+    return {"requests": requests, "limits": devices}
+
+
 def nodeset_values(pool: GpuPool) -> dict[str, Any]:
     """One pool's NodeSet: pyxis slurmd on every node of the pool, holding all of the node's GPUs."""
-    gpus = {GPU_RESOURCE: pool.gpus_per_node}
     placement = pool_placement(pool)
     return {
         "enabled": True,
@@ -70,7 +84,7 @@ def nodeset_values(pool: GpuPool) -> dict[str, Any]:
         "scalingMode": "DaemonSet",
         "slurmd": {
             "image": image(versions.SLURMD_PYXIS_IMAGE_REPOSITORY),
-            "resources": {"requests": dict(gpus), "limits": dict(gpus)},
+            "resources": slurmd_resources(pool),
         },
         "extraConfMap": {"Gres": [gres(pool)], "Features": [pool.gpu.key]},
         "partition": {"enabled": True, "configMap": {"State": "UP", "MaxTime": "UNLIMITED"}},
@@ -171,14 +185,21 @@ class SlurmPlan:
     """Pool -> its NodeSet, partition, GRES and the GPUs its slurmd asks for (component output)."""
     secret_values: bool = False
     """The user's values hold a secret: the values inputs are stored encrypted."""
+    mirror: Mirror | None = None
+    """Where the charts and their images come from instead of upstream."""
 
 
 def slurm_plan(
-    spec: SlurmSpec, placement: Placement, cert_manager: bool | None = None, secret: bool = False
+    spec: SlurmSpec,
+    placement: Placement,
+    cert_manager: bool | None = None,
+    secret: bool = False,
+    mirror: Mirror | None = None,
 ) -> SlurmPlan:
     """The plan from a resolved spec; ``cert_manager`` overrides ``spec.install_cert_manager`` (the stack
-    installs cert-manager once for Slurm and KServe)."""
+    installs cert-manager once for Slurm and KServe); ``mirror`` (the stack's) overrides ``spec.mirror``."""
     install = spec.install_cert_manager if cert_manager is None else cert_manager
+    mirror = mirror if mirror is not None else spec.mirror
     nodesets = {
         pool.name: {
             "nodeSet": f"{SLURM.release_name}-worker-{pool.name}",
@@ -194,9 +215,10 @@ def slurm_plan(
         operator_namespace=SLURM_OPERATOR.namespace,
         operator_values=operator_values(placement),
         slurm_values=slurm_values(spec, placement),
-        cert_manager=cert_manager_plan(versions.CERT_MANAGER.namespace) if install else None,
+        cert_manager=cert_manager_plan(versions.CERT_MANAGER.namespace, mirror=mirror) if install else None,
         nodesets=nodesets,
         secret_values=secret,
+        mirror=mirror,
     )
 
 

@@ -11,6 +11,7 @@ from pydantic import with_config
 from typing_extensions import TypedDict
 
 from gpu_platform.args.common import Cloud
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
 
@@ -138,3 +139,5 @@ class SlurmClusterArgs(SlurmSettings):
     node_selector: NotRequired[Mapping[str, str]]
     """Node labels the operator, slurmctld, slurmrestd and login pods select (the system pool); default
     the cloud's system pool."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the charts and every Slurm image (cert-manager's too) from a mirror; default: upstream."""

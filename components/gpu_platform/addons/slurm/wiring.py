@@ -25,7 +25,7 @@ def deploy(d: Deployment) -> dict[str, Any]:
     assert spec.slurm is not None
     placement = controller_placement(spec.cloud, spec.workloads.node_selector)
     # cert-manager is the stack's (the cert_manager add-on), never the component's own second copy.
-    plan = slurm_plan(spec.slurm, placement, cert_manager=False, secret=d.secret("slurm"))
+    plan = slurm_plan(spec.slurm, placement, cert_manager=False, secret=d.secret("slurm"), mirror=spec.mirror)
     after = d.after("cert_manager", "gpu_operator")
     component = SlurmCluster.from_plan(SLURM.component_name, plan, d.with_dependencies(after))
     d.created["slurm"] = component

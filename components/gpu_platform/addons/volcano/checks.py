@@ -17,11 +17,13 @@ from gpu_platform.addons.workloads.settings import DEFAULT_VOLCANO_BORROWING, Vo
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.errors import Problems
+from gpu_platform.mirror import Mirror
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import VOLCANO, scheduling_namespaces
 from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES
-from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default
+from gpu_platform.resolve.mirror import resolve_mirror
+from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default, valid_pools
 
 RESERVED_QUEUES = frozenset({"default", "root"})
 """Queues Volcano creates and owns itself."""
@@ -52,6 +54,8 @@ class VolcanoSpec:
     node_selector: Mapping[str, str] | None = None
     """Where Volcano's own pods run when the component is given ``node_selector``; the stack places them with
     the other controllers instead (``workloads.node_selector``)."""
+    mirror: Mirror | None = None
+    """Where the component's chart and images come from instead of upstream (the stack passes its own)."""
 
     def team_pools(self, team: VolcanoTeam) -> list[GpuPool]:
         by_name = {p.name: p for p in self.pools}
@@ -155,7 +159,7 @@ def _team_pools(
             here.add(where, f"'{name}' is listed twice")
         elif name not in names:
             if name not in pools.broken:
-                here.add(where, f"'{name}' is not a GPU pool; valid: {', '.join(names)}")
+                here.add(where, f"'{name}' is not a GPU pool; {valid_pools(names)}")
         elif name in kueue_pools:
             here.add(
                 where,
@@ -229,6 +233,7 @@ def resolve_volcano_args(args: VolcanoArgs) -> VolcanoSpec:
     at = lambda i: p.at("pools", i)  # noqa: E731
     resolved = resolve_cluster_pools(checked["cloud"], checked["pools"], checked.get("cuda_version"), at)
     spec = resolve_volcano(checked, resolved, at, p)
+    mirror = resolve_mirror(checked.get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
     assert spec is not None
-    return replace(spec, node_selector=dict(checked.get("node_selector", {})))
+    return replace(spec, node_selector=dict(checked.get("node_selector", {})), mirror=mirror)

@@ -63,6 +63,7 @@ class Volcano(PlannedComponent[VolcanoPlan]):
             plan.namespace,
             values=plan.values,
             secret=plan.secret_values,
+            mirror=plan.mirror,
             depends_on=[ns, *deps],
             retain_on_delete=VOLCANO.release_holds_crds,
         )

@@ -25,6 +25,7 @@ from gpu_platform.addons.kueue.plan import all_units, quantities
 from gpu_platform.addons.volcano.checks import VolcanoSpec, VolcanoTeam, resolve_volcano_args
 from gpu_platform.addons.workloads.plan import Placement, pool_placement
 from gpu_platform.addons.workloads.settings import VolcanoArgs
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import VOLCANO
@@ -184,6 +185,8 @@ class VolcanoPlan:
     """Create the team namespaces (the stack layer creates every namespace itself, once)."""
     secret_values: bool = False
     """The user's values hold a secret: the values input is stored encrypted."""
+    mirror: Mirror | None = None
+    """Where the chart and its images come from instead of upstream."""
 
     @property
     def namespace(self) -> str:
@@ -195,8 +198,10 @@ def volcano_plan(
     placement: Placement | None = None,
     manage_namespaces: bool = True,
     secret: bool = False,
+    mirror: Mirror | None = None,
 ) -> VolcanoPlan:
-    """The plan from a resolved spec (checks have run); ``placement`` defaults to the spec's node selector."""
+    """The plan from a resolved spec (checks have run); ``placement`` defaults to the spec's node selector,
+    ``mirror`` (the stack's) to the spec's."""
     if placement is None:
         placement = Placement(dict(spec.node_selector or {}))
     return VolcanoPlan(
@@ -207,6 +212,7 @@ def volcano_plan(
         placements={p.name: pool_placement(p) for p in spec.pools},
         manage_namespaces=manage_namespaces,
         secret_values=secret,
+        mirror=mirror if mirror is not None else spec.mirror,
     )
 
 

@@ -37,7 +37,11 @@ def deploy_volcano(
         return None, {}
     placement = controller_placement(spec.cloud, spec.workloads.node_selector)
     plan = volcano_plan(
-        spec.volcano, placement, manage_namespaces=False, secret="volcano" in spec.secret_sections
+        spec.volcano,
+        placement,
+        manage_namespaces=False,
+        secret="volcano" in spec.secret_sections,
+        mirror=spec.mirror,
     )
     owned = namespaces or {}
     teams = [owned[t.namespace] for t in spec.volcano.teams if t.namespace in owned]

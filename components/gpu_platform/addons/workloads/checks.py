@@ -20,10 +20,12 @@ from gpu_platform.addons.workloads.settings import (
 )
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.errors import Key, Problems
+from gpu_platform.mirror import Mirror
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import ADDONS, WORKLOAD_CONTROLLERS
 from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.kubernetes import label_problems
+from gpu_platform.resolve.mirror import resolve_mirror
 from gpu_platform.sharing import GPU_RESOURCE
 
 INSTALLABLE: tuple[str, ...] = tuple(a.key for a in WORKLOAD_CONTROLLERS)
@@ -240,6 +242,7 @@ class ControllerSettings:
     gang_scheduler: str = DEFAULT_GANG_SCHEDULER
     runtimes: tuple[str, ...] = DEFAULT_TRAINING_RUNTIMES
     install_jobset: bool = False
+    mirror: Mirror | None = None
 
 
 def resolve_controller_args(controller: str, args_type: Any, args: Any) -> ControllerSettings:
@@ -255,6 +258,7 @@ def resolve_controller_args(controller: str, args_type: Any, args: Any) -> Contr
         for i, runtime in enumerate(runtimes):
             if runtime in runtimes[:i]:
                 p.add(("runtimes", i), f"'{runtime}' is listed twice")
+    mirror = resolve_mirror((checked or {}).get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
     assert checked is not None
     return ControllerSettings(
@@ -264,6 +268,7 @@ def resolve_controller_args(controller: str, args_type: Any, args: Any) -> Contr
         checked.get("gang_scheduler", DEFAULT_GANG_SCHEDULER),
         tuple(checked.get("runtimes", DEFAULT_TRAINING_RUNTIMES)),
         checked.get("install_jobset", False),
+        mirror,
     )
 
 

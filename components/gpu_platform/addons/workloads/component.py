@@ -51,6 +51,7 @@ def controller_release(
         secret=plan.secret_values,
         depends_on=[ns, *depends_on],
         retain_on_delete=plan.crds_in_release,
+        mirror=plan.mirror,
     )
 
 

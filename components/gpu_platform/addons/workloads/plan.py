@@ -44,8 +44,10 @@ from gpu_platform.addons.workloads.settings import (
     LeaderWorkerSetArgs,
 )
 from gpu_platform.cloud_facts import profile_of
+from gpu_platform.mirror import Mirror
 from gpu_platform.packaged_data import packaged_yaml
 from gpu_platform.plans.helm import deep_merge
+from gpu_platform.plans.mirror import mirrored_object
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import addon
 from gpu_platform.scheduling import POOL_LABEL, pool_tolerations, selector_labels
@@ -226,6 +228,8 @@ class ControllerPlan:
     gang_scheduler: str = DEFAULT_GANG_SCHEDULER
     secret_values: bool = False
     """The user's values hold a secret (a ``secure:`` stack value): the values input is stored encrypted."""
+    mirror: Mirror | None = None
+    """Where the chart and its images come from instead of upstream (the runtimes' images are mirrored here)."""
 
     @property
     def namespace(self) -> str:
@@ -245,8 +249,9 @@ def controller_plan(
     gang_scheduler: str = DEFAULT_GANG_SCHEDULER,
     runtimes: Sequence[str] = DEFAULT_TRAINING_RUNTIMES,
     install_jobset: bool = False,
+    mirror: Mirror | None = None,
 ) -> ControllerPlan:
-    """The plan from checked settings (the stack layer's path)."""
+    """The plan from checked settings (the stack layer's path); ``mirror``: charts and images from it."""
     objects: tuple[dict[str, Any], ...] = ()
     if controller == Controller.JOBSET.value:
         chart_values = jobset_values(placement, values)
@@ -256,16 +261,20 @@ def controller_plan(
         chart_values = kuberay_values(placement, gang_scheduler, values)
     elif controller == Controller.TRAINER.value:
         chart_values = trainer_values(placement, install_jobset, values)
-        objects = tuple(trainer_runtime(r, gang_scheduler) for r in runtimes)
+        objects = tuple(mirrored_object(trainer_runtime(r, gang_scheduler), mirror) for r in runtimes)
     else:
         raise ValueError(f"the library does not install {controller!r}")
     entry = addon(controller)
-    return ControllerPlan(controller, entry.pin, entry.release_name, chart_values, objects, gang_scheduler)
+    return ControllerPlan(
+        controller, entry.pin, entry.release_name, chart_values, objects, gang_scheduler, mirror=mirror
+    )
 
 
-def workload_plans(cloud: str, workloads: WorkloadsSpec, secret: bool = False) -> list[ControllerPlan]:
+def workload_plans(
+    cloud: str, workloads: WorkloadsSpec, secret: bool = False, mirror: Mirror | None = None
+) -> list[ControllerPlan]:
     """One plan per controller the stack installs, in creation order (JobSet before Trainer); ``secret``: the
-    ``workloads`` section holds a ``secure:`` value."""
+    ``workloads`` section holds a ``secure:`` value; ``mirror``: the stack's."""
     placement = controller_placement(cloud, workloads.node_selector)
     plans = [
         controller_plan(
@@ -275,6 +284,7 @@ def workload_plans(cloud: str, workloads: WorkloadsSpec, secret: bool = False) -
             workloads.gang_scheduler_of(c),
             workloads.trainer_runtimes,
             install_jobset=False,
+            mirror=mirror,
         )
         for c in workloads.installed
     ]
@@ -290,6 +300,7 @@ def settings_plan(settings: ControllerSettings) -> ControllerPlan:
         settings.gang_scheduler,
         settings.runtimes,
         settings.install_jobset,
+        settings.mirror,
     )
 
 

@@ -13,6 +13,7 @@ from pydantic import with_config
 from typing_extensions import TypedDict
 
 from gpu_platform.args.common import CloudValue
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.pool import GpuPoolArgs
 from gpu_platform.args.validate import ARGS_CONFIG
 
@@ -143,6 +144,8 @@ class WorkloadControllerArgs(TypedDict):
     taint, and a required node affinity keeps them off every node labelled ``gpu-platform.io/pool``."""
     values: NotRequired[Mapping[str, Any]]
     """Escape hatch: extra chart values, deep-merged under the library's (the library's win)."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the chart and its images (Trainer's runtimes' too) from a mirror; default: upstream."""
 
 
 class JobSetArgs(WorkloadControllerArgs):
@@ -189,7 +192,7 @@ class VolcanoTeamArgs(TypedDict):
     """Default: the team name. Created, and never a Kueue team's namespace."""
     pools: NotRequired[Sequence[str]]
     """Pools whose capacity is this team's ``deserved`` share (default: every Volcano pool). A pool is
-    deserved by one team only, as a pool is the quota of one Kueue ClusterQueue."""
+    deserved by one team only (the other teams borrow it while it is idle)."""
     borrowing: NotRequired[bool]
     """Use the idle capacity of the other teams' pools (``capability`` = every Volcano pool; Volcano reclaims
     it when its owner needs it). Default true; false: ``capability`` = ``deserved``."""
@@ -213,6 +216,8 @@ class VolcanoArgs(VolcanoSettings):
     pools: Sequence[GpuPoolArgs]
     """The GPU pools Volcano schedules (never pools that are a Kueue queue's quota), exactly as given to the
     node pools."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the chart and its images from a mirror; default: upstream."""
     cuda_version: NotRequired[str]
     """CUDA ``major.minor`` of the images, for pools without their own ``cuda_version``."""
     node_selector: NotRequired[Mapping[str, str]]

@@ -34,7 +34,8 @@ def deploy_workloads(spec: PlatformSpec, opts: pulumi.ResourceOptions, volcano: 
 
     outputs: dict[str, Any] = {}
     created: dict[str, Any] = {}
-    for controller in workload_plans(spec.cloud, spec.workloads, secret="workloads" in spec.secret_sections):
+    secret = "workloads" in spec.secret_sections
+    for controller in workload_plans(spec.cloud, spec.workloads, secret=secret, mirror=spec.mirror):
         deps = [volcano] if volcano is not None and controller.gang_scheduler == "volcano" else []
         deps += [created[c] for c in addon(controller.controller).runs_on if c in created]
         merged = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=deps))

@@ -22,6 +22,8 @@ from gpu_platform.cloud_facts.aks.allocatable import (
     MEMORY_CAP,
     MEMORY_PER_POD_MIB,
 )
+from gpu_platform.cloud_facts.aks.host_inputs import host_input_problems
+from gpu_platform.cloud_facts.aks.local_nvme import NVME_DATA_DISKS
 from gpu_platform.cloud_facts.profile import (
     CloudProfile,
     DockerHostImage,
@@ -85,6 +87,8 @@ class AksProfile(CloudProfile):
     display = "AKS"
     article = "an"
     extra = Extra("aks", "pulumi_azure_native", "pulumi-azure-native", "the Azure Native SDK")
+    region_shape = re.compile(r"^[A-Za-z][A-Za-z0-9 ]*$")
+    region_example = "eastus2"
     docker_host = DockerHostImage(
         service="Azure Virtual Machines",
         image="Canonical:ubuntu-24_04-lts:server:latest",
@@ -94,6 +98,7 @@ class AksProfile(CloudProfile):
         "driver for plain VMs, so cloud-init installs Canonical's signed nvidia:580-server driver (the branch's "
         "first release, 580.65.06, is the CUDA 13.0 minimum)",
         section="azure",
+        input_problems=host_input_problems,
     )
     resource_types = ResourceTypes(
         types.FORCE_NEW,
@@ -102,8 +107,12 @@ class AksProfile(CloudProfile):
         types.NODE_POOLS,
         types.mock_state,
         types.mock_call,
+        diff_rules=types.DIFF_RULES,
     )
     managed_prometheus = "azure-managed-prometheus"
+    # Microsoft Learn, "Automatically repair Azure Kubernetes Service (AKS) nodes": AKS repairs unhealthy nodes
+    # itself; there is no setting to turn it off.
+    node_repair = "AKS repairs unhealthy nodes itself, always (node auto-repair has no off switch)"
     machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
     images: ClassVar[Mapping[str, NodeImage]] = {
         "Ubuntu": NodeImage("Ubuntu", "ubuntu"),
@@ -122,6 +131,7 @@ class AksProfile(CloudProfile):
     cloud_sharing_modes = frozenset({"mig"})
     cloud_mig_needs_cloud_driver = True
     spot_max_price = True
+    local_ssd_machines = NVME_DATA_DISKS
     # Agent pools: Regular or Spot priority, or a capacity reservation group (capacityReservationGroupID);
     # node auto-provisioning chains Karpenter's spot and on-demand (AKSNodeClass has no reservation field).
     capacity_sources = frozenset({"on-demand", "spot", "reservation"})

@@ -3,8 +3,12 @@ what the provider cannot change in place, what holds state, and the outputs a mo
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from gpu_platform.cloud_facts.karpenter import NODE_POOL_RULES, node_class_rules
+from gpu_platform.diff_rule import DiffRule, Inputs, changes, derived, gone, kind
 
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -49,8 +53,92 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
     ),
     # azure-native: the ID-forming path parameters and the location (as for the cluster above).
     MONITOR_WORKSPACE: ("azureMonitorWorkspaceName", "resourceGroupName", "location"),
+    # azure-native: the path parameters that form the extension's ID (Azure Container Storage, local NVMe).
+    "azure-native:kubernetesconfiguration:Extension": (
+        "extensionName",
+        "clusterName",
+        "clusterResourceName",
+        "clusterRp",
+        "resourceGroupName",
+    ),
 }
 IN_PLACE_IF: dict[tuple[str, str], Callable[[Any, Any], bool]] = {}
+VIRTUAL_MACHINE = "azure-native:compute:VirtualMachine"
+"""A ``GpuDockerHost``'s VM."""
+
+
+def custom_data(inputs: Inputs) -> str | None:
+    """The VM's cloud-init user data, decoded (Azure takes it base64), so the diff shows its lines."""
+    encoded = (inputs.get("osProfile") or {}).get("customData")
+    if not isinstance(encoded, str):
+        return None
+    try:
+        return base64.b64decode(encoded, validate=True).decode()
+    except (ValueError, UnicodeDecodeError):
+        return encoded
+
+
+DIFF_RULES: tuple[DiffRule, ...] = (
+    changes(
+        AGENT_POOL,
+        "reconfigures GPUs",
+        "the GPU Operator's MIG manager repartitions the GPUs of every node of the pool, evicting their pods",
+        'nodeLabels["nvidia.com/mig.config"]',
+        field="nvidia.com/mig.config",
+    ),
+    # The Network Operator's DOCA driver and RDMA device plugin run only on nodes with this label (the library's
+    # NicClusterPolicy, clouds/aks/infiniband_plan.py); AKS updates a pool's labels on its nodes in place.
+    changes(
+        AGENT_POOL,
+        "reloads driver",
+        "the Network Operator removes the DOCA (MOFED) network driver and the RDMA device plugin from the pool's "
+        "nodes: running jobs lose their InfiniBand devices",
+        'nodeLabels["gpu-platform.io/infiniband"]',
+        when=lambda inputs: (inputs.get("nodeLabels") or {}).get("gpu-platform.io/infiniband") == "true",
+        when_text="when the pool had InfiniBand",
+    ),
+    changes(
+        kind("mellanox.com", "NicClusterPolicy"),
+        "reloads driver",
+        "the Network Operator reloads the DOCA (MOFED) network driver on every node it serves, evicting their RDMA "
+        "work (its upgradePolicy waits for jobs; docs/day2.md)",
+        "spec.ofedDriver.version",
+        "spec.ofedDriver.image",
+        "spec.ofedDriver.repository",
+    ),
+    gone(
+        kind("mellanox.com", "NicClusterPolicy"),
+        "reloads driver",
+        "the Network Operator removes the DOCA (MOFED) network driver and the RDMA device plugin from every node: "
+        "running jobs lose their InfiniBand devices",
+    ),
+    # Microsoft Learn, "Resize a virtual machine": a running VM restarts to take a new size.
+    changes(
+        VIRTUAL_MACHINE,
+        "restarts workloads",
+        "Azure restarts the VM to resize it: its Compose services restart at boot",
+        "hardwareProfile.vmSize",
+    ),
+    # Azure answers PropertyChangeNotAllowed to a new osProfile.customData (Azure/azure-sdk-for-java#1912), and
+    # cloud-init would not run it again after first boot.
+    derived(
+        VIRTUAL_MACHINE,
+        "blocks the update",
+        "blocked by Azure: a VM's custom data (the cloud-init that writes the Compose file) cannot change after it "
+        "is created; delete the host and create it again to apply the new services (its OS disk goes with it)",
+        "osProfile.customData (decoded)",
+        custom_data,
+    ),
+    gone(
+        VIRTUAL_MACHINE,
+        "deletes data",
+        "its OS disk goes with it (deleteOption Delete): whatever the Compose services wrote to the host (model "
+        "caches, volumes) is lost",
+    ),
+    *NODE_POOL_RULES,
+    *node_class_rules("karpenter.azure.com", "AKSNodeClass"),
+)
+"""What ``gpu-platform diff`` flags in these resources beyond their replacement (``gpu_platform.diff_rule``)."""
 STATEFUL = frozenset(
     {
         CLUSTER,

@@ -19,6 +19,8 @@ from gpu_platform.cloud_facts.eks.allocatable import (
     MEMORY_PER_POD_MIB,
     node_group_max_pods,
 )
+from gpu_platform.cloud_facts.eks.host_inputs import host_input_problems
+from gpu_platform.cloud_facts.eks.instance_store import INSTANCE_STORE_NVME_GB
 from gpu_platform.cloud_facts.profile import (
     CloudProfile,
     DockerHostImage,
@@ -28,6 +30,8 @@ from gpu_platform.cloud_facts.profile import (
 )
 from gpu_platform.driver import DriverPlan, DriverPlanError
 from gpu_platform.errors import Key, Problems
+from gpu_platform.formats.resource_ids import what_is
+from gpu_platform.formats.secret import is_stand_in
 from gpu_platform.pools import GpuPool
 from gpu_platform.sdk import Extra
 
@@ -63,12 +67,13 @@ def subnet_id_problems(ids: Any, p: Problems) -> None:
     if not ids:
         p.add((), "at least one subnet ID (the subnets decide the nodes' zones)")
     for i, subnet in enumerate(ids):
-        if not isinstance(subnet, str):
+        if not isinstance(subnet, str) or is_stand_in(subnet):  # a secret: checked when pulumi up reads it
             continue
         if "/" in subnet:
             p.add((i,), f"'{subnet}' is a CIDR; give the subnet's ID, like subnet-0123456789abcdef0")
         elif not SUBNET_ID.match(subnet):
-            p.add((i,), f"'{subnet}' is not a subnet ID like subnet-0123456789abcdef0")
+            what = f"is {kind}, not" if (kind := what_is(subnet)) else "is not"
+            p.add((i,), f"'{subnet}' {what} a subnet ID like subnet-0123456789abcdef0")
         elif subnet in ids[:i]:
             p.add((i,), f"'{subnet}' is listed twice")
 
@@ -102,6 +107,8 @@ class EksProfile(CloudProfile):
     display = "EKS"
     article = "an"
     extra = Extra("eks", "pulumi_aws", "pulumi-aws", "the AWS SDK")
+    region_shape = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
+    region_example = "us-east-1"
     docker_host = DockerHostImage(
         service="EC2",
         image="/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id",
@@ -110,6 +117,7 @@ class EksProfile(CloudProfile):
         source="AWS Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04), AMI ID from its public SSM "
         "parameter; release notes 2026-10 list NVIDIA driver 595.91.07, Docker and the Container Toolkit",
         section="ec2",
+        input_problems=host_input_problems,
     )
     resource_types = ResourceTypes(
         types.FORCE_NEW,
@@ -118,8 +126,10 @@ class EksProfile(CloudProfile):
         types.NODE_POOLS,
         types.mock_state,
         types.mock_call,
+        diff_rules=types.DIFF_RULES,
     )
     managed_prometheus = "amazon-managed-prometheus"
+    node_repair = None
     machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
     images: ClassVar[Mapping[str, NodeImage]] = {i.name: i for i in (AL2023, BOTTLEROCKET)}
     default_image = AL2023.name
@@ -155,6 +165,7 @@ class EksProfile(CloudProfile):
         return None
 
     efa = True
+    local_ssd_machines = INSTANCE_STORE_NVME_GB
     compact_placement = "a cluster placement group"
     publishes_allocatable = True
     kueue_vm_overhead = True
@@ -276,10 +287,11 @@ class EksProfile(CloudProfile):
                     "group (EFA needs one that allows all traffic to and from itself)",
                 )
         for j, group in enumerate(c.get("existing_security_group_ids", ())):
-            if not SECURITY_GROUP_ID.match(group):
+            if not SECURITY_GROUP_ID.match(group) and not is_stand_in(group):
+                what = f"is {kind}, not" if (kind := what_is(group)) else "is not"
                 p.add(
                     ("existing_security_group_ids", j),
-                    f"'{group}' is not a security group ID like sg-0123abcd",
+                    f"'{group}' {what} a security group ID like sg-0123abcd",
                 )
 
     @classmethod
@@ -317,7 +329,7 @@ class EksProfile(CloudProfile):
         cls, c: Mapping[str, Any], vpc: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
     ) -> None:
         arn = c.get("existing_node_role_arn")
-        if arn is not None and not ROLE_ARN.match(arn):
+        if arn is not None and not ROLE_ARN.match(arn) and not is_stand_in(arn):
             p.add(
                 ("existing_node_role_arn",),
                 f"'{arn}' is not an IAM role ARN like arn:aws:iam::123456789012:role/nodes",

@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from gpu_platform.cloud_facts.karpenter import NODE_POOL_RULES, node_class_rules
+from gpu_platform.diff_rule import DiffRule, changes, gone
+
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 CLUSTER = "aws:eks/cluster:Cluster"
 AMP_WORKSPACE = "aws:amp/workspace:Workspace"
@@ -35,6 +38,46 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
     AMP_WORKSPACE: ("kmsKeyArn",),
 }
 IN_PLACE_IF: dict[tuple[str, str], Callable[[Any, Any], bool]] = {}
+INSTANCE = "aws:ec2/instance:Instance"
+"""A ``GpuDockerHost``'s VM."""
+
+DIFF_RULES: tuple[DiffRule, ...] = (
+    changes(
+        NODE_GROUP,
+        "reconfigures GPUs",
+        "the GPU Operator's MIG manager repartitions the GPUs of every node of the group, evicting their pods",
+        'labels["nvidia.com/mig.config"]',
+        field="nvidia.com/mig.config",
+    ),
+    # terraform-provider-aws internal/service/ec2/ec2_instance.go: a new instance_type is applied by stopping and
+    # starting the instance.
+    changes(
+        INSTANCE,
+        "restarts workloads",
+        "EC2 stops the instance to change its type and starts it again: its Compose services restart at boot",
+        "instanceType",
+    ),
+    # terraform-provider-aws: user_data_replace_on_change (the Docker host sets it: cloud-init runs only on first
+    # boot) replaces the instance when its user data changes.
+    changes(
+        INSTANCE,
+        "replaces nodes",
+        "EC2 replaces the instance (user_data_replace_on_change): its services stop, and a new instance boots the "
+        "new Compose file",
+        "userData",
+        when=lambda inputs: inputs.get("userDataReplaceOnChange") is True,
+        when_text="with user_data_replace_on_change",
+    ),
+    gone(
+        INSTANCE,
+        "deletes data",
+        "its root volume goes with it (delete_on_termination): whatever the Compose services wrote to the host "
+        "(model caches, volumes) is lost",
+    ),
+    *NODE_POOL_RULES,
+    *node_class_rules("karpenter.k8s.aws", "EC2NodeClass"),
+)
+"""What ``gpu-platform diff`` flags in these resources beyond their replacement (``gpu_platform.diff_rule``)."""
 STATEFUL = frozenset({CLUSTER, "aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet", NODE_GROUP, AMP_WORKSPACE})
 """An AMP workspace holds the metrics written to it."""
 NODE_POOLS = frozenset({NODE_GROUP})

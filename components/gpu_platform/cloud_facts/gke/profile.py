@@ -34,7 +34,9 @@ from gpu_platform.cloud_facts.gke.driver_installer import (
     gke_driver_installers,
     installer_file,
 )
+from gpu_platform.cloud_facts.gke.host_inputs import host_input_problems
 from gpu_platform.cloud_facts.gke.local_ssd import EPHEMERAL_LOCAL_SSDS
+from gpu_platform.cloud_facts.gke.reservations import reservation_path_problem
 from gpu_platform.cloud_facts.profile import (
     CloudProfile,
     DockerHostImage,
@@ -45,6 +47,7 @@ from gpu_platform.cloud_facts.profile import (
 )
 from gpu_platform.driver import DriverPlan, DriverPlanError
 from gpu_platform.errors import Problems
+from gpu_platform.formats.network import private_network_problem
 from gpu_platform.pools import GpuPool, Taint
 from gpu_platform.sdk import Extra
 from gpu_platform.versions import UpstreamFile
@@ -174,14 +177,10 @@ def gpu_network_problems(
     cluster's network (its node, Pod and Service ranges: a pod's extra interfaces would otherwise route cluster
     addresses into a GPU VPC), with a subnet for every extra NIC and an address in each for every node."""
     key = ("gpu_network_cidr",)
-    try:
-        net = ipaddress.IPv4Network(cidr)
-    except ValueError as exc:
-        p.add(key, f"'{cidr}' is not an IPv4 network like {DEFAULT_GPU_NETWORK_CIDR} ({exc})")
+    if reason := private_network_problem(cidr, DEFAULT_GPU_NETWORK_CIDR):
+        p.add(key, reason)
         return
-    if not net.is_private:
-        p.add(key, f"'{cidr}' is not a private range (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)")
-        return
+    net = ipaddress.IPv4Network(cidr)
     if net.prefixlen > LONGEST_GPU_NETWORK_PREFIX:
         p.add(
             key,
@@ -250,6 +249,7 @@ class GkeProfile(CloudProfile):
         "22.04, CUDA 12.8, NVIDIA driver branch 570 preinstalled); 570.26 is the branch's first release, the "
         "CUDA 12.8 minimum",
         section="gce",
+        input_problems=host_input_problems,
     )
     resource_types = ResourceTypes(
         types.FORCE_NEW,
@@ -258,7 +258,7 @@ class GkeProfile(CloudProfile):
         types.NODE_POOLS,
         types.mock_state,
         types.mock_call,
-        types.RECREATES_NODES,
+        diff_rules=types.DIFF_RULES,
     )
     machines: ClassVar[Mapping[str, MachineType]] = table.MACHINES
     images: ClassVar[Mapping[str, NodeImage]] = {
@@ -269,10 +269,16 @@ class GkeProfile(CloudProfile):
     system_machine_type = "e2-standard-4"
     machine_shape = table.MACHINE_NAME
     region_required = True
+    region_shape = re.compile(r"^[a-z]+-[a-z]+[0-9]+(-[a-z])?$")
+    region_example = "us-central1"
     cluster_keys = frozenset({"project", "gpu_network_cidr"})
     host_driver_floor = HOST_DRIVER_FLOOR
     mig_manager_reboot = True
     managed_prometheus = "gke-managed-prometheus"
+    node_repair = (
+        "the node pools are planned with GKE's node auto-repair on (management.autoRepair), as GKE recommends, "
+        "except flex-start and queued-provisioning pools, where GKE refuses it"
+    )
     cloud_sharing_modes = frozenset({"time-slicing", "mps", "mig"})
     cloud_mig_strategy = "single"
     cloud_sharing_runs_own_device_plugin = True
@@ -300,11 +306,7 @@ class GkeProfile(CloudProfile):
 
     @classmethod
     def reservation_problem(cls, source: str, reservation: str) -> str | None:
-        if not GCE_NAME.match(reservation):
-            return (
-                f"'{reservation}' is not a reservation name (lowercase letters, digits, dashes; at most 63)"
-            )
-        return None
+        return reservation_path_problem(reservation)
 
     local_ssd_machines = EPHEMERAL_LOCAL_SSDS
     compact_placement = "a COMPACT placement policy"

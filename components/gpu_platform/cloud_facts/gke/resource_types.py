@@ -7,6 +7,8 @@ import ipaddress
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from gpu_platform.diff_rule import DiffRule, changes, gone
+
 NODE_POOL = "gcp:container/nodePool:NodePool"
 CLUSTER = "gcp:container/cluster:Cluster"
 
@@ -46,17 +48,54 @@ IN_PLACE_IF: dict[tuple[str, str], Callable[[Any, Any], bool]] = {
     ("gcp:compute/subnetwork:Subnetwork", "ipCidrRange"): _cidr_expanded,
 }
 """(type, path) -> predicate(old, new): the change is made in place when it holds."""
-RECREATES_NODES: dict[str, tuple[str, ...]] = {
+INSTANCE = "gcp:compute/instance:Instance"
+"""A ``GpuDockerHost``'s VM."""
+
+DIFF_RULES: tuple[DiffRule, ...] = (
     # GKE "Node pool updates" (cloud.google.com/kubernetes-engine/docs/concepts/node-pool-upgrade-strategies):
-    # changing the machine type, disk type, disk size or node image of an existing pool recreates its nodes
-    # with the pool's upgrade strategy (surge by default); terraform-provider-google updates these in place.
-    NODE_POOL: (
+    # changing the machine type, disk type, disk size or node image of an existing pool recreates its nodes with
+    # the pool's upgrade strategy (surge by default); terraform-provider-google updates these in place.
+    changes(
+        NODE_POOL,
+        "replaces nodes",
+        "GKE changes it in place by recreating every node of the pool (pods evicted)",
         "nodeConfig.machineType",
         "nodeConfig.diskSizeGb",
         "nodeConfig.diskType",
         "nodeConfig.imageType",
     ),
-}
+    changes(
+        NODE_POOL,
+        "reconfigures GPUs",
+        "the GPU Operator's MIG manager repartitions the GPUs of every node of the pool, evicting their pods",
+        'nodeConfig.labels["nvidia.com/mig.config"]',
+        field="nvidia.com/mig.config",
+    ),
+    # terraform-provider-google resource_compute_instance.go: machine_type and guest_accelerator are updated
+    # with the instance stopped (allow_stopping_for_update, which the Docker host sets).
+    changes(
+        INSTANCE,
+        "restarts workloads",
+        "Compute Engine stops the VM to change its GPUs and starts it again: its Compose services restart at boot",
+        "machineType",
+        "guestAccelerators",
+    ),
+    # cloud-init runs the user data (the Compose file and its unit) on first boot only, so the Docker host replaces
+    # the VM when it changes (replaceOnChanges), as EC2's user_data_replace_on_change does.
+    changes(
+        INSTANCE,
+        "replaces nodes",
+        "a new VM is created with the new Compose file and the old one deleted: its services stop",
+        'metadata["user-data"]',
+    ),
+    gone(
+        INSTANCE,
+        "deletes data",
+        "its boot disk goes with it (auto_delete): whatever the Compose services wrote to the host (model caches, "
+        "volumes) is lost",
+    ),
+)
+"""What ``gpu-platform diff`` flags in these resources beyond their replacement (``gpu_platform.diff_rule``)."""
 STATEFUL = frozenset({CLUSTER, "gcp:compute/network:Network", "gcp:compute/subnetwork:Subnetwork", NODE_POOL})
 NODE_POOLS = frozenset({NODE_POOL})
 

@@ -4,12 +4,16 @@ driver is always the operator's."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from gpu_platform import versions
 from gpu_platform.catalog.drivers import DriverVersion
-from gpu_platform.cloud_facts.profile import CloudProfile
+from gpu_platform.cloud_facts.openshift import resource_types as types
+from gpu_platform.cloud_facts.openshift.cluster_policy import CLUSTER_POLICY_SECTIONS
+from gpu_platform.cloud_facts.profile import CloudProfile, ResourceTypes
 from gpu_platform.driver import DriverPlan, DriverPlanError
+from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
 
 
@@ -25,7 +29,14 @@ class OpenShiftProfile(CloudProfile):
     platform_monitoring_labels = {"openshift.io/cluster-monitoring": "true"}
     platform_prometheus_namespace = "openshift-monitoring"
     gpu_operator_namespace = versions.OPENSHIFT_GPU_OPERATOR.namespace
+    platform_namespaces = {
+        versions.OPENSHIFT_NFD.namespace: "Node Feature Discovery namespace (OLM)",
+        "openshift-machine-api": "Machine API namespace (the GPU MachineSets)",
+        "openshift": "own namespace",
+    }
+    reserved_namespace_prefixes = ("kube-", "openshift-")
     creates_nodes = False
+    resource_types = ResourceTypes(diff_rules=types.DIFF_RULES)
 
     @classmethod
     def plan_driver(
@@ -37,6 +48,26 @@ class OpenShiftProfile(CloudProfile):
                 "(or 'auto')"
             )
         return DriverPlan("operator", "operator", "operator", operator)
+
+    @classmethod
+    def gpu_operator_setting_problems(cls, settings: Mapping[str, Any], p: Problems) -> None:
+        # OLM installs the certified operator at the pinned channel and CSV; the library writes a ClusterPolicy
+        # from the values' ClusterPolicy sections only (cloud_facts.openshift.cluster_policy).
+        pin = versions.OPENSHIFT_GPU_OPERATOR
+        if "version" in settings:
+            p.add(
+                ("version",),
+                f"is the Helm chart's version; on OpenShift OLM installs the certified operator at {pin.starting_csv} "
+                f"(channel {pin.channel}), the library's pin: remove it (a library upgrade moves the pin)",
+            )
+        values = settings.get("values")
+        for key in values if isinstance(values, Mapping) else ():
+            if key not in CLUSTER_POLICY_SECTIONS:
+                p.add(
+                    ("values", key),
+                    "is no ClusterPolicy section, and on OpenShift the values become the ClusterPolicy (no Helm "
+                    f"chart reads them): valid: {', '.join(CLUSTER_POLICY_SECTIONS)}",
+                )
 
     @classmethod
     def gpu_operator_values(cls, values: dict[str, Any], driver: DriverPlan) -> None:

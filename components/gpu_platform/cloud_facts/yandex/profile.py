@@ -66,7 +66,8 @@ class YandexProfile(CloudProfile):
             if operator < DriverVersion.parse(DRIVERLESS_MIN_DRIVER):
                 raise DriverPlanError(
                     f"driver {operator} is older than {DRIVERLESS_MIN_DRIVER}, the oldest Yandex supports on "
-                    f"'{DRIVERLESS}' nodes; set {{{{driver.version}}}} to {DRIVERLESS_MIN_DRIVER} or newer"
+                    f"'{DRIVERLESS}' nodes; set {{{{driver.version}}}} to {DRIVERLESS_MIN_DRIVER} or newer",
+                    key="version",
                 )
             return DriverPlan("operator", "operator", "operator", operator)
         if owner == "operator":

@@ -11,6 +11,7 @@ from typing_extensions import TypedDict
 
 from gpu_platform.args.autoprovisioning import AutoProvisionedPoolArgs, KarpenterDisruptionArgs
 from gpu_platform.args.cluster import SystemPoolArgs
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.node_pool_component import GpuNodePoolArgs
 from gpu_platform.args.pool import GpuPoolArgs
 
@@ -91,3 +92,6 @@ class NetworkOperatorArgs(TypedDict):
     with ``infiniband`` (their label ``gpu-platform.io/infiniband``) and tolerate their taints."""
     values: NotRequired[Mapping[str, Any]]
     """Escape hatch: extra ``network-operator`` chart values under the library's typed ones."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the chart, its images and the NicClusterPolicy's (DOCA driver, RDMA device plugin) from a mirror;
+    default: upstream."""

@@ -20,6 +20,7 @@ from gpu_platform.clouds.aks.args import (
 )
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
+from gpu_platform.mirror import Mirror
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.autoprovisioning import nap_pool_problems, resolve_auto_pool
 from gpu_platform.resolve.cluster import SystemPool, resolve_cluster_args
@@ -73,7 +74,9 @@ def nap_pool_args(
     return *resolved, dict(checked), disruption
 
 
-def network_operator_args(args: NetworkOperatorArgs) -> tuple[list[GpuPool], Mapping[str, Any] | None]:
+def network_operator_args(
+    args: NetworkOperatorArgs,
+) -> tuple[list[GpuPool], Mapping[str, Any] | None, Mirror | None]:
     """``NetworkOperator``'s arguments checked: at least one pool with ``infiniband``."""
     return fabric_addon_args(
         "aks",

@@ -12,6 +12,7 @@ from gpu_platform.clouds.aks.args import AksClusterArgs
 from gpu_platform.clouds.aks.checks import cluster_args
 from gpu_platform.clouds.aks.cluster_plan import AksClusterPlan, aks_cluster_plan, ksm_labels_allowlist
 from gpu_platform.clouds.cluster_inputs import sequence as _sequence
+from gpu_platform.clouds.cluster_provider import OldProviderName, cluster_provider
 from gpu_platform.component import PlannedComponent
 
 POD_CIDR = "192.168.0.0/16"
@@ -25,7 +26,7 @@ def _decode_kubeconfig(result: Any) -> str:
     return base64.b64decode(result.kubeconfigs[0].value).decode()
 
 
-class AksCluster(PlannedComponent[AksClusterPlan]):
+class AksCluster(OldProviderName, PlannedComponent[AksClusterPlan]):
     """An AKS cluster ready for ``AksGpuNodePool``.
 
     Authentication is Entra ID with Azure RBAC and local accounts disabled, so the kubeconfig holds no
@@ -41,9 +42,10 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
     """Resource group of the cluster."""
     kubeconfig: pulumi.Output[str]
     """Secret; the cluster's user credentials in exec (kubelogin) format."""
-    kubernetes_provider: pulumi.Output[KubernetesProvider]
-    """A Kubernetes provider for this cluster, made from ``kubeconfig`` with server-side apply: pass it to the
-    GPU Operator, Kueue, KServe and any other Kubernetes resource (``opts.provider``)."""
+    kubernetes_provider: KubernetesProvider
+    """The Kubernetes provider of this cluster (a ``pulumi_kubernetes.Provider``), made from ``kubeconfig`` with
+    server-side apply: pass it as ``opts.provider`` to the GPU Operator, Kueue, KServe and any Kubernetes resource
+    of your own."""
     node_subnet_id: pulumi.Output[str]
     """Subnet for GPU agent pools."""
 
@@ -158,7 +160,6 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
         PROFILE.sdk(self)  # one line naming the extra when the SDK is missing
         import pulumi_azure_native.containerservice as aks
         import pulumi_azure_native.resources as resources
-        import pulumi_kubernetes as k8s
 
         if plan.inputs.get("resource_group_name") is not None:
             rg_name = pulumi.Output.from_input(plan.inputs["resource_group_name"])
@@ -180,10 +181,7 @@ class AksCluster(PlannedComponent[AksClusterPlan]):
         self.node_subnet_id = subnet.id
         self.oidc_issuer_url = self.cluster.oidc_issuer_profile.apply(lambda p: p.issuer_url if p else None)
         self.kubeconfig = pulumi.Output.secret(creds.apply(_decode_kubeconfig))
-        self.k8s_provider = k8s.Provider(
-            f"{name}-k8s", kubeconfig=self.kubeconfig, enable_server_side_apply=True, opts=self.child_opts()
-        )
-        self.kubernetes_provider = pulumi.Output.from_input(self.k8s_provider)
+        self.kubernetes_provider = cluster_provider(f"{name}-k8s", self.kubeconfig, self.child_opts())
         return {
             "cluster_name": self.cluster_name,
             "resource_group_name": self.resource_group_name,

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform import versions
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
+from gpu_platform.plans.mirror import mirrored_object
 from gpu_platform.pools import GpuPool
 from gpu_platform.scheduling import INFINIBAND_LABEL, JOB_POD_LABEL, node_agent_tolerations
 from gpu_platform.sharing import RDMA_HCA_MAX, RDMA_SHARED_IB_RESOURCE
@@ -38,6 +40,8 @@ class NetworkOperatorPlan:
     """The InfiniBand pools the node components serve."""
     user_values: Mapping[str, Any] = field(default_factory=dict)
     namespace: str = versions.NETWORK_OPERATOR.namespace
+    mirror: Mirror | None = None
+    """Where the chart, its images and the NicClusterPolicy's come from instead of upstream."""
 
     @property
     def tolerations(self) -> list[dict[str, str]]:
@@ -72,7 +76,11 @@ def rdma_device_plugin_config() -> dict[str, Any]:
 
 
 def nic_cluster_policy(plan: NetworkOperatorPlan) -> dict[str, Any]:
-    """The DOCA driver and the RDMA shared device plugin on the InfiniBand pools."""
+    """The DOCA driver and the RDMA shared device plugin on the InfiniBand pools (from the plan's mirror)."""
+    return mirrored_object(_nic_cluster_policy(plan), plan.mirror)
+
+
+def _nic_cluster_policy(plan: NetworkOperatorPlan) -> dict[str, Any]:
     return {
         "apiVersion": NIC_CLUSTER_POLICY_API,
         "kind": "NicClusterPolicy",
@@ -118,7 +126,7 @@ def nic_cluster_policy(plan: NetworkOperatorPlan) -> dict[str, Any]:
 
 
 def network_operator_plan(
-    pools: Sequence[GpuPool], values: Mapping[str, Any] | None = None
+    pools: Sequence[GpuPool], values: Mapping[str, Any] | None = None, mirror: Mirror | None = None
 ) -> NetworkOperatorPlan:
     """The operator for the InfiniBand pools among ``pools`` (the stack's, or ``checks.network_operator_args``)."""
-    return NetworkOperatorPlan(tuple(p for p in pools if p.infiniband), dict(values or {}))
+    return NetworkOperatorPlan(tuple(p for p in pools if p.infiniband), dict(values or {}), mirror=mirror)

@@ -53,6 +53,7 @@ class NetworkOperator(PlannedComponent[NetworkOperatorPlan]):
             namespace.metadata["name"],
             values=network_operator_values(plan),
             depends_on=[namespace, *self._dependencies],
+            mirror=plan.mirror,
         )
         policy = nic_cluster_policy(plan)
         CustomResource(

@@ -58,7 +58,9 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
     }
     pools = planned_pools(spec, AksGpuNodePool, aks_node_pool_plan, inputs, opts, lambda pool: not pool.chain)
     pools.update(_nap_pools(spec, cluster, opts))
-    return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+    return Infrastructure(
+        cluster.kubernetes_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster
+    )
 
 
 def metrics_cluster(spec: PlatformSpec, infra: Infrastructure) -> dict[str, Any]:
@@ -89,7 +91,7 @@ def _nap_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | 
     from gpu_platform.resolve.disruption import Disruption
 
     on_cluster = pulumi.ResourceOptions.merge(
-        opts, pulumi.ResourceOptions(provider=cluster.k8s_provider, depends_on=[cluster])
+        opts, pulumi.ResourceOptions(provider=cluster.kubernetes_provider, depends_on=[cluster])
     )
     inputs = {"vnet_subnet_id": cluster.node_subnet_id}
     return {
@@ -102,13 +104,15 @@ def _nap_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | 
 
 
 def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> dict[str, Any]:
-    """The NVIDIA Network Operator when a pool sets ``infiniband``, after the pools (its NicClusterPolicy
-    selects their nodes by label). Returns the stack outputs."""
+    """Azure Container Storage when a pool sets ``local_ssds``; the NVIDIA Network Operator when a pool sets
+    ``infiniband``, after the pools (its NicClusterPolicy selects their nodes by label). Returns the stack
+    outputs."""
     from gpu_platform.clouds.aks.infiniband_plan import network_operator_plan
     from gpu_platform.clouds.aks.network_operator import NetworkOperator
     from gpu_platform.releases import NETWORK_OPERATOR
 
-    plan = network_operator_plan(spec.pools)
+    _container_storage(spec, infra, opts)
+    plan = network_operator_plan(spec.pools, mirror=spec.mirror)
     if not plan.pools:
         return {}
     after = pulumi.ResourceOptions.merge(
@@ -116,3 +120,30 @@ def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.Resourc
     )
     operator = NetworkOperator.from_plan(NETWORK_OPERATOR.component_name, plan, after)
     return {"networkOperatorStatus": operator.status}
+
+
+def _container_storage(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions) -> None:
+    """The Azure Container Storage extension and its ``local`` StorageClass, once for every ``local_ssds`` pool
+    (``clouds.aks.local_nvme_plan``); nothing when no pool asks."""
+    from gpu_platform.clouds.aks import local_nvme_plan as plan
+
+    if not plan.local_nvme_pools(spec.pools):
+        return
+    import pulumi_azure_native.kubernetesconfiguration as k8s_config
+    import pulumi_kubernetes as k8s
+
+    group: Any = (
+        infra.cluster.resource_group_name  # type: ignore[attr-defined]
+        if infra.cluster is not None
+        else spec.cluster.resource_group
+    )
+    extension = k8s_config.Extension(
+        "azure-container-storage",
+        **plan.extension_args(infra.cluster_name, group),
+        opts=pulumi.ResourceOptions(parent=opts.parent, depends_on=list(infra.node_pools.values())),
+    )
+    k8s.storage.v1.StorageClass(
+        "azure-container-storage-local",
+        **plan.storage_class(),
+        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[extension])),
+    )

@@ -13,6 +13,7 @@ from typing_extensions import TypedDict
 from gpu_platform import versions
 from gpu_platform.args.autoprovisioning import AutoProvisionedPoolArgs, KarpenterDisruptionArgs
 from gpu_platform.args.cluster import SystemPoolArgs
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.node_pool_component import GpuNodePoolArgs
 from gpu_platform.args.pool import GpuPoolArgs
 
@@ -94,6 +95,8 @@ class EksKarpenterArgs(TypedDict):
     """Default ``versions.KARPENTER.namespace`` (``kube-system``, Karpenter's getting-started)."""
     values: NotRequired[Mapping[str, Any]]
     """Escape hatch: ``karpenter`` chart values under the library's typed ones."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the charts and the controller's images from a mirror; default: upstream."""
 
 
 class EksKarpenterGpuNodePoolArgs(AutoProvisionedPoolArgs):
@@ -180,6 +183,8 @@ class ClusterAutoscalerArgs(TypedDict):
     in the 1.34 autoscaler, so pods with claims would never grow a group). Default false."""
     values: NotRequired[Mapping[str, Any]]
     """Escape hatch: extra ``cluster-autoscaler`` chart values under the library's typed ones."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the chart and its image from a mirror; default: upstream."""
 
 
 class EfaDevicePluginArgs(TypedDict):
@@ -191,3 +196,5 @@ class EfaDevicePluginArgs(TypedDict):
     (their label ``gpu-platform.io/efa``) and tolerates their taints."""
     values: NotRequired[Mapping[str, Any]]
     """Escape hatch: extra ``aws-efa-k8s-device-plugin`` chart values under the library's typed ones."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the chart and its image from a mirror; default: upstream."""

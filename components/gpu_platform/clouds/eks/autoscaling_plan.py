@@ -23,6 +23,7 @@ from gpu_platform.clouds.eks.args import (
     DEFAULT_MAX_NODE_PROVISION_TIME,
     AutoscalerIam,
 )
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.node_daemonsets import EFA_DEVICE_PLUGIN_REQUESTS
 from gpu_platform.pools import GpuPool
@@ -105,6 +106,8 @@ class ClusterAutoscalerPlan:
     user_values: Mapping[str, Any] = field(default_factory=dict)
     namespace: str = versions.CLUSTER_AUTOSCALER.namespace
     service_account: str = AUTOSCALER_SERVICE_ACCOUNT
+    mirror: Mirror | None = None
+    """Where the chart and its image come from instead of upstream."""
 
 
 def cluster_autoscaler_values(plan: ClusterAutoscalerPlan, role_arn: Any = None) -> dict[str, Any]:
@@ -157,6 +160,7 @@ def cluster_autoscaler_plan(checked: Mapping[str, Any], image_tag: str) -> Clust
         max_node_provision_time=checked.get("max_node_provision_time", DEFAULT_MAX_NODE_PROVISION_TIME),
         dynamic_resource_allocation=checked.get("dynamic_resource_allocation", False),
         user_values=dict(checked.get("values", {})),
+        mirror=checked.get("mirror"),
     )
 
 
@@ -169,6 +173,8 @@ class EfaDevicePluginPlan:
     """The EFA pools the plugin serves."""
     user_values: Mapping[str, Any] = field(default_factory=dict)
     namespace: str = versions.AWS_EFA_DEVICE_PLUGIN.namespace
+    mirror: Mirror | None = None
+    """Where the chart and its image come from instead of upstream."""
 
     @property
     def tolerations(self) -> list[dict[str, str]]:
@@ -197,7 +203,7 @@ def efa_device_plugin_values(plan: EfaDevicePluginPlan) -> dict[str, Any]:
 
 
 def efa_device_plugin_plan(
-    pools: Sequence[GpuPool], values: Mapping[str, Any] | None = None
+    pools: Sequence[GpuPool], values: Mapping[str, Any] | None = None, mirror: Mirror | None = None
 ) -> EfaDevicePluginPlan:
     """The plugin for the EFA pools among ``pools`` (the stack's, or ``checks.efa_device_plugin_args``)."""
-    return EfaDevicePluginPlan(tuple(p for p in pools if p.efa), dict(values or {}))
+    return EfaDevicePluginPlan(tuple(p for p in pools if p.efa), dict(values or {}), mirror=mirror)

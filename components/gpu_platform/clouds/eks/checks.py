@@ -23,12 +23,14 @@ from gpu_platform.clouds.eks.args import (
 )
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
+from gpu_platform.mirror import Mirror
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.autoprovisioning import karpenter_pool_problems, resolve_auto_pool
 from gpu_platform.resolve.cluster import KUBERNETES_VERSION, SystemPool, resolve_cluster_args
 from gpu_platform.resolve.cluster_pools import fabric_addon_args
 from gpu_platform.resolve.disruption import Disruption, resolve_disruption
 from gpu_platform.resolve.kubernetes import namespace_problem
+from gpu_platform.resolve.mirror import resolve_mirror
 from gpu_platform.resolve.node_pool_args import resolve_node_pool_args
 
 _AMI_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -105,11 +107,12 @@ def _controller_problems(args: Mapping[str, Any], p: Problems) -> None:
 
 
 def karpenter_args(args: EksKarpenterArgs) -> Mapping[str, Any]:
-    """``EksKarpenter``'s arguments checked; ``ArgumentsError`` lists every problem."""
+    """``EksKarpenter``'s arguments checked (``mirror`` resolved); ``ArgumentsError`` lists every problem."""
     p = Problems()
     checked = check_arguments(EksKarpenterArgs, args, p)
     if checked is not None:
         _controller_problems(checked, p)
+        checked["mirror"] = resolve_mirror(checked.get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
     assert checked is not None
     return checked
@@ -152,12 +155,16 @@ def cluster_autoscaler_args(args: ClusterAutoscalerArgs) -> tuple[Mapping[str, A
     p = Problems()
     checked = check_arguments(ClusterAutoscalerArgs, args, p)
     tag = _autoscaler_problems(checked, p) if checked is not None else None
+    if checked is not None:
+        checked["mirror"] = resolve_mirror(checked.get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
     assert checked is not None and tag is not None
     return checked, tag
 
 
-def efa_device_plugin_args(args: EfaDevicePluginArgs) -> tuple[list[GpuPool], Mapping[str, Any] | None]:
+def efa_device_plugin_args(
+    args: EfaDevicePluginArgs,
+) -> tuple[list[GpuPool], Mapping[str, Any] | None, Mirror | None]:
     """``EfaDevicePlugin``'s arguments checked: at least one pool with ``efa``."""
     return fabric_addon_args(
         "eks",

@@ -9,6 +9,7 @@ from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
 from gpu_platform.cloud_facts.eks.profile import DEFAULT_ZONES, PROFILE
 from gpu_platform.clouds.cluster_inputs import sequence as _sequence
+from gpu_platform.clouds.cluster_provider import OldProviderName, cluster_provider
 from gpu_platform.clouds.eks.args import DISCOVERY_TAG, EksClusterArgs
 from gpu_platform.clouds.eks.checks import cluster_args
 from gpu_platform.clouds.eks.cluster_plan import EksClusterPlan, eks_cluster_plan, zone_cidrs
@@ -32,7 +33,7 @@ def assume_role_policy(service: str) -> str:
     )
 
 
-class EksCluster(PlannedComponent[EksClusterPlan]):
+class EksCluster(OldProviderName, PlannedComponent[EksClusterPlan]):
     """An EKS cluster ready for ``EksGpuNodePool``.
 
     Nodes run in private subnets (egress through one NAT gateway; add more for zone-redundant egress).
@@ -47,9 +48,10 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
     """Name of the EKS cluster."""
     kubeconfig: pulumi.Output[str]
     """Secret; authenticates with ``aws eks get-token``."""
-    kubernetes_provider: pulumi.Output[KubernetesProvider]
-    """A Kubernetes provider for this cluster, made from ``kubeconfig`` with server-side apply: pass it to the
-    GPU Operator, Kueue, KServe and any other Kubernetes resource (``opts.provider``)."""
+    kubernetes_provider: KubernetesProvider
+    """The Kubernetes provider of this cluster (a ``pulumi_kubernetes.Provider``), made from ``kubeconfig`` with
+    server-side apply: pass it as ``opts.provider`` to the GPU Operator, Kueue, KServe and any Kubernetes resource
+    of your own."""
     node_role_arn: pulumi.Output[str]
     """IAM role for GPU node groups (policies attached)."""
     cluster_security_group_id: pulumi.Output[str]
@@ -202,7 +204,6 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
     def _create(self, name: str, plan: EksClusterPlan) -> dict[str, Any]:
         PROFILE.sdk(self)  # one line naming the extra when the SDK is missing
         import pulumi_aws.iam as iam
-        import pulumi_kubernetes as k8s
 
         zones = self._zones(plan)
         self.availability_zones = zones
@@ -232,13 +233,9 @@ class EksCluster(PlannedComponent[EksClusterPlan]):
             self._karpenter_discovery_tag(name)
         self.oidc_provider_arn = oidc.arn
         self.kubeconfig = self._kubeconfig(self.cluster, plan.region)
-        self.k8s_provider = k8s.Provider(
-            f"{name}-k8s",
-            kubeconfig=self.kubeconfig,
-            enable_server_side_apply=True,
-            opts=self.child_opts(depends_on=[self.system_pool]),
+        self.kubernetes_provider = cluster_provider(
+            f"{name}-k8s", self.kubeconfig, self.child_opts(depends_on=[self.system_pool])
         )
-        self.kubernetes_provider = pulumi.Output.from_input(self.k8s_provider)
         return self._outputs()
 
     def _vpc(self, name: str, plan: EksClusterPlan) -> tuple[Any, Any]:

@@ -107,6 +107,7 @@ class ClusterAutoscaler(PlannedComponent[ClusterAutoscalerPlan]):
             values=cluster_autoscaler_values(plan, role.arn),
             # The pod starts with its credentials in place (policy, agent, association).
             depends_on=[*credentials, *self._dependencies],
+            mirror=plan.mirror,
         )
         self.role_arn = role.arn
         self.status = release.status

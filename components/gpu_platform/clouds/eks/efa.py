@@ -47,6 +47,7 @@ class EfaDevicePlugin(PlannedComponent[EfaDevicePluginPlan]):
             plan.namespace,
             values=efa_device_plugin_values(plan),
             depends_on=self._dependencies,
+            mirror=plan.mirror,
         )
         self.status = release.status
         return {"status": self.status}

@@ -227,6 +227,7 @@ class EksKarpenter(PlannedComponent[kp.EksKarpenterPlan]):
             create_namespace=None,
             depends_on=list(self._dependencies),
             retain_on_delete=KARPENTER_CRD.release_holds_crds,
+            mirror=plan.mirror,
         )
         release = helm_release(
             self,
@@ -238,6 +239,7 @@ class EksKarpenter(PlannedComponent[kp.EksKarpenterPlan]):
             create_namespace=None,
             skip_crds=True,
             depends_on=[crds, *node_deps, *controller_deps, *tags, *self._dependencies],
+            mirror=plan.mirror,
         )
         self.node_role_name = node_role.name
         self.node_role_arn = node_role.arn

@@ -18,7 +18,9 @@ from gpu_platform import scheduling, versions
 from gpu_platform.args.autoprovisioning import DEFAULT_KARPENTER_REPLICAS
 from gpu_platform.cloud_facts.eks.profile import AL2023, BOTTLEROCKET, karpenter_ami_alias
 from gpu_platform.clouds.eks.args import DEFAULT_AMI_VERSION, DISCOVERY_TAG
+from gpu_platform.clouds.eks.instance_store_plan import RAID0
 from gpu_platform.driver import DriverPlan
+from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.plans.karpenter import (
     DO_NOT_DISRUPT,
@@ -104,7 +106,8 @@ def eks_node_pool(plan: EksKarpenterPoolPlan) -> dict[str, Any]:
 def ec2_node_class(plan: EksKarpenterPoolPlan, role: Any, discovery: Any) -> dict[str, Any]:
     """The pool's ``EC2NodeClass``: the NVIDIA AMI by alias (Karpenter picks the accelerated variant for GPU
     instance types), Karpenter-managed instance profiles from ``role``, subnets and security groups by the
-    discovery tag, an encrypted gp3 disk where images live, IMDSv2 with one hop (as the managed pools)."""
+    discovery tag, an encrypted gp3 disk where images live, IMDSv2 with one hop (as the managed pools), and with
+    ``local_ssds`` the instance store as one RAID0 array under the kubelet and containerd."""
     pool = plan.pool
     disk = {
         "volumeSize": f"{pool.disk_size_gb}Gi",
@@ -135,6 +138,8 @@ def ec2_node_class(plan: EksKarpenterPoolPlan, role: Any, discovery: Any) -> dic
         },
         "tags": {scheduling.POOL_LABEL: pool.name},
     }
+    if pool.local_ssds:  # Karpenter writes the RAID0 settings for either family; new nodes (drift)
+        spec["instanceStorePolicy"] = RAID0
     reserved = [s.reservation for s in pool.sources if s.reserved and s.reservation]
     if reserved:
         # ODCRs and Capacity Blocks alike, by ID: Karpenter launches ``reserved`` capacity only from these.
@@ -159,6 +164,8 @@ class EksKarpenterPlan:
     tag_discovery: bool = True
     user_values: Mapping[str, Any] = field(default_factory=dict)
     inputs: Mapping[str, Any] = field(default_factory=dict)
+    mirror: Mirror | None = None
+    """Where the charts and the controller's image come from instead of upstream."""
 
 
 def controller_affinity(plan: EksKarpenterPlan) -> dict[str, Any]:
@@ -211,6 +218,7 @@ def eks_karpenter_plan(checked: Mapping[str, Any]) -> EksKarpenterPlan:
         tag_discovery=checked.get("tag_discovery", True),
         user_values=dict(checked.get("values", {})),
         inputs=dict(checked),
+        mirror=checked.get("mirror"),
     )
 
 

@@ -8,11 +8,14 @@
   for ``efa`` one EFA device per network card plus a cluster placement group: card 0 an EFA with ENA (the
   primary interface, the node's IP), every other card EFA-only (no IP address: 31 fewer subnet IPs per
   p5 node) as AWS recommends (EC2 user guide, "Maximize network bandwidth ... with multiple network cards").
+  With ``local_ssds`` its user data puts the kubelet's and containerd's state on the instance store's NVMe
+  volumes as one RAID0 array (``instance_store_plan``; EKS merges it with its own).
 - ``scaling_config.desired_size`` starts at ``initial_nodes`` and is in ``ignore_changes``.
 - The node group's Auto Scaling group is tagged for the Cluster Autoscaler: auto-discovery, and the labels,
   taints and extended resources of its nodes, so it scales up from zero for the pods it can run.
 """
 
+import base64
 from typing import Any
 
 import pulumi
@@ -81,9 +84,12 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
         disk = ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
             volume_size=pool.disk_size_gb, volume_type="gp3", encrypted="true", delete_on_termination="true"
         )
+        user_data = base64.b64encode(plan.user_data.encode()).decode() if plan.user_data else None
         return ec2.LaunchTemplate(
             f"{name}-lt",
-            description=f"GPU pool {pool.name}: disk, IMDSv2" + (", EFA" if pool.efa else ""),
+            description=f"GPU pool {pool.name}: disk, IMDSv2"
+            + (", EFA" if pool.efa else "")
+            + (", instance store RAID0" if user_data else ""),
             update_default_version=True,
             block_device_mappings=[
                 ec2.LaunchTemplateBlockDeviceMappingArgs(device_name=plan.root_device, ebs=disk)
@@ -95,6 +101,7 @@ class EksGpuNodePool(GpuNodePoolComponent[EksNodePoolPlan]):
             placement=placement,
             instance_market_options=market,
             capacity_reservation_specification=reservation,
+            user_data=user_data,
             opts=self.child_opts(),
         )
 

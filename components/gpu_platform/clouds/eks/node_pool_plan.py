@@ -1,5 +1,5 @@
-"""An EKS GPU node group's plan: AMI type, capacity type, root device, EFA interfaces and the Cluster
-Autoscaler's node-template tags.
+"""An EKS GPU node group's plan: AMI type, capacity type, root device, EFA interfaces, the instance store's user
+data and the Cluster Autoscaler's node-template tags.
 
 Argument names follow pulumi-aws 7.51.1 (PyPI, ``pulumi_aws/eks/node_group.py``).
 """
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_platform.cloud_facts.eks.profile import AL2023, CA_NODE_TEMPLATE, PROFILE
+from gpu_platform.clouds.eks.instance_store_plan import RAID0, instance_store_user_data
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.node_pool_plan import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
 from gpu_platform.pools import GpuPool, Taint
@@ -85,6 +86,9 @@ class EksNodePoolPlan(NodePoolPlan):
     """A cluster placement group: EFA pools always (low-latency EFA traffic), ``compact_placement`` pools too."""
     autoscaler_tags: Mapping[str, str] = field(default_factory=dict)
     """``node_template_tags``: put on the node group's Auto Scaling group."""
+    user_data: str | None = None
+    """The launch template's user data (before base64): ``local_ssds`` pools put the kubelet's and containerd's
+    state on the instance store (``instance_store_plan``); ``None``: EKS's own user data only."""
 
     @property
     def cloud_taints(self) -> list[dict[str, str | None]]:
@@ -102,13 +106,17 @@ def eks_node_pool_plan(pool: GpuPool, driver: DriverPlan, inputs: Mapping[str, A
     fixed: tuple[Any, ...] = (ami, pool.machine.name, capacity, pool.zones, pool.efa)
     if pool.compact_placement and not pool.efa:  # EFA pools have the group already: their names stay
         fixed += ("cluster-placement-group",)
+    image = PROFILE.images[ami]
+    if pool.local_ssds:  # new nodes only: a new group, so the diff gate shows the old one replaced
+        fixed += (("instance-store", RAID0),)
     base = base_plan(pool, driver, inputs, *fixed)
     return EksNodePoolPlan(
         **base,
         autoscaler_tags=node_template_tags(pool, base["labels"], base["taints"]),
         ami_type=ami,
         capacity_type=capacity,
-        root_device=PROFILE.images[ami].root_device or "",
+        root_device=image.root_device or "",
         efa_interfaces=pool.machine.efa_interfaces if pool.efa else 0,
         placement_group=pool.efa or pool.compact_placement,
+        user_data=instance_store_user_data(image) if pool.local_ssds else None,
     )

@@ -119,7 +119,9 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
         pools = _karpenter_pools(spec, cluster, opts)
     else:
         pools = _node_group_pools(spec, cluster, zones, version, opts)
-    return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+    return Infrastructure(
+        cluster.kubernetes_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster
+    )
 
 
 def _attach(
@@ -190,7 +192,9 @@ def _karpenter_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOpti
     from gpu_platform.clouds.eks.karpenter_node_pool import EksKarpenterGpuNodePool
     from gpu_platform.resolve.disruption import Disruption
 
-    on_cluster = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=cluster.k8s_provider))
+    on_cluster = pulumi.ResourceOptions.merge(
+        opts, pulumi.ResourceOptions(provider=cluster.kubernetes_provider)
+    )
     agent = _pod_identity_agent(spec, cluster.cluster_name, opts.parent if opts else None)
     controller = kp.EksKarpenterPlan(
         system_node_group=cluster.system_node_group_name,
@@ -201,6 +205,7 @@ def _karpenter_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOpti
             "subnet_ids": cluster.private_subnet_ids,
             "security_group_ids": [cluster.cluster_security_group_id],
         },
+        mirror=spec.mirror,
     )
     with_agent = pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=agent))
     karpenter = EksKarpenter.from_plan(KARPENTER_COMPONENT[1], controller, with_agent)
@@ -233,6 +238,7 @@ def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.Resourc
             pod_identity_agent=False,  # the stack's own (``_pod_identity_agent``)
             node_selector={"eks.amazonaws.com/nodegroup": system} if system else {},
             dynamic_resource_allocation=any(p.dra for p in spec.pools),
+            mirror=spec.mirror,
         )
         # After the GPU node groups: their Auto Scaling groups are tagged before it first looks.
         agent = _pod_identity_agent(spec, infra.cluster_name, opts.parent)
@@ -245,7 +251,7 @@ def cloud_addons(spec: PlatformSpec, infra: Infrastructure, opts: pulumi.Resourc
         spec
     ):  # Prometheus's credentials need the agent
         _pod_identity_agent(spec, infra.cluster_name, opts.parent)
-    efa = efa_device_plugin_plan(spec.pools)
+    efa = efa_device_plugin_plan(spec.pools, mirror=spec.mirror)
     if efa.pools:
         plugin = EfaDevicePlugin.from_plan(releases.AWS_EFA_DEVICE_PLUGIN.component_name, efa, opts)
         outputs["efaDevicePluginStatus"] = plugin.status

@@ -12,6 +12,7 @@ from typing_extensions import TypedDict
 
 from gpu_platform.args.autoprovisioning import AutoProvisionedPoolArgs
 from gpu_platform.args.cluster import ReleaseChannelValue, SystemPoolArgs
+from gpu_platform.args.mirror import MirrorArgs
 from gpu_platform.args.node_pool_component import GpuNodePoolArgs
 from gpu_platform.args.pool import GpuPoolArgs
 
@@ -125,3 +126,6 @@ class GkeGpuDirectArgs(TypedDict):
     cluster_network_cidr: NotRequired[str]
     """The cluster's network (``GkeCluster`` ``network_cidr``, which holds its node, Pod and Service ranges):
     given, a ``gpu_network_cidr`` that overlaps it is refused."""
+    mirror: NotRequired[MirrorArgs]
+    """Pull the NCCL plugin installers, the NRI device injector and the pods' receive-data-path daemons from an
+    image mirror; default: upstream."""

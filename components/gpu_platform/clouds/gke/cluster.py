@@ -8,6 +8,7 @@ from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
 from gpu_platform.cloud_facts.gke.profile import PROFILE
 from gpu_platform.clouds.cluster_inputs import each
+from gpu_platform.clouds.cluster_provider import OldProviderName, cluster_provider
 from gpu_platform.clouds.gke.args import GkeClusterArgs
 from gpu_platform.clouds.gke.checks import cluster_args
 from gpu_platform.clouds.gke.cluster_plan import GkeClusterPlan, gke_cluster_plan
@@ -27,7 +28,7 @@ GKE_AUTH_PLUGIN = {
 }
 
 
-class GkeCluster(PlannedComponent[GkeClusterPlan]):
+class GkeCluster(OldProviderName, PlannedComponent[GkeClusterPlan]):
     """A GKE cluster ready for ``GkeGpuNodePool``: secure defaults, no GPU in the system pool.
 
     The default node pool is removed; ``system`` (untainted, autoscaled) runs operators and ordinary pods.
@@ -41,9 +42,10 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
     """Name of the GKE cluster."""
     kubeconfig: pulumi.Output[str]
     """Secret; authenticates with ``gke-gcloud-auth-plugin``."""
-    kubernetes_provider: pulumi.Output[KubernetesProvider]
-    """A Kubernetes provider for this cluster, made from ``kubeconfig`` with server-side apply: pass it to the
-    GPU Operator, Kueue, KServe and any other Kubernetes resource (``opts.provider``)."""
+    kubernetes_provider: KubernetesProvider
+    """The Kubernetes provider of this cluster (a ``pulumi_kubernetes.Provider``), made from ``kubeconfig`` with
+    server-side apply: pass it as ``opts.provider`` to the GPU Operator, Kueue, KServe and any Kubernetes resource
+    of your own."""
     node_service_account_email: pulumi.Output[str]
     """Least-privilege service account for node pools."""
 
@@ -201,7 +203,6 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
     def _create(self, name: str, plan: GkeClusterPlan) -> dict[str, Any]:
         PROFILE.sdk(self)  # one line naming the extra when the SDK is missing
         import pulumi_gcp.organizations as organizations
-        import pulumi_kubernetes as k8s
 
         project = plan.inputs.get("project")
         self.project = (
@@ -221,13 +222,9 @@ class GkeCluster(PlannedComponent[GkeClusterPlan]):
                 self.cluster.name, self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate
             ).apply(lambda a: exec_kubeconfig(a[0], f"https://{a[1]}", a[2], GKE_AUTH_PLUGIN))
         )
-        self.k8s_provider = k8s.Provider(
-            f"{name}-k8s",
-            kubeconfig=self.kubeconfig,
-            enable_server_side_apply=True,
-            opts=self.child_opts(depends_on=[self.system_pool]),
+        self.kubernetes_provider = cluster_provider(
+            f"{name}-k8s", self.kubeconfig, self.child_opts(depends_on=[self.system_pool])
         )
-        self.kubernetes_provider = pulumi.Output.from_input(self.k8s_provider)
         return {
             "cluster_name": self.cluster_name,
             "kubeconfig": self.kubeconfig,

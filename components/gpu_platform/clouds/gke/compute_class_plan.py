@@ -21,6 +21,7 @@ from typing import Any
 from gpu_platform import scheduling
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.cloud_facts.gke.profile import NO_DEFAULT_DEVICE_PLUGIN_LABEL, PROFILE, SHARING_STRATEGY
+from gpu_platform.cloud_facts.gke.reservations import ReservationPath
 from gpu_platform.plans.node_pool_plan import ensure_gpu_taint
 from gpu_platform.pools import CapacitySource, GpuPool, Taint
 
@@ -67,9 +68,10 @@ def capacity_fields(source: CapacitySource) -> dict[str, Any]:
     if source.reserved and source.affinity == "any":
         return {"spot": False, "reservations": {"affinity": "AnyBestEffort"}}
     if source.reserved:
-        specific: dict[str, Any] = {"name": source.reservation}
-        if source.project:
-            specific["project"] = source.project
+        assert source.reservation is not None
+        path = ReservationPath.parse(source.reservation)
+        assert path is not None, "checked by the GKE profile's reservation_problem"
+        specific = path.with_project(source.project).compute_class_entry()
         return {"spot": False, "reservations": {"affinity": "Specific", "specific": [specific]}}
     if source.source == "flex-start":
         out: dict[str, Any] = {"flexStart": {"enabled": True}}

@@ -34,8 +34,9 @@ def create_docker_host(parent: pulumi.Resource, name: str, plan: DockerHostPlan)
     PROFILE.sdk(parent)  # one line naming the extra when the SDK is missing
     import pulumi_gcp.compute as compute
 
-    instance = compute.Instance(
-        f"{name}-instance", **instance_inputs(plan), opts=pulumi.ResourceOptions(parent=parent)
-    )
+    # cloud-init runs the user data on first boot only: a new Compose file needs a new VM (created before the old
+    # one goes: the instance name is Pulumi's, suffixed).
+    opts = pulumi.ResourceOptions(parent=parent, replace_on_changes=['metadata["user-data"]'])
+    instance = compute.Instance(f"{name}-instance", **instance_inputs(plan), opts=opts)
     public = plan.public_ip
     return instance.network_interfaces.apply(lambda nics: address_of(nics, public))

@@ -41,9 +41,12 @@ from gpu_platform.catalog.gpudirect import (
 from gpu_platform.cloud_facts.gke.profile import gpu_network_problems
 from gpu_platform.clouds.gke.args import GkeGpuDirectArgs
 from gpu_platform.errors import Problems
+from gpu_platform.mirror import Mirror
+from gpu_platform.plans.mirror import mirrored_object
 from gpu_platform.plans.node_daemonsets import GPUDIRECT_DAEMONSET_REQUESTS
 from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
+from gpu_platform.resolve.mirror import resolve_mirror
 from gpu_platform.scheduling import GPUDIRECT_LABEL, node_agent_tolerations
 
 NETWORKING_API = "networking.gke.io/v1"
@@ -94,6 +97,8 @@ class GkeGpuDirectPlan:
     protect: bool = True
     network: str = DEFAULT_GPU_NETWORK_CIDR
     """The range every subnet comes from (the gVNIC VPCs' firewall rules admit it)."""
+    mirror: Mirror | None = None
+    """Where the DaemonSets' and the pods' sidecar images come from instead of upstream."""
 
     @property
     def kinds(self) -> tuple[GpuDirectKind, ...]:
@@ -147,12 +152,14 @@ def gpudirect_plan(
     inputs: Mapping[str, Any] | None = None,
     protect: bool = True,
     network: str | None = None,
+    mirror: Mirror | None = None,
 ) -> GkeGpuDirectPlan:
-    """The plan of checked pools; ``network``: the subnets' range (checked by ``profile.gpu_network_problems``)."""
+    """The plan of checked pools; ``network``: the subnets' range (checked by ``profile.gpu_network_problems``);
+    ``mirror``: where the images come from."""
     served = tuple(p for p in pools if p.gpudirect is not None)
     network = network or DEFAULT_GPU_NETWORK_CIDR
     vpcs = _vpcs(cluster, served, network)
-    return GkeGpuDirectPlan(cluster, region, served, vpcs, dict(inputs or {}), protect, network)
+    return GkeGpuDirectPlan(cluster, region, served, vpcs, dict(inputs or {}), protect, network, mirror)
 
 
 def gke_gpudirect_plan(args: GkeGpuDirectArgs) -> GkeGpuDirectPlan:
@@ -166,6 +173,7 @@ def gke_gpudirect_plan(args: GkeGpuDirectArgs) -> GkeGpuDirectPlan:
             p.add(("pools",), "no pool sets gpudirect: true; there is nothing to set up")
         network = checked.get("gpu_network_cidr", DEFAULT_GPU_NETWORK_CIDR)
         gpu_network_problems(network, checked.get("cluster_network_cidr"), pools, p)
+    mirror = resolve_mirror((checked or {}).get("mirror"), p.at("mirror"))
     p.raise_for_arguments()
     assert checked is not None
     inputs = {"project": checked["project"]} if "project" in checked else {}
@@ -176,6 +184,7 @@ def gke_gpudirect_plan(args: GkeGpuDirectArgs) -> GkeGpuDirectPlan:
         inputs,
         checked.get("protect", True),
         checked.get("gpu_network_cidr"),
+        mirror,
     )
 
 
@@ -410,7 +419,7 @@ def daemonsets(plan: GkeGpuDirectPlan) -> list[dict[str, Any]]:
         out += _rdma_installers(plan.pools)
     if tcp := [k for k in kinds if k != "rdma"]:
         out.append(_nri_injector(tcp, plan.pools))
-    return out
+    return [mirrored_object(ds, plan.mirror) for ds in out]
 
 
 # --- what a training pod carries -----------------------------------------------------------------------
@@ -531,5 +540,9 @@ def _tcpx_pod(g: GpuDirect) -> dict[str, Any]:
 
 
 def pods_by_pool(plan: GkeGpuDirectPlan) -> dict[str, dict[str, Any]]:
-    """``pod_requirements`` of each served pool, by pool name (the stack output ``gpudirectPods``)."""
-    return {p.name: pod_requirements(p.gpudirect) for p in plan.pools if p.gpudirect is not None}
+    """``pod_requirements`` of each served pool, by pool name (the stack output ``gpudirectPods``), its sidecars'
+    images from the plan's mirror."""
+    out = {p.name: pod_requirements(p.gpudirect) for p in plan.pools if p.gpudirect is not None}
+    for pod in out.values():
+        pod["sidecars"] = mirrored_object({"containers": pod["sidecars"]}, plan.mirror)["containers"]
+    return out

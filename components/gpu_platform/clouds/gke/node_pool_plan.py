@@ -12,6 +12,7 @@ from typing import Any
 
 from gpu_platform.catalog.nvlink import HIGH_THROUGHPUT
 from gpu_platform.cloud_facts.gke.profile import PROFILE, SHARING_STRATEGY, region_of
+from gpu_platform.cloud_facts.gke.reservations import ReservationPath
 from gpu_platform.driver import DriverPlan
 from gpu_platform.plans.node_pool_plan import CLOUD_TAINT_EFFECT, NodePoolPlan, base_plan
 from gpu_platform.pools import CapacitySource, GpuPool
@@ -107,12 +108,18 @@ def _gke_accelerator(pool: GpuPool, driver: DriverPlan) -> dict[str, Any]:
     return accel
 
 
-def reservation_name(source: CapacitySource) -> str:
-    """A reservation as GKE names it: shared reservations of another project as ``projects/<p>/reservations/<n>``."""
+def reservation_path(source: CapacitySource) -> ReservationPath:
+    """The reservation (or its block) a source consumes, in the pool's ``project`` unless it names its own."""
     assert source.reservation is not None
-    if source.project:
-        return f"projects/{source.project}/reservations/{source.reservation}"
-    return source.reservation
+    path = ReservationPath.parse(source.reservation)
+    assert path is not None, "checked by the GKE profile's reservation_problem"
+    return path.with_project(source.project)
+
+
+def reservation_name(source: CapacitySource) -> str:
+    """A reservation as GKE names it: shared reservations of another project as ``projects/<p>/reservations/<n>``,
+    a block as ``<reservation>/reservationBlocks/<block>``."""
+    return reservation_path(source).affinity_value()
 
 
 def reservation_affinity(pool: GpuPool) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ from typing import Any
 from gpu_platform import versions
 from gpu_platform.cloud_facts.gke.profile import PROFILE
 from gpu_platform.cloud_facts.gke.resource_types import CLUSTER, NODE_POOL
+from gpu_platform.mirror import parse_reference
 from gpu_platform.policy_model.kube import effect_to_cloud, taint_from_object
 from gpu_platform.policy_model.model import PolicyResource, as_list, as_map, get, is_unknown
 from gpu_platform.policy_model.pool_view import NodePoolView, known_str, labels_of, taints_of
@@ -129,7 +130,7 @@ GPUDIRECT_INSTALLERS = {
     **{("rdma", arch): image for arch, image in versions.NCCL_GIB_INSTALLER_IMAGES.items()},
 }
 """The NCCL plugin installer image of each GPUDirect path and node architecture (A4X's Arm nodes run the arm64
-gIB build); any tag of its repository counts."""
+gIB build); any tag of its repository counts, from any registry (a mirror keeps the repository's path)."""
 
 
 def _images(obj: Any) -> Iterator[str]:
@@ -175,7 +176,7 @@ def _gpudirect_pool_findings(
     }
     manages_cluster = any(r.type.startswith("kubernetes:") for r in resources)
     repos = {
-        image.rsplit(":", 1)[0]
+        parse_reference(image).path
         for r in resources
         if r.type == "kubernetes:apps/v1:DaemonSet"
         for image in _images(r.props.get("spec"))
@@ -203,7 +204,7 @@ def _gpudirect_pool_findings(
                     "in the stack names: no pod can attach that NIC (create its GKENetworkParamSet and Network).",
                 )
         installer = GPUDIRECT_INSTALLERS.get((g.kind, machine.cpu_arch))
-        if installer is not None and installer.rsplit(":", 1)[0] not in repos:
+        if installer is not None and parse_reference(installer).path not in repos:
             yield (
                 pool.resource.urn,
                 f"GKE pool {pool.display} has {g.display} NICs but the stack runs no DaemonSet of Google's NCCL "

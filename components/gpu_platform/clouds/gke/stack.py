@@ -45,10 +45,12 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
         service_account=cluster.node_service_account_email,
         project=cluster.project,
     )
-    networks = _gpudirect(spec, cluster.k8s_provider, opts)
+    networks = _gpudirect(spec, cluster.kubernetes_provider, opts)
     pools = _pools(spec, inputs, networks, opts)
-    pools.update(_compute_classes(spec, cluster.k8s_provider, opts))
-    return Infrastructure(cluster.k8s_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster)
+    pools.update(_compute_classes(spec, cluster.kubernetes_provider, opts))
+    return Infrastructure(
+        cluster.kubernetes_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster
+    )
 
 
 def _gpudirect(spec: PlatformSpec, provider: Any, opts: pulumi.ResourceOptions | None) -> Any:
@@ -67,7 +69,13 @@ def _gpudirect_plan(spec: PlatformSpec) -> GkeGpuDirectPlan:
     c = spec.cluster
     inputs = {"project": c.project} if c.project else {}
     return gpudirect_plan(
-        c.name, c.region or "", spec.pools, inputs, protect=not c.disposable, network=c.gpu_network_cidr
+        c.name,
+        c.region or "",
+        spec.pools,
+        inputs,
+        protect=not c.disposable,
+        network=c.gpu_network_cidr,
+        mirror=spec.mirror,
     )
 
 

@@ -22,25 +22,11 @@ from gpu_platform.addons.gpu_operator.plan import (
     mig_parted_config_data,
 )
 from gpu_platform.addons.observability.rules import DCGM_METRICS_KEY
+from gpu_platform.cloud_facts.openshift.cluster_policy import CLUSTER_POLICY_SECTIONS
 from gpu_platform.versions import OPENSHIFT_GPU_OPERATOR, OPENSHIFT_NFD, OlmPin
 
 CLUSTER_POLICY_NAME = "gpu-cluster-policy"
 """The name NVIDIA's OpenShift docs give it (one per cluster)."""
-CLUSTER_POLICY_SECTIONS = (
-    "operator",
-    "daemonsets",
-    "driver",
-    "toolkit",
-    "devicePlugin",
-    "dcgm",
-    "dcgmExporter",
-    "gfd",
-    "mig",
-    "migManager",
-    "nodeStatusExporter",
-    "validator",
-)
-"""Sections the library's values may set."""
 REQUIRED_SECTIONS = frozenset(
     {
         "daemonsets",

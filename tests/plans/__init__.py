@@ -1,0 +1,1 @@
+"""Tests of gpu_platform.plans (tests/ mirrors components/gpu_platform/)."""
