@@ -143,6 +143,21 @@ def test_the_gke_platform_plans_offline_with_only_the_gke_sdk(
         t.startswith(("aws:", "azure")) for t in types
     )
     _two_teams_share_the_pool(resources)
+    _two_models_share_one_gpu(resources)
+
+
+def _two_models_share_one_gpu(resources: list[dict[str, Any]]) -> None:
+    """The page's two vLLM services on the 4-way time-sliced L4: each holds 0.9 / 4 of the GPU's memory, so any
+    4 predictors on one GPU fit together."""
+    services = {
+        r["inputs"]["metadata"]["name"]: r["inputs"]
+        for r in resources
+        if r["type"] == "kubernetes:serving.kserve.io/v1beta1:InferenceService"
+    }
+    assert sorted(services) == ["qwen-chat", "qwen-coder"]
+    for isvc in services.values():
+        args = isvc["spec"]["predictor"]["model"]["args"]
+        assert "--gpu-memory-utilization=0.22" in args, args
 
 
 def _two_teams_share_the_pool(resources: list[dict[str, Any]]) -> None:
