@@ -9,7 +9,7 @@ STACK  ?= dev
 PLAN_CLOUD := $(shell sed -n 's/^ *gpu-platform:cloud: *\([a-z]*\).*/\1/p' stacks/Pulumi.$(STACK).yaml 2>/dev/null)
 PLAN_EXTRA := $(or $(filter gke eks aks,$(PLAN_CLOUD)),base)
 
-.PHONY: setup plan test lint schema bench bench-install clean
+.PHONY: setup plan test control-plane lint schema bench bench-install clean
 
 setup: $(STAMP)
 
@@ -36,6 +36,12 @@ plan: $(VENV)/.installed-$(PLAN_EXTRA)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The local control plane tests/control_plane runs against (kube-apiserver, kube-scheduler,
+# kube-controller-manager, etcd, Kueue, kwok), built from tools/control-plane into ~/.cache/gpu-platform
+# once; `make test` builds it too when it is missing.
+control-plane: $(STAMP)
+	$(BIN)/python scripts/control_plane.py build
 
 # Style, the import layering (config -> spec -> plans -> resources) and both type checkers.
 lint: $(STAMP)

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from gpu_platform.offline import Plan, run_plan, run_program
+from tests.support.control_plane import control_plane  # noqa: F401  (the session's local control plane)
 
 REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = REPO / "tests" / "upstream"

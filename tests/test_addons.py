@@ -80,6 +80,7 @@ def test_reserved_namespaces_are_the_ones_refused_before_the_registry() -> None:
         "kueue-system": "Kueue's namespace",
         "kserve": "KServe's namespace",
         "cert-manager": "cert-manager's namespace",
+        "hami-system": "HAMi's namespace",
         # Every other add-on's namespace too, from the registry (no hand-kept list).
         "jobset-system": "JobSet's namespace",
         "lws-system": "LeaderWorkerSet's namespace",

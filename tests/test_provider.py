@@ -149,6 +149,7 @@ def test_nested_types_are_referenced_where_the_args_use_them() -> None:
         "time-slicing",
         "mps",
         "mig",
+        "isolated",
     ]
     assert gpu_pool["maxNodes"]["type"] == "integer" and gpu_pool["spot"]["type"] == "boolean"
     assert sorted(types[TOKEN + "GpuPoolArgs"]["required"]) == ["maxNodes", "name"]

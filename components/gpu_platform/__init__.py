@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gpu_platform import _moved
 from gpu_platform.addons.docker_host.settings import GpuDockerHostArgs, HostCloud, HostCloudName
 from gpu_platform.addons.dra.settings import DraDriverArgs
+from gpu_platform.addons.fleet.settings import Dispatcher, DispatcherName, GpuFleetArgs
 from gpu_platform.addons.kserve.service_settings import GpuInferenceServiceArgs
 from gpu_platform.addons.kueue.settings import (
     BorrowWithinCohort,
@@ -116,6 +117,7 @@ from gpu_platform.stack.platform_args import GpuPlatformArgs
 if TYPE_CHECKING:
     from gpu_platform.addons.cert_manager.component import CertManager
     from gpu_platform.addons.dra.component import DraDriver
+    from gpu_platform.addons.fleet.component import GpuFleet
     from gpu_platform.addons.gpu_operator.component import GpuOperator
     from gpu_platform.addons.kserve.component import KServe
     from gpu_platform.addons.kserve.service import GpuInferenceService
@@ -254,6 +256,12 @@ def _workloads_component() -> ModuleType:
     return workloads_component
 
 
+def _fleet_component() -> ModuleType:
+    from gpu_platform.addons.fleet import component as fleet_component
+
+    return fleet_component
+
+
 def _volcano_component() -> ModuleType:
     from gpu_platform.addons.volcano import component as volcano_component
 
@@ -345,6 +353,7 @@ _COMPONENTS: dict[str, Callable[[], ModuleType]] = {
     "GkeGpuComputeClass": _gke_compute_class,
     "OpenShiftGpuMachineSet": _openshift_machine_set,
     "GpuDockerHost": _docker_host,
+    "GpuFleet": _fleet_component,
 }
 """Component class -> its module, imported on first attribute access: pulumi_kubernetes, and a cloud SDK only when
 it creates resources. Plain imports (not ``import_module``), so the import contracts see every edge."""
@@ -385,6 +394,8 @@ __all__ = [
     "DeploymentModeName",
     "DeviceAllocation",
     "DeviceAllocationName",
+    "Dispatcher",
+    "DispatcherName",
     "DisruptionReason",
     "DisruptionReasonName",
     "DraDriver",
@@ -417,6 +428,8 @@ __all__ = [
     "GkeGpuNodePoolArgs",
     "GpuDockerHost",
     "GpuDockerHostArgs",
+    "GpuFleet",
+    "GpuFleetArgs",
     "GpuInferenceService",
     "GpuInferenceServiceArgs",
     "GpuObservability",

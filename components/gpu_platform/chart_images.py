@@ -420,10 +420,43 @@ NETWORK_OPERATOR_IMAGES = (
     ),
 )
 
+HAMI_IMAGES = (
+    # Project-HAMi/HAMi charts/hami/values.yaml at v2.10.0: ``registry`` + ``repository`` + ``tag``; an empty tag
+    # is ``global.imageTag`` for HAMi's own images and the cluster's version for kube-scheduler (the library pins
+    # both: ``addons.hami.plan``).
+    split(
+        ("scheduler", "kubeScheduler", "image"),
+        "registry.cn-hangzhou.aliyuncs.com/google_containers/kube-scheduler",
+    ),
+    split(("scheduler", "extender", "image"), "docker.io/projecthami/hami"),
+    split(
+        ("scheduler", "patch", "image"),
+        "docker.io/jettech/kube-webhook-certgen:v1.5.2",
+        on("scheduler", "patch", "enabled"),
+    ),
+    split(
+        ("scheduler", "patch", "imageNew"),
+        "docker.io/liangjw/kube-webhook-certgen:v1.1.1",
+        on("scheduler", "patch", "enabled"),
+    ),
+    split(("devicePlugin", "image"), "docker.io/projecthami/hami", on("devicePlugin", "enabled")),
+    split(
+        ("devicePlugin", "monitor", "image"),
+        "docker.io/projecthami/hami",
+        on("devicePlugin", "enabled"),
+    ),
+    split(
+        ("mockDevicePlugin", "image"),
+        "docker.io/projecthami/mock-device-plugin:1.0.1",
+        on("mockDevicePlugin", "enabled", default=False),
+    ),
+)
+
 CHART_IMAGES: dict[str, tuple[ImageSlot, ...]] = {
     "gpu-operator": GPU_OPERATOR_IMAGES,
     "kueue": KUEUE_IMAGES,
     "cert-manager": CERT_MANAGER_IMAGES,
+    "hami": HAMI_IMAGES,
     "kserve-crd": (),
     "kserve-resources": KSERVE_RESOURCES_IMAGES,
     "kserve-runtime-configs": KSERVE_RUNTIME_IMAGES,

@@ -1,6 +1,7 @@
 """``gpu-platform`` command line: ``plan`` (offline preview), ``diff`` (two plans), ``schema`` (of a stack file),
-``policy-pack write`` (the policy pack as a directory for ``pulumi preview --policy-pack``) and ``mirror`` (what a
-mirror of the stack's charts and images must hold)."""
+``policy-pack write`` (the policy pack as a directory for ``pulumi preview --policy-pack``), ``mirror`` (what a
+mirror of the stack's charts and images must hold), ``size`` (the pool, slice and parallelism a model needs) and
+``verify`` (a live cluster against the plan)."""
 
 import argparse
 import json
@@ -13,13 +14,14 @@ from typing import Any
 EXIT_CODES = """\
 exit codes:
   0  success (for diff: nothing flagged)
-  1  a mandatory policy violation (plan --policy), or the program failed
+  1  a mandatory policy violation (plan --policy), or the program failed (verify: the cluster could not be read)
   2  invalid input: project, stack file, config, component arguments, plan directory, or a cloud
-     SDK the program needs is not installed (the message names the extra: gpu-platform[gke])
+     SDK the program needs is not installed (the message names the extra: gpu-platform[gke]); for verify
+     also the kubeconfig, the --snapshot file, or the Kubernetes client (gpu-platform[verify])
   3  diff flagged a change: destructive (removal or replacement of stateful resources, data a rule says
      is deleted), disruptive (what the add-ons' and clouds' declared rules say reconfigures GPUs, reloads a
      driver, replaces nodes, ends jobs or strands queued work: docs/day2.md) or blocked (protect, an
-     admission webhook, the cloud's API)
+     admission webhook, the cloud's API); verify found drift (an error finding: docs/day2.md)
 """
 
 
@@ -166,6 +168,38 @@ def _cmd_mirror(args: argparse.Namespace) -> int:
         return _plan_failed(exc, args)
     _emit(RENDERERS[args.format](listing))
     return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from gpu_platform.sdk import MissingExtraError
+    from gpu_platform.verify.findings import findings, subjects
+    from gpu_platform.verify.load import load_expected
+    from gpu_platform.verify.reader import ClusterError, KubeconfigError
+    from gpu_platform.verify.report import junit, summary, table
+    from gpu_platform.verify.source import SnapshotFileError, save_snapshot, smoke_findings, take_snapshot
+
+    project = Path(args.project) if args.project else Path.cwd()
+    try:
+        expected = load_expected(project, args.stack, args.config_file, args.use_env_config)
+    except Exception as exc:
+        return _plan_failed(exc, args)
+    try:
+        snapshot = take_snapshot(expected, args.kubeconfig, args.context, args.snapshot)
+        smoke = smoke_findings(expected, args) if args.smoke else []
+    except (KubeconfigError, SnapshotFileError, MissingExtraError) as exc:
+        _err(f"error: {exc}")
+        return 2
+    except ClusterError as exc:
+        _err(f"error: {exc}")
+        return 1
+    if args.save_snapshot:
+        save_snapshot(snapshot, args.save_snapshot)
+    found, checked = findings(expected, snapshot) + smoke, subjects(expected, smoke=args.smoke)
+    if args.junit:
+        Path(args.junit).write_text(junit(found, checked, f"gpu-platform verify {args.stack}"))
+    _emit(table(found))
+    _err(summary(found, len(checked)))
+    return 3 if any(f.severity == "error" for f in found) else 0
 
 
 def _policy_summary(violations: list[Any], rules: int, resources: int) -> str:
@@ -360,6 +394,100 @@ def _add_mirror_parser(sub: Any, fmt: Any) -> None:
     m.set_defaults(func=_cmd_mirror)
 
 
+def _cmd_size(args: argparse.Namespace) -> int:
+    from gpu_platform.addons.kserve.llm_sizing import Request, SizingError
+    from gpu_platform.offline.size_report import ARCHITECTURE, cli_pools, model_of, size_report, stack_raw
+
+    try:
+        model = model_of(args.model, {k: getattr(args, k) for k in ARCHITECTURE})
+        if args.pool:
+            pools = cli_pools(args.pool)
+        else:
+            from gpu_platform.stack.spec import load_platform
+
+            project = Path(args.project) if args.project else Path.cwd()
+            pools = list(load_platform(stack_raw(project, args.stack, args.config_file, False)).pools)
+        request = Request(model, args.precision, args.context, args.concurrency)
+        _emit(size_report(request, pools, args.format))
+    except SizingError as exc:
+        _err(f"error: {exc}")
+        return 2
+    except Exception as exc:
+        return _plan_failed(exc, args)
+    return 0
+
+
+def _add_size_parser(sub: Any, fmt: Any) -> None:
+    """The ``size`` subcommand: the sizing step for one model."""
+    z = sub.add_parser(
+        "size",
+        help="the pool, GPU or MIG slice, parallelism and vLLM arguments one replica of a model needs",
+        description="Size MODEL (a catalog key such as llama-3.1-70b, or a Hugging Face ID with its numbers) for "
+        "vLLM: weights + KV cache + headroom, the smallest shape of the pools (--pool, or a stack file's "
+        "gpuPools with --stack) that holds it, and --tensor-parallel-size, --pipeline-parallel-size, "
+        "--max-model-len, --gpu-memory-utilization. docs/serving.md gives the formulas.",
+        epilog=EXIT_CODES,
+        formatter_class=fmt,
+    )
+    z.add_argument("model", metavar="MODEL")
+    z.add_argument("--precision", choices=("bf16", "fp16", "fp8", "int4"), default="bf16")
+    z.add_argument(
+        "--context", type=int, help="--max-model-len (default: the model's max_position_embeddings)"
+    )
+    z.add_argument("--concurrency", type=int, default=1, help="sequences held at once at full context")
+    z.add_argument("--pool", action="append", metavar="GPU:GPUS[:NODES]", help="a whole-GPU pool (repeat)")
+    z.add_argument("--stack", default="dev", help="without --pool: the stack file whose gpuPools to use")
+    z.add_argument("--project", help="Pulumi project directory (default: the current directory)")
+    z.add_argument("--config-file", metavar="FILE", help="config applied over the stack file, as for plan")
+    for flag, key, kind in (
+        ("--params", "params_b", float),
+        ("--layers", "layers", int),
+        ("--heads", "attention_heads", int),
+        ("--kv-heads", "kv_heads", int),
+        ("--head-dim", "head_dim", int),
+        ("--max-context", "max_context", int),
+    ):
+        z.add_argument(
+            flag, dest=key, type=kind, help="a model outside the catalog: its config.json's number"
+        )
+    z.add_argument("--format", choices=("text", "json"), default="text")
+    z.add_argument("--debug", action="store_true", help="show the traceback when the program fails")
+    z.set_defaults(func=_cmd_size)
+
+
+def _add_verify_parser(sub: Any, fmt: Any) -> None:
+    """The ``verify`` subcommand: a live cluster against the stack's plan."""
+    v = sub.add_parser(
+        "verify",
+        help="compare a live cluster with the stack's plan: GPU nodes, Kueue, releases, GPU Operator operands",
+        description="Plan the stack offline, read the cluster through the Kubernetes API (the [verify] extra) and "
+        "report every difference: GPU nodes per pool with their labels (the device-plugin config label), taints "
+        "and allocatable GPUs for the pool's sharing; ClusterQueues Active with the planned quotas, ResourceFlavors "
+        "and LocalQueues; each Helm release deployed at its pin; the GPU Operator's validator and DCGM exporter on "
+        "every GPU node. docs/day2.md: Verify a live cluster.",
+        epilog=EXIT_CODES,
+        formatter_class=fmt,
+    )
+    v.add_argument("--project", help="Pulumi project directory (default: the current directory)")
+    v.add_argument("--stack", default="dev", help="stack name (default: dev)")
+    v.add_argument("--config-file", metavar="FILE", help="config applied over the stack file, as for plan")
+    v.add_argument("--use-env-config", action="store_true", help="also read PULUMI_CONFIG, as for plan")
+    v.add_argument("--kubeconfig", metavar="FILE", help="default: $KUBECONFIG, then ~/.kube/config")
+    v.add_argument("--context", help="the kubeconfig context (default: its current context)")
+    v.add_argument("--snapshot", metavar="FILE", help="compare a --save-snapshot file instead of a cluster")
+    v.add_argument("--save-snapshot", metavar="FILE", help="also write what was read as JSON")
+    v.add_argument("--junit", metavar="FILE", help="also write the result as JUnit XML for CI")
+    v.add_argument(
+        "--smoke",
+        action="store_true",
+        help="also run NVIDIA's CUDA vectorAdd sample on one GPU of each pool, submitted through a LocalQueue "
+        "that admits it (Jobs are created, awaited and deleted)",
+    )
+    v.add_argument("--smoke-timeout", type=float, default=900, metavar="SECONDS", help="(default: 900)")
+    v.add_argument("--debug", action="store_true", help="show the traceback when the program fails")
+    v.set_defaults(func=_cmd_verify)
+
+
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
@@ -371,6 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_schema_parser(sub)
     _add_policy_pack_parser(sub, fmt)
     _add_mirror_parser(sub, fmt)
+    _add_verify_parser(sub, fmt)
+    _add_size_parser(sub, fmt)
     return parser
 
 

@@ -96,6 +96,15 @@ CERT_MANAGER = Addon(
     reserves_namespace=True,
     namespace_owner="cert-manager's namespace",
 )
+HAMI = Addon(
+    "hami",
+    "HAMi",
+    versions.HAMI,
+    "hami",
+    "hami",
+    reserves_namespace=True,
+    namespace_owner="HAMi's namespace",
+)
 KSERVE_CRD = Addon(
     "kserveCrd", "KServe's CRDs", versions.KSERVE_CRD, "kserve-crd", "kserve", release_holds_crds=True
 )
@@ -270,6 +279,7 @@ ADDONS: tuple[Addon, ...] = (
     GPU_OPERATOR,
     KUEUE,
     CERT_MANAGER,
+    HAMI,
     KSERVE_CRD,
     KSERVE_RESOURCES,
     KSERVE_RUNTIME_CONFIGS,

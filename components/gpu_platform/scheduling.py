@@ -66,6 +66,16 @@ def dra_labels(pool: GpuPool) -> dict[str, str]:
 # --- end DRA ------------------------------------------------------------------------------------------
 
 
+def isolated_labels(pool: GpuPool) -> dict[str, str]:
+    """Isolated pools: HAMi's device plugin owns the cards, so the GPU Operator's device plugin (and the
+    cloud's default one, where a label turns it off) stays off them; the operator keeps the driver, the
+    container toolkit, GFD and DCGM there. HAMi's DaemonSets select ``SHARING_LABEL=isolated``."""
+    labels = {DEPLOY_DEVICE_PLUGIN_LABEL: "false"}
+    if off := profile_of(pool.cloud).default_device_plugin_off_label:
+        labels[off[0]] = off[1]
+    return labels
+
+
 def selector_labels(pool: GpuPool) -> dict[str, str]:
     """The labels that identify a pool's nodes (Kueue flavor ``nodeLabels``, KServe ``nodeSelector``)."""
     return {POOL_LABEL: pool.name, GPU_LABEL: pool.gpu.key}
@@ -104,6 +114,8 @@ def pool_labels(pool: GpuPool, driver: DriverPlan | None = None) -> dict[str, st
         driver is None or driver.device_plugin == "operator"
     ):
         labels[off[0]] = off[1]
+    if pool.sharing.mode == "isolated":
+        labels.update(isolated_labels(pool))
     if pool.dra:  # DRA: no device-plugin or MIG-manager config on DRA pools
         for key in (DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, DEPLOY_DEVICE_PLUGIN_LABEL):
             labels.pop(key, None)

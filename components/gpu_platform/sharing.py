@@ -15,6 +15,22 @@ from gpu_platform.pools import GpuPool
 
 GPU_RESOURCE = "nvidia.com/gpu"
 SHARED_GPU_RESOURCE = "nvidia.com/gpu.shared"
+# --- isolated fractions (HAMi) ------------------------------------------------------------------------
+VGPU_RESOURCE = "nvidia.com/vgpu"
+"""What HAMi's device plugin advertises on isolated pools: ``deviceSplitCount`` per card. Not ``nvidia.com/gpu``
+(HAMi's default ``resourceName``): HAMi's webhook hands every pod asking for its count resource to its own
+scheduler, whose extender only places pods on nodes HAMi registered, so whole-GPU pods of the other pools must
+not ask for it (Project-HAMi/HAMi v2.10.0 ``pkg/scheduler/webhook.go``)."""
+GPU_MEMORY_RESOURCE = "nvidia.com/gpumem"
+"""MiB of one card's memory a container may use (HAMi-core enforces it); per ``VGPU_RESOURCE`` unit."""
+GPU_CORES_RESOURCE = "nvidia.com/gpucores"
+"""Percent of one card's compute a container may use; per ``VGPU_RESOURCE`` unit."""
+TOTAL_GPU_MEMORY_RESOURCE = "nvidia.com/total-gpumem"
+TOTAL_GPU_CORES_RESOURCE = "nvidia.com/total-gpucores"
+"""What Kueue charges once it multiplies the per-unit requests by the units (Kueue v0.19.2
+``site/content/en/docs/tasks/run/using_hami.md``)."""
+CORES_PER_CARD = 100
+"""HAMi counts a card's compute as 100 (percent, ``deviceCoreScaling`` 1)."""
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 """What the AWS EFA device plugin advertises: one unit per EFA device of the node."""
 HUGEPAGES_2MI_RESOURCE = "hugepages-2Mi"
@@ -58,6 +74,8 @@ def advertised_resources(pool: GpuPool) -> dict[str, int]:
     if s.mode in ("time-slicing", "mps"):
         name = SHARED_GPU_RESOURCE if s.rename_by_default else GPU_RESOURCE
         return {name: n * s.replicas}
+    if s.mode == "isolated":
+        return {VGPU_RESOURCE: n * s.replicas}
     if s.mode == "mig":
         counts = Counter(s.mig_profiles)
         if s.mig_strategy == "single":
@@ -80,6 +98,40 @@ def node_resources(pool: GpuPool) -> dict[str, int]:
     if pool.infiniband:
         out[RDMA_SHARED_IB_RESOURCE] = RDMA_HCA_MAX
     return out
+
+
+def card_memory_mib(pool: GpuPool) -> int:
+    """One card's memory as the catalog states it, in MiB (what an isolated pool's slices add up to)."""
+    return pool.gpu.memory_gb * 1024
+
+
+def fraction_quota(pool: GpuPool) -> dict[str, int]:
+    """Isolated pools: what one node holds in the units Kueue charges after its HAMi transformations (MiB of
+    card memory, compute percent); ``{}`` on every other pool."""
+    if pool.sharing.mode != "isolated":
+        return {}
+    n = pool.gpus_per_node
+    return {
+        TOTAL_GPU_MEMORY_RESOURCE: n * card_memory_mib(pool),
+        TOTAL_GPU_CORES_RESOURCE: n * CORES_PER_CARD,
+    }
+
+
+def fraction_transformations() -> list[dict[str, object]]:
+    """Kueue ``Configuration.resources.transformations`` charging a pod's per-unit memory and compute times its
+    units (Kueue v0.19.2 ``apis/config/v1beta2/configuration_types.go``, ``multiplyBy``)."""
+    return [
+        {
+            "input": per_unit,
+            "strategy": "Replace",
+            "multiplyBy": VGPU_RESOURCE,
+            "outputs": {total: "1"},
+        }
+        for per_unit, total in (
+            (GPU_CORES_RESOURCE, TOTAL_GPU_CORES_RESOURCE),
+            (GPU_MEMORY_RESOURCE, TOTAL_GPU_MEMORY_RESOURCE),
+        )
+    ]
 
 
 def resource_quantity(resource: str, units: int) -> int | str:

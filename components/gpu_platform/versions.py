@@ -133,6 +133,26 @@ KSERVE_RUNTIME_CONFIGS = ChartPin(
     namespace="kserve",
 )
 
+# HAMi (Project-HAMi/HAMi ``charts/hami`` at v2.10.0): memory-isolated GPU fractions on isolated pools. Its
+# scheduler is a kube-scheduler with HAMi's extender; the chart defaults that image's tag to the cluster's
+# version, so the library pins one per Kubernetes minor (a scheduler must not be newer than the API server).
+HAMI = ChartPin(
+    chart="hami",
+    version="2.10.0",
+    repo="https://project-hami.github.io/HAMi",
+    namespace="hami-system",
+)
+HAMI_IMAGE_TAG = "v2.10.0"
+"""The chart's ``global.imageTag`` at 2.10.0: HAMi's scheduler extender, device plugin and monitor."""
+HAMI_KUBE_SCHEDULER_IMAGE_REPOSITORY = "registry.k8s.io/kube-scheduler"
+HAMI_KUBE_SCHEDULER_IMAGE_TAGS: dict[str, str] = {
+    minor: f"v{minor}.0" for minor in ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
+}
+"""Kubernetes minor -> the kube-scheduler HAMi's scheduler Deployment runs (each minor's first release; spelled
+as a comprehension so Renovate's cluster-autoscaler table pattern does not read it as autoscaler tags)."""
+HAMI_KUBE_SCHEDULER_DEFAULT_MINOR = "1.33"
+"""Used when the stack leaves the cluster's version unsaid: the oldest minor every supported cloud still runs."""
+
 # Kubernetes Cluster Autoscaler (EKS managed node groups): the chart from the project's own repository,
 # and the image whose minor matches the cluster's (the chart README: mismatched minors misbehave in subtle
 # ways). Each tag is the newest patch of its minor in kubernetes/autoscaler (tags cluster-autoscaler-1.3x.y).
@@ -258,6 +278,9 @@ TRAINER_DEEPSPEED_RUNTIME = UpstreamFile(
 # kubectl image, which carries all three since kubernetes/kubernetes#119592 (debian-base). kubectl's skew
 # policy allows one minor either side of the API server; the remover only reads a Node and removes a taint.
 KUBECTL_IMAGE = "registry.k8s.io/kubectl:v1.34.1"
+# `gpu-platform verify --smoke` runs NVIDIA's CUDA vectorAdd sample on one GPU of each pool: the tag NVIDIA's own
+# examples run (kubernetes-sigs/dra-driver-nvidia-gpu demo/specs/extended-resources/gpu-full.yaml).
+CUDA_SAMPLE_IMAGE = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0"
 # --- DRA and node auto-provisioning --------------------------------------------------------
 # NVIDIA DRA driver for GPUs, standalone next to the GPU Operator's ClusterPolicy (not the operator-managed
 # GPUCluster path, which runs v0.5.0, is a technology preview and excludes ClusterPolicy cluster-wide; see

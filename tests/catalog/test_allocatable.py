@@ -135,10 +135,12 @@ def test_the_clouds_published_examples() -> None:
 OPERANDS: dict[str, dict[str, tuple[int, int]]] = {
     # GKE COS: Google's installer (150m), operator toolkit, device plugin x2, GFD x2, DCGM, validator, NFD.
     "dev": {"l4-spot": (150 + 50 + 100 + 100 + 100 + 10 + 5, 64 + 256 + 128 + 512 + 32 + 64)},
-    # AKS, operator driver: driver, toolkit, device plugin x2, GFD x2, DCGM, validator, NFD; A100 + MIG manager.
+    # AKS, operator driver: driver, toolkit, GFD, DCGM, validator, NFD (no device-plugin config, so no sidecars);
+    # the isolated T4s run HAMi's device plugin (no requests) instead of the operator's; A100: its device plugin and
+    # MIG manager.
     "staging": {
-        "t4-spot": (200 + 50 + 100 + 100 + 100 + 10 + 5, 512 + 64 + 256 + 128 + 512 + 32 + 64),
-        "a100-mig": (200 + 50 + 100 + 100 + 100 + 50 + 10 + 5, 512 + 64 + 256 + 128 + 512 + 128 + 32 + 64),
+        "t4-spot": (200 + 50 + 50 + 100 + 10 + 5, 512 + 64 + 64 + 512 + 32 + 64),
+        "a100-mig": (200 + 50 + 50 + 50 + 100 + 50 + 10 + 5, 512 + 64 + 128 + 64 + 512 + 128 + 32 + 64),
     },
     # EKS AL2023: driver and toolkit on the AMI; device plugin, GFD, DCGM, MIG manager, validator, NFD.
     "prod": {

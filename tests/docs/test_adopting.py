@@ -147,8 +147,8 @@ def test_the_gke_platform_plans_offline_with_only_the_gke_sdk(
 
 
 def _two_models_share_one_gpu(resources: list[dict[str, Any]]) -> None:
-    """The page's two vLLM services on the 4-way time-sliced L4: each holds 0.9 / 4 of the GPU's memory, so any
-    4 predictors on one GPU fit together."""
+    """The page's two vLLM services on the isolated L4s: each asks for one HAMi unit holding an 8 GiB memory slice
+    (enforced per container, so neither can take the other's memory), and HAMi is installed for the pool."""
     services = {
         r["inputs"]["metadata"]["name"]: r["inputs"]
         for r in resources
@@ -156,27 +156,35 @@ def _two_models_share_one_gpu(resources: list[dict[str, Any]]) -> None:
     }
     assert sorted(services) == ["qwen-chat", "qwen-coder"]
     for isvc in services.values():
-        args = isvc["spec"]["predictor"]["model"]["args"]
-        assert "--gpu-memory-utilization=0.22" in args, args
+        limits = isvc["spec"]["predictor"]["model"]["resources"]["limits"]
+        assert limits["nvidia.com/vgpu"] == 1 and limits["nvidia.com/gpumem"] == 8192, limits
+        assert not any(
+            "gpu-memory-utilization" in a for a in isvc["spec"]["predictor"]["model"].get("args", [])
+        )
+    charts = {r["inputs"]["chart"] for r in resources if r["type"] == "kubernetes:helm.sh/v3:Release"}
+    assert "hami" in charts
 
 
 def _two_teams_share_the_pool(resources: list[dict[str, Any]]) -> None:
-    """The page's two teams on one pool: both ClusterQueues hold half of l4-spot (4 nodes x 1 L4 x 4
-    replicas), in one cohort, and Kueue's CRD and webhook accept them."""
+    """The page's two teams on one pool: both ClusterQueues hold half of l4-spot (4 nodes x 1 L4: 4 x 4 HAMi units,
+    4 x 24576 MiB of memory, 4 x 100 compute), in one cohort, and Kueue's CRD and webhook accept them."""
     queues = {
         r["inputs"]["metadata"]["name"]: r["inputs"]
         for r in resources
         if r["type"] == "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
     }
     assert sorted(queues) == ["product", "research"]
-    gpus = []
+    quotas: list[dict[str, Any]] = []
     for cq in queues.values():
         assert cq["spec"]["cohortName"] == "l4-teams"
         assert kueue_problems(cq) == []
         (group,) = cq["spec"]["resourceGroups"]
         (pool,) = [f for f in group["flavors"] if f["name"] == "l4-spot"]
-        gpus += [r["nominalQuota"] for r in pool["resources"] if r["name"] == "nvidia.com/gpu"]
-    assert gpus == [8, 8]
+        quotas.append(
+            {r["name"]: r["nominalQuota"] for r in pool["resources"] if r["name"].startswith("nvidia")}
+        )
+    half = {"nvidia.com/vgpu": 8, "nvidia.com/total-gpumem": 49152, "nvidia.com/total-gpucores": 200}
+    assert quotas == [half, half]
 
 
 def test_the_install_table_names_real_extras() -> None:

@@ -230,7 +230,7 @@ export const size = cluster.nodeCount;
             "p.pool.name: an Output (c.clusterName); the property must be known at plan time",
             "p.pool.maxNodes: '3' is not of type integer",
             f"p.pool.machine_type: no such property (has {pool_properties})",
-            "p.pool.sharing.mode: 'slicing' is not one of ['none', 'time-slicing', 'mps', 'mig']",
+            "p.pool.sharing.mode: 'slicing' is not one of ['none', 'time-slicing', 'mps', 'mig', 'isolated']",
         ]
     )
 

@@ -133,7 +133,7 @@ def test_the_checker_catches_what_it_is_for() -> None:
             "bad.pool.machine_type: no such property (has "
             + str(sorted(served()["types"][f"{PACKAGE}:index:GpuPoolArgs"]["properties"]))
             + ")",
-            "bad.pool.sharing.mode: 'slicing' is not one of ['none', 'time-slicing', 'mps', 'mig']",
+            "bad.pool.sharing.mode: 'slicing' is not one of ['none', 'time-slicing', 'mps', 'mig', 'isolated']",
         ]
     )
     checker.check("${l4-spot.nodeCount}", {"type": "string"}, "x")

@@ -540,6 +540,51 @@ def test_time_slicing_default_config_from_a_config_map() -> None:
     assert R.time_slicing_isolation([aks_pool(), cm, operator(values)]) == []
 
 
+# --- time-slicing-across-teams ----------------------------------------------------------------------
+
+
+def _l4(mode: str) -> PolicyResource:
+    return gke_pool(labels={"gpu-platform.io/pool": "l4", "gpu-platform.io/sharing": mode})
+
+
+def _queues(*namespaces: str) -> list[PolicyResource]:
+    """A ClusterQueue listing the ``l4`` flavor, and a LocalQueue on it in each namespace."""
+    cq = res(
+        "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue",
+        {"metadata": {"name": "cq"}, "spec": {"resourceGroups": [{"flavors": [{"name": "l4"}]}]}},
+        "cq",
+    )
+    lqs = [
+        res(
+            "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue",
+            {"metadata": {"name": "default", "namespace": ns}, "spec": {"clusterQueue": "cq"}},
+            f"lq-{ns}",
+        )
+        for ns in namespaces
+    ]
+    return [cq, *lqs]
+
+
+def _service(namespace: str) -> PolicyResource:
+    predictor = {"nodeSelector": {"gpu-platform.io/pool": "l4"}}
+    return res(
+        "kubernetes:serving.kserve.io/v1beta1:InferenceService",
+        {"metadata": {"name": "chat", "namespace": namespace}, "spec": {"predictor": predictor}},
+        "chat",
+    )
+
+
+def test_a_time_sliced_pool_reached_from_two_namespaces_is_refused() -> None:
+    v = only(
+        R.time_slicing_across_teams([_l4("time-slicing"), *_queues("ml-a"), _service("ml-b")]),
+        "time-slicing-across-teams",
+    )
+    assert v.level == "mandatory" and "ml-a, ml-b" in v.message and "'isolated'" in v.message
+    assert len(R.time_slicing_across_teams([_l4("mps"), *_queues("ml-a", "ml-b")])) == 1
+    assert R.time_slicing_across_teams([_l4("isolated"), *_queues("ml-a"), _service("ml-b")]) == []
+    assert R.time_slicing_across_teams([_l4("time-slicing"), *_queues("ml-a"), _service("ml-a")]) == []
+
+
 # --- every rule: one failing and one passing subject -------------------------------------------------
 
 CASES: dict[str, tuple[Any, Any]] = {
@@ -574,6 +619,10 @@ CASES: dict[str, tuple[Any, Any]] = {
     "time-slicing-isolation": (
         [gke_pool(labels={ISOLATION_LABEL: "required"}, sharing="TIME_SHARING")],
         [gke_pool(labels={ISOLATION_LABEL: "required"})],
+    ),
+    "time-slicing-across-teams": (
+        [_l4("time-slicing"), *_queues("ml-a", "ml-b")],
+        [_l4("mig"), *_queues("ml-a", "ml-b")],
     ),
     "dra-without-device-plugin": (
         [eks_group(labels={"nvidia.com/dra-kubelet-plugin": "true"}), operator()],

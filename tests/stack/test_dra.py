@@ -144,6 +144,7 @@ def test_each_claim_template_waits_for_its_own_namespace_only(plan_stack: Any) -
     raw = existing()
     raw["kueue"] = {"teams": [{"name": "ml", "clusterQueue": "gpu"}, {"name": "cv", "clusterQueue": "gpu"}]}
     raw["dra"] = {"enabled": True, "claimNamespaces": ["ml", "cv"]}
+    raw["gpuPools"][1].pop("sharing")  # two teams on a time-sliced pool are refused (no memory isolation)
     plan = plan_stack("test", REPO, stack_config(raw))
     namespaces = {
         r.inputs["metadata"]["name"]: r.urn

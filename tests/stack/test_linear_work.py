@@ -48,7 +48,12 @@ def scaled(stack_file: str, n: int) -> dict[str, Any]:
     config: dict[str, Any] = {k: v for k, v in raw.items() if not k.startswith("gpu-platform:")}
     config.update({k.split(":", 1)[1]: v for k, v in raw.items() if k.startswith("gpu-platform:")})
     pools = [{**p, "name": f"{p['name'][:20]}-{i}"} for i in range(n) for p in config["gpuPools"]]
-    queues = [{"name": f"q{i}", "pools": [p["name"]], "cohort": f"c{i // 4}"} for i, p in enumerate(pools)]
+    # A time-sliced or MPS pool reached by several teams is refused (no memory isolation): those queues lend none.
+    queues = [
+        {"name": f"q{i}", "pools": [p["name"]]}
+        | ({} if p.get("sharing", {}).get("mode") in ("time-slicing", "mps") else {"cohort": f"c{i // 4}"})
+        for i, p in enumerate(pools)
+    ]
     teams = [{"name": f"team-{i}", "clusterQueue": q["name"]} for i, q in enumerate(queues)]
     kueue = {**config.get("kueue", {}), "clusterQueues": queues, "teams": teams}
     config.update(gpuPools=pools, kueue=kueue)

@@ -3,6 +3,8 @@
 adopting      docs/adopting.md and the files it shows
 build         the sdist and wheel of this checkout, built offline
 chart_values  the library's Helm values against a chart's values.yaml
+cluster_objects  a stack's plan as the objects a cluster receives, and kwok nodes for its GPU pools
+control_plane the local control plane (scripts/control_plane.py) as the session fixture `control_plane`
 crds          CRD/CEL validation against the vendored CRDs (test_crds.py checks it)
 docker_host   GpuDockerHost arguments per cloud, the cloud-init and Compose schemas
 helm          vendored charts rendered with Helm's engine

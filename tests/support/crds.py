@@ -101,6 +101,16 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
         "kueue.x-k8s.io_provisioningrequestconfigs.yaml",
     ),
     ("kueue.x-k8s.io/v1beta2", "Topology"): ("kueue", "crds", "kueue.x-k8s.io_topologies.yaml"),
+    ("kueue.x-k8s.io/v1beta2", "MultiKueueCluster"): (
+        "kueue",
+        "crds",
+        "kueue.x-k8s.io_multikueueclusters.yaml",
+    ),
+    ("kueue.x-k8s.io/v1beta2", "MultiKueueConfig"): (
+        "kueue",
+        "crds",
+        "kueue.x-k8s.io_multikueueconfigs.yaml",
+    ),
     # GoogleCloudPlatform/gke-networking-api (GKE multi-networking)
     ("networking.gke.io/v1", "Network"): ("gke-networking-api", "crds", "networking.gke.io_networks.yaml"),
     ("networking.gke.io/v1", "GKENetworkParamSet"): (
@@ -130,6 +140,11 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
         "kserve",
         "crds",
         "serving.kserve.io_servingruntimes.yaml",
+    ),
+    ("serving.kserve.io/v1alpha2", "LLMInferenceService"): (
+        "kserve",
+        "crds",
+        "serving.kserve.io_llminferenceservices.yaml",
     ),
     # operator-framework/api: OLM (OpenShift's GPU Operator install)
     ("operators.coreos.com/v1alpha1", "Subscription"): (

@@ -19,8 +19,11 @@ from gpu_platform.addons.cert_manager import wiring as cert_manager
 from gpu_platform.addons.docker_host import diff_rules as docker_host_rules
 from gpu_platform.addons.dra import diff_rules as dra_rules
 from gpu_platform.addons.dra import wiring as dra
+from gpu_platform.addons.fleet import diff_rules as fleet_rules
 from gpu_platform.addons.gpu_operator import diff_rules as gpu_operator_rules
 from gpu_platform.addons.gpu_operator import wiring as gpu_operator
+from gpu_platform.addons.hami import diff_rules as hami_rules
+from gpu_platform.addons.hami import wiring as hami
 from gpu_platform.addons.kserve import diff_rules as kserve_rules
 from gpu_platform.addons.kserve import wiring as kserve
 from gpu_platform.addons.kueue import diff_rules as kueue_rules
@@ -75,7 +78,7 @@ ADDONS: tuple[Addon, ...] = (
         (releases.PROMETHEUS_OPERATOR_CRDS, releases.KUBE_PROMETHEUS_STACK, releases.NODE_PROBLEM_DETECTOR),
         observability.enabled,
         observability.deploy,
-        uses=("gpu_operator", "kueue"),
+        uses=("gpu_operator", "hami", "kueue"),
         contributes=observability.contributions,
         requires=observability.REQUIRES,
         diff_rules=observability_rules.DIFF_RULES,
@@ -88,6 +91,15 @@ ADDONS: tuple[Addon, ...] = (
         uses=("dra",),
         requires=gpu_operator.REQUIRES,
         diff_rules=gpu_operator_rules.DIFF_RULES,
+    ),
+    Addon(
+        "hami",
+        (releases.HAMI,),
+        hami.enabled,
+        hami.deploy,
+        after=("observability", "gpu_operator"),
+        requires=hami.REQUIRES,
+        diff_rules=hami_rules.DIFF_RULES,
     ),
     Addon(
         "kueue",
@@ -151,6 +163,8 @@ ADDONS: tuple[Addon, ...] = (
         diff_rules=kserve_rules.DIFF_RULES,
     ),
     Addon("docker_host", (), None, diff_rules=docker_host_rules.DIFF_RULES),
+    # A component of several clusters (``GpuFleet``): no stack of one cluster deploys it.
+    Addon("fleet", (), None, uses=("kueue",), diff_rules=fleet_rules.DIFF_RULES),
 )
 """In dependency order: each entry comes after every add-on in its ``after`` (a test checks)."""
 

@@ -28,9 +28,12 @@ class SharingMode(enum.StrEnum):
     """CUDA MPS: memory and compute limited per client; no fault isolation."""
     MIG = "mig"
     """Multi-Instance GPU: hardware partitions with their own memory and faults."""
+    ISOLATED = "isolated"
+    """Memory-isolated fractions (HAMi): each pod gets a slice of a card's memory and a share of its compute,
+    enforced per container; any GPU, any size, no fault isolation."""
 
 
-SharingModeName = Literal["none", "time-slicing", "mps", "mig"]
+SharingModeName = Literal["none", "time-slicing", "mps", "mig", "isolated"]
 """``SharingMode``'s values as the strings stack files and the other languages use."""
 if TYPE_CHECKING:
     SharingModeValue: TypeAlias = SharingMode | SharingModeName
@@ -215,6 +218,9 @@ DEFAULT_TAINT_EFFECT = TaintEffect.NO_SCHEDULE.value
 DEFAULT_SHARING_REPLICAS = 2
 """Smallest useful number of time-slicing/MPS replicas (used only to keep resolving after an error)."""
 MAX_SHARED_CLIENTS = 48
+DEFAULT_ISOLATED_SPLITS = 10
+"""Mode ``isolated``: pods one card takes at most, HAMi's ``deviceSplitCount`` default (Project-HAMi/HAMi
+v2.10.0 ``charts/hami/values.yaml``)."""
 """MPS and GKE time-sharing accept at most 48 clients per GPU (MIG user guide concurrency table)."""
 
 
@@ -250,9 +256,11 @@ class SharingArgs(TypedDict):
     """How the pool's GPUs are shared (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-sharing.html)."""
 
     mode: NotRequired[SharingModeValue]
-    """``none`` (default), ``time-slicing`` (no memory or fault isolation), ``mps`` or ``mig``."""
+    """``none`` (default), ``time-slicing`` (no memory or fault isolation), ``mps``, ``mig`` or ``isolated``
+    (memory-isolated fractions of any GPU through HAMi: pods ask for ``nvidia.com/gpumem`` MiB of a card)."""
     replicas: NotRequired[int]
-    """Time-slicing and MPS only: units each GPU advertises, 2 to 48."""
+    """Time-slicing and MPS: units each GPU advertises, 2 to 48. Isolated: pods one card takes at most (HAMi's
+    ``deviceSplitCount``, default 10), the same on every isolated pool."""
     rename_by_default: NotRequired[bool]
     """Time-slicing/MPS: advertise ``nvidia.com/gpu.shared`` instead of ``nvidia.com/gpu`` (default false)."""
     fail_requests_greater_than_one: NotRequired[bool]

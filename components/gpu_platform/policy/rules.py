@@ -54,6 +54,7 @@ from gpu_platform.scheduling import (
     DEVICE_PLUGIN_CONFIG_LABEL,
     DRA_KUBELET_PLUGIN_LABEL,
     ISOLATION_LABEL,
+    POOL_LABEL,
     SHARING_LABEL,
 )
 
@@ -157,8 +158,9 @@ def gpu_request_whole_number(res: PolicyResource) -> Iterator[Finding]:
                     yield (
                         res.urn,
                         f"{path}.{field}: {raw!r} {name} is not a whole number; Kubernetes rejects "
-                        "fractional extended resources ('must be an integer'). Share GPUs with time-slicing "
-                        "or MPS replicas or MIG slices, and ask for whole units of those.",
+                        "fractional extended resources ('must be an integer'). For part of a GPU use a pool "
+                        "with memory-isolated fractions (sharing mode 'isolated': ask for nvidia.com/gpumem MiB "
+                        "of a card) or MIG slices, and ask for whole units of those.",
                     )
             if req_raw is not None and lim_raw is None:
                 yield (
@@ -425,6 +427,72 @@ def time_slicing_isolation(resources: list[PolicyResource]) -> Iterator[Finding]
                 f"GPU pool {pool.display} is marked {ISOLATION_LABEL}=required but its GPUs are time-sliced "
                 f"({'; '.join(how)}): pods sharing a GPU get no memory or fault isolation, so one can "
                 "exhaust GPU memory or crash its neighbours. Use MIG, or MPS for per-client memory limits.",
+            )
+
+
+UNISOLATED_SHARING = ("time-slicing", "mps")
+"""``gpu-platform.io/sharing`` values that leave a card's memory shared by every pod on it."""
+CLUSTER_QUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
+LOCAL_QUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue"
+
+
+def _node_selectors(obj: Any) -> Iterator[Mapping[str, Any]]:
+    """Every ``nodeSelector`` mapping inside a resource's properties (pod templates, InferenceService predictors)."""
+    if isinstance(obj, Mapping):
+        for key, value in obj.items():
+            if key == "nodeSelector" and isinstance(value, Mapping):
+                yield value
+            else:
+                yield from _node_selectors(value)
+    elif isinstance(obj, list):
+        for item in obj:
+            yield from _node_selectors(item)
+
+
+def _pool_namespaces(resources: list[PolicyResource]) -> dict[str, set[str]]:
+    """Pool name -> namespaces whose pods can land on it: LocalQueues of a ClusterQueue listing its flavor (owned
+    or borrowed in a cohort), and workloads whose ``nodeSelector`` names it (``gpu-platform.io/pool``)."""
+    flavors: dict[str, set[str]] = {}
+    for r in resources:
+        if r.type == CLUSTER_QUEUE_TYPE:
+            groups = get(r.props, "spec", "resourceGroups") or []
+            names = {
+                get(f, "name") for g in groups if isinstance(g, Mapping) for f in (g.get("flavors") or [])
+            }
+            flavors[str(get(r.props, "metadata", "name"))] = {n for n in names if isinstance(n, str)}
+    out: dict[str, set[str]] = {}
+    for r in resources:
+        namespace = get(r.props, "metadata", "namespace") or "default"
+        if r.type == LOCAL_QUEUE_TYPE:
+            for pool in flavors.get(str(get(r.props, "spec", "clusterQueue")), set()):
+                out.setdefault(pool, set()).add(str(namespace))
+        elif r.type.startswith("kubernetes:"):
+            for selector in _node_selectors(r.props):
+                if isinstance(selected := selector.get(POOL_LABEL), str):
+                    out.setdefault(selected, set()).add(str(namespace))
+    return out
+
+
+@_rule(
+    "time-slicing-across-teams",
+    MANDATORY,
+    "stack",
+    "A time-sliced or MPS GPU pool is used by one team namespace only: nothing isolates the memory of the pods "
+    "sharing a card, so one team's pod could take it all and crash another's. Share a pool between teams with "
+    "memory-isolated fractions (sharing mode 'isolated') or MIG.",
+)
+def time_slicing_across_teams(resources: list[PolicyResource]) -> Iterator[Finding]:
+    reach = _pool_namespaces(resources)
+    for pool in gpu_pools(resources):
+        name, mode = pool.label(POOL_LABEL), pool.label(SHARING_LABEL)
+        namespaces = reach.get(name, set()) if isinstance(name, str) else set()
+        if mode in UNISOLATED_SHARING and len(namespaces) > 1:
+            yield (
+                pool.resource.urn,
+                f"GPU pool {pool.display} shares each GPU by {mode}, which isolates no memory, and pods of "
+                f"{len(namespaces)} namespaces reach it ({', '.join(sorted(namespaces))}): one team's pod can "
+                "take the whole card and crash the others'. Use sharing mode 'isolated' or MIG, or give each "
+                "team its own pool.",
             )
 
 

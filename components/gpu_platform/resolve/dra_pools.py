@@ -15,7 +15,7 @@ def dra_pool_problems(pool: GpuPool, p: Problems) -> None:
     if not pool.dra:
         return
     s = pool.sharing
-    if s.mode in ("time-slicing", "mps"):
+    if s.mode in ("time-slicing", "mps", "isolated"):
         p.add(
             ("sharing", "mode"),
             f"'{s.mode}' replicas are a device-plugin feature; on {{{{allocation}}}} 'dra' pods share a GPU by "

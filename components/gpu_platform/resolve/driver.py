@@ -124,7 +124,13 @@ def _check_sharing(pools: Sequence[GpuPool], plan: DriverPlan, at: DriverLocatio
     names = {p.name for p in served}
     for pool in pools:
         s = pool.sharing
-        if s.mode != "none" and s.managed_by == "operator" and pool.name not in names:
+        if s.mode == "isolated" and plan.device_plugin != "operator":
+            at.pool(pool.index).add(
+                ("sharing", "mode"),
+                f"'isolated' replaces the nodes' device plugin with HAMi's, but {pool.image or 'the node image'} "
+                "ships its own, which nothing turns off; use AL2023_x86_64_NVIDIA nodes or another mode",
+            )
+        elif s.mode not in ("none", "isolated") and s.managed_by == "operator" and pool.name not in names:
             at.pool(pool.index).add(
                 ("sharing", "mode"),
                 f"'{s.mode}' is configured through the GPU Operator's device plugin, but {pool.image or 'the node image'} "

@@ -17,6 +17,7 @@ from typing import Any
 from gpu_platform.args.pool import (
     DEFAULT_ALLOCATION,
     DEFAULT_DISK_SIZE_GB,
+    DEFAULT_ISOLATED_SPLITS,
     DEFAULT_MANAGED_BY,
     DEFAULT_MIG_STRATEGY,
     DEFAULT_MIN_NODES,
@@ -153,12 +154,30 @@ def _device_plugin_options_unused(s: Mapping[str, Any], where: str, p: Problems)
             )
 
 
+def _resolve_isolated(s: Mapping[str, Any], p: Problems) -> Sharing:
+    """Mode ``isolated``: HAMi's device plugin shares the cards (``addons.hami``), never the cloud's or the
+    operator's, so only ``replicas`` (HAMi's ``deviceSplitCount``) applies."""
+    if s.get("managed_by") == "cloud":
+        p.add(
+            ("managed_by",),
+            "isolated fractions are HAMi's, not the cloud's; valid here: operator (or remove it)",
+        )
+    if "mig" in s:
+        p.add(("mig",), "only with mode 'mig' (mode is 'isolated')")
+    _device_plugin_options_unused(s, "mode 'isolated'", p)
+    replicas = s.get("replicas", DEFAULT_ISOLATED_SPLITS)
+    _range(p, "replicas", replicas, 2, MAX_SHARED_CLIENTS)
+    return Sharing("isolated", replicas=replicas)
+
+
 def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Problems) -> Sharing | None:
     s = pool.get("sharing", {})
     mode = s.get("mode", DEFAULT_SHARING_MODE)
     managed_by = s.get("managed_by", DEFAULT_MANAGED_BY)
     if mode == "mig":
         return _resolve_mig(cloud, pool, gpu_key, managed_by, p)
+    if mode == "isolated":
+        return _resolve_isolated(s, p)
     if mode == "none":
         for key in ("replicas", "mig"):
             if key in s:
@@ -182,7 +201,7 @@ def _resolve_sharing(cloud: str, pool: Mapping[str, Any], gpu_key: str, p: Probl
         p.add(
             ("mode",),
             "time-slicing gives no memory or fault isolation and this pool sets {{isolation_required}}; "
-            "use 'mig' (or 'mps' for memory limits)",
+            "use 'mig', 'isolated' (memory slices of any GPU) or 'mps' for memory limits",
         )
     where = " and ".join(q.display for q in clouds_where(lambda q: mode in q.cloud_sharing_modes))
     if managed_by == "cloud" and mode not in profile_of(cloud).cloud_sharing_modes:
@@ -511,4 +530,20 @@ def resolve_pool_list(
         if n > 1:
             idx = [pl.index for pl in out.pools if pl.name == name][1]
             at(idx).add(("name",), f"'{name}' is used by more than one pool")
+    _check_isolated_splits(out.pools, at)
     return out
+
+
+def _check_isolated_splits(pools: Sequence[GpuPool], at: PoolProblems) -> None:
+    """HAMi has one ``deviceSplitCount`` per cluster (its chart's ``devicePlugin.deviceSplitCount``): every
+    isolated pool must ask for the same, or a quota would count splits its nodes do not have."""
+    isolated = [pl for pl in pools if pl.sharing.mode == "isolated"]
+    if isolated and any(pl.sharing.replicas != isolated[0].sharing.replicas for pl in isolated):
+        first = isolated[0]
+        for pl in isolated[1:]:
+            if pl.sharing.replicas != first.sharing.replicas:
+                at(pl.index).add(
+                    ("sharing", "replicas"),
+                    f"{pl.sharing.replicas} differs from pool '{first.name}' ({first.sharing.replicas}): HAMi "
+                    "splits every card of the cluster the same way; give every isolated pool the same replicas",
+                )

@@ -23,6 +23,7 @@ from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec, check_opera
 from gpu_platform.addons.kserve.service_checks import (
     KServeSpec,
     ServiceRequest,
+    isolated_memory_problems,
     resolve_request,
     shared_memory_problems,
 )
@@ -176,6 +177,7 @@ def resolve_kserve(
             services.append((svc, request))
             placed.append((here, request))
     shared_memory_problems(placed)  # the services that can share one GPU fit in its memory together
+    isolated_memory_problems(placed)  # the memory slices on an isolated pool fit in its cards
     if not enabled:
         return None
     return KServeSpec(section, section.get("install_cert_manager", True), tuple(services))

@@ -45,6 +45,7 @@ from gpu_platform.stack.resolve_sections import (
     workload_layer,
 )
 from gpu_platform.stack.secret_settings import secret_leaf_problems, without_follow_ons
+from gpu_platform.stack.shared_pools import shared_pool_problems
 
 __all__ = ["KServeSpec", "PlatformSpec", "load_platform"]
 
@@ -132,6 +133,7 @@ def resolve_platform(
         section = cfg.get("kserve", {})
         check_kserve_settings(section, p.at("kserve"))
         kserve = resolve_kserve(section, cfg.get("kserve_services", []), pools, kueue, kueue_on, p, camel)
+    shared_pool_problems(pools.pools, kueue, kserve, at)  # no unisolated GPU shared across teams
     driver = resolve_stack_driver(cloud, cfg.get("gpu_operator", {}), pools, len(raw_pools), p)
     operator = GpuOperatorSpec.from_settings(cfg.get("gpu_operator", {}))
     requirement_problems(cfg, pools.pools, at, p)

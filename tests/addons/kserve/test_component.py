@@ -214,7 +214,8 @@ def test_stack_kserve_orders_services_and_creates_only_missing_namespaces(
                 "modelFormat": "huggingface",
                 "migProfile": "2g.20gb",
             },
-            {"name": "plain", "pool": "l4", "modelFormat": "huggingface"},
+            # On the MIG pool: a time-sliced pool reached from two namespaces (ml and default) is refused.
+            {"name": "plain", "pool": "h100", "modelFormat": "huggingface", "migProfile": "2g.20gb"},
         ],
         ingressClassName="nginx",
     )

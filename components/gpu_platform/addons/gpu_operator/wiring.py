@@ -21,7 +21,9 @@ REQUIRES = (
         "gpu_operator.enabled",
         met=lambda s, pool: section_on(s, "gpu_operator", True),
         applies=lambda s, pool: (
-            pool is not None and pool.sharing.mode != "none" and pool.sharing.managed_by == "operator"
+            pool is not None
+            and pool.sharing.mode not in ("none", "isolated")
+            and pool.sharing.managed_by == "operator"
         ),
         reason=lambda s, pool: (
             f"'{pool.sharing.mode if pool else ''}' is configured through the GPU Operator, which "

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.sharing import advertised_resources
+from gpu_platform.sharing import advertised_resources, card_memory_mib
 
 
 def gpu_resource(pool: GpuPool, mig_profile: str | None) -> tuple[str | None, list[tuple[str, str]]]:
@@ -42,8 +43,8 @@ def whole_number_problems(gpus: Any) -> list[tuple[str, str]]:
             (
                 "gpus",
                 f"{gpus:g} is not a whole number of GPUs >= 1: Kubernetes rejects fractional or zero "
-                "extended resources (requests must equal limits); share a GPU with time-slicing replicas "
-                "or MIG slices instead",
+                "extended resources (requests must equal limits); for part of a GPU, serve from a pool with "
+                "sharing mode 'isolated' and ask for a memory slice ({{gpu_memory_mib}}: 8192), or use MIG slices",
             )
         ]
     return []
@@ -55,6 +56,8 @@ def gpu_units_problems(gpus: Any, pool: GpuPool, resource: str | None) -> list[t
     if problems or resource is None:
         return problems
     per_node = advertised_resources(pool)[resource]
+    if pool.sharing.mode == "isolated":  # each HAMi unit of a pod is a slice of a different card
+        per_node = pool.gpus_per_node
     if gpus > per_node:
         reason = f"{int(gpus)} x {resource} do not fit on one node of '{pool.name}' ({per_node} per node)"
         return [("gpus", reason)]
@@ -72,3 +75,23 @@ def gpu_units_problems(gpus: Any, pool: GpuPool, resource: str | None) -> list[t
             reason = f"a request for {int(gpus)} {why[kind]} fails at admission, and would not add compute"
             return [("gpus", reason)]
     return []
+
+
+def isolated_slice(mib: Any, pool: GpuPool, p: Problems) -> int | None:
+    """``gpu_memory_mib`` checked: on isolated pools only, a whole number of MiB from 1 to one card's memory."""
+    if mib is None:
+        return None
+    if pool.sharing.mode != "isolated":
+        p.add(
+            ("gpu_memory_mib",),
+            f"pool '{pool.name}' shares its GPUs by '{pool.sharing.mode}', which enforces no memory slices: "
+            "use a pool with sharing mode 'isolated', or remove it",
+        )
+        return None
+    card = card_memory_mib(pool)
+    if isinstance(mib, bool) or not isinstance(mib, int) or not 1 <= mib <= card:
+        p.add(
+            ("gpu_memory_mib",), f"{mib!r} is not a number of MiB from 1 to {card} (one {pool.gpu.display})"
+        )
+        return None
+    return mib

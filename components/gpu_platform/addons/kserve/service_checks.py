@@ -19,7 +19,12 @@ from gpu_platform.addons.kserve.gpu_memory import (
     resolve_gpu_memory,
     shared_replicas,
 )
-from gpu_platform.addons.kserve.gpu_requests import gpu_resource, gpu_units_problems, whole_number_problems
+from gpu_platform.addons.kserve.gpu_requests import (
+    gpu_resource,
+    gpu_units_problems,
+    isolated_slice,
+    whole_number_problems,
+)
 from gpu_platform.addons.kserve.service_settings import (
     DEFAULT_MIN_REPLICAS,
     DEFAULT_SERVICE_CPU,
@@ -41,6 +46,7 @@ from gpu_platform.resolve.kubernetes import (
     namespace_problem,
 )
 from gpu_platform.resolve.pools import resolve_pool_list
+from gpu_platform.sharing import card_memory_mib
 
 _FIELD = {"gpus": "gpus", "mig_profile": "mig_profile"}
 INT32_MAX = 2**31 - 1
@@ -67,6 +73,8 @@ class ServiceRequest:
     priority_class: str | None
     gpu_memory: GpuMemory = UNSET_GPU_MEMORY
     """The model server's share of each GPU's memory (``addons.kserve.gpu_memory``)."""
+    gpu_memory_mib: int | None = None
+    """Isolated pools: MiB of a card per unit (``nvidia.com/gpumem``); ``None``: a whole card's."""
 
 
 def check_service_shape(raw: Mapping[str, Any], name: str, p: Problems) -> tuple[int, int]:
@@ -153,6 +161,7 @@ def resolve_request(
     if pool.max_nodes == 0:
         p.add(("pool",), f"pool '{pool.name}' has {{{{max_nodes}}}} 0: the service could never run")
     gpu_memory = resolve_gpu_memory(raw, pool, p)
+    gpu_memory_mib = isolated_slice(raw.get("gpu_memory_mib"), pool, p)
     if p.count() != before or resource is None:
         return None
     return ServiceRequest(
@@ -168,6 +177,7 @@ def resolve_request(
         queue=raw.get("queue"),
         priority_class=raw.get("priority_class"),
         gpu_memory=gpu_memory,
+        gpu_memory_mib=gpu_memory_mib,
     )
 
 
@@ -206,6 +216,30 @@ def fits_any_neighbours(request: ServiceRequest, p: Problems) -> None:
     if worst := over_budget([m.fraction] * replicas, replicas):
         key = "gpu_memory_utilization" if m.source == "setting" else "args"
         p.add((key,), budget_reason(request.pool, worst, "its pods and any others on the pool"))
+
+
+def isolated_memory_problems(placed: Sequence[tuple[Problems, ServiceRequest]]) -> None:
+    """The stack's services on one isolated pool: their memory slices at ``max_replicas`` fit in the pool's
+    cards at ``max_nodes`` (what Kueue's ``nvidia.com/total-gpumem`` quota counts), else each service is told."""
+    by_pool: dict[str, list[tuple[Problems, ServiceRequest]]] = {}
+    for here, request in placed:
+        if request.pool.sharing.mode == "isolated":
+            by_pool.setdefault(request.pool.name, []).append((here, request))
+    for entries in by_pool.values():
+        pool = entries[0][1].pool
+        card = card_memory_mib(pool)
+        held = pool.max_nodes * pool.gpus_per_node * card
+        asked = sum(r.max_replicas * r.units * (r.gpu_memory_mib or card) for _, r in entries)
+        if asked <= held:
+            continue
+        names = ", ".join(r.name for _, r in entries)
+        for here, _ in entries:
+            here.add(
+                ("gpu_memory_mib",),
+                f"the services on pool '{pool.name}' ({names}) ask for {asked} MiB at their max replicas, more "
+                f"than its {pool.max_nodes} x {pool.gpus_per_node} {pool.gpu.display} hold ({held} MiB): "
+                "lower their slices or replicas, or raise max_nodes",
+            )
 
 
 def shared_memory_problems(placed: Sequence[tuple[Problems, ServiceRequest]]) -> None:

@@ -23,6 +23,7 @@ from gpu_platform.addons.kserve.service_settings import GpuInferenceServiceArgs
 from gpu_platform.addons.kueue.plan import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 from gpu_platform.args.operators import DEFAULT_DEPLOYMENT_MODE
 from gpu_platform.scheduling import pool_tolerations, selector_labels
+from gpu_platform.sharing import GPU_MEMORY_RESOURCE
 
 API_VERSION = "serving.kserve.io/v1beta1"
 DEPLOYMENT_MODE_ANNOTATION = "serving.kserve.io/deploymentMode"
@@ -54,7 +55,9 @@ def inference_service_plan(
     """``model`` holds ``model_format`` and optionally ``storage_uri``, ``runtime``, ``args`` (may be Outputs)."""
     # Extended resources must have request == limit; cpu/memory equal too (Guaranteed QoS), so a neighbour
     # sharing the node never squeezes a model server that has already loaded its weights.
-    limits = {request.resource: request.units, "cpu": request.cpu, "memory": request.memory}
+    limits: dict[str, Any] = {request.resource: request.units, "cpu": request.cpu, "memory": request.memory}
+    if request.gpu_memory_mib is not None:  # isolated pools: MiB per unit, HAMi's per-container limit
+        limits[GPU_MEMORY_RESOURCE] = request.gpu_memory_mib
     spec: dict[str, Any] = {
         "modelFormat": {"name": model["model_format"]},
         "resources": {"limits": limits, "requests": dict(limits)},

@@ -34,6 +34,10 @@ class InferenceServiceSettings(TypedDict):
     slice); default 1. Whole numbers >= 1 only: Kubernetes refuses fractions of extended resources."""
     mig_profile: NotRequired[str]
     """MIG pools advertising several profiles (``mixed``): the slice to request (``3g.40gb``)."""
+    gpu_memory_mib: NotRequired[int]
+    """Pools with sharing mode ``isolated`` only: MiB of a card's memory each of the replica's ``gpus`` units may
+    use (``nvidia.com/gpumem``, enforced per container by HAMi), e.g. 8192 for a third of an L4. Without it a
+    unit holds a whole card's memory. The slices of the services on one pool must fit in its cards' memory."""
     min_replicas: NotRequired[int]
     """Default 1. ``Standard`` mode does not scale up from 0 on traffic."""
     max_replicas: NotRequired[int]

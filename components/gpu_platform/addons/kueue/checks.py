@@ -26,7 +26,7 @@ from gpu_platform.resolve.cluster import SystemPool
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES, is_dns_subdomain, label_problems
 from gpu_platform.resolve.pools import ResolvedPools, valid_pools
 from gpu_platform.scheduling import SYSTEM_POOL_LABELS, pool_tolerations, selector_labels
-from gpu_platform.sharing import COMPUTE_DOMAIN_CHANNEL_RESOURCE, node_resources
+from gpu_platform.sharing import COMPUTE_DOMAIN_CHANNEL_RESOURCE, fraction_quota, node_resources
 
 MAX_NODE_LABELS = 8
 MAX_TOLERATIONS = 8
@@ -319,7 +319,7 @@ def covered_resources(pools: Sequence[GpuPool], compute_domains: bool = False) -
     """``cpu``, ``memory``, then every extended resource any of the pools advertises (sorted): GPU resources
     and EFA devices, and with ComputeDomains the DRA pools' channels. A job asking for a resource no flavor
     covers is never admitted."""
-    names = {name for p in pools for name in node_resources(p)}
+    names = {name for p in pools for name in (*node_resources(p), *fraction_quota(p))}
     if compute_domains and any(p.dra for p in pools):
         names.add(COMPUTE_DOMAIN_CHANNEL_RESOURCE)
     return ["cpu", "memory", *sorted(names)]

@@ -132,9 +132,9 @@ class Kueue(PlannedComponent[KueuePlan]):
             named = [
                 c["name"] for c in obj["spec"].get("admissionChecksStrategy", {}).get("admissionChecks", [])
             ]
-            wanted = [
-                checks[f"{k}/{n}"] for n in named for k in ("AdmissionCheck", "ProvisioningRequestConfig")
-            ]
+            # A MultiKueue check (a fleet's manager) has no ProvisioningRequestConfig beside it.
+            keys = [f"{k}/{n}" for n in named for k in ("AdmissionCheck", "ProvisioningRequestConfig")]
+            wanted = [checks[key] for key in keys if key in checks]
             # Deleted before its flavors: Kueue keeps a flavor (finalizer) while a queue uses it.
             opts = self.child_opts(depends_on=[release, *(flavors[f] for f in used), *wanted])
             queues[obj["metadata"]["name"]] = _custom_resource(

@@ -66,7 +66,13 @@ from gpu_platform.plans.node_daemonsets import (
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import KUEUE
 from gpu_platform.scheduling import LABEL_PREFIX, pool_tolerations, selector_labels
-from gpu_platform.sharing import COMPUTE_DOMAIN_CHANNEL_RESOURCE, node_resources, resource_quantity
+from gpu_platform.sharing import (
+    COMPUTE_DOMAIN_CHANNEL_RESOURCE,
+    fraction_quota,
+    fraction_transformations,
+    node_resources,
+    resource_quantity,
+)
 
 API_VERSION = "kueue.x-k8s.io/v1beta2"
 CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
@@ -135,6 +141,7 @@ def _units(
     cpu, memory = node_units(pool, basis, pools, layout)
     out = {"cpu": cpu * n, "memory": memory * n}
     out.update({name: units * n for name, units in node_resources(pool).items()})
+    out.update({name: units * n for name, units in fraction_quota(pool).items()})  # isolated: MiB, percent
     if basis.dra_compute_domains and pool.dra:
         out[COMPUTE_DOMAIN_CHANNEL_RESOURCE] = pool.gpus_per_node * n
     return out
@@ -320,6 +327,21 @@ def _flavor_quotas(
     return {"name": name, "resources": resources}
 
 
+def queue_policy(queue: ClusterQueue) -> dict[str, Any]:
+    """A ClusterQueue's namespace selector, queueing strategy and preemption: what every cluster that holds the
+    queue (a fleet's manager and workers too) gives it alike."""
+    p = queue.preemption
+    return {
+        "namespaceSelector": {"matchLabels": {CLUSTER_QUEUE_NAMESPACE_LABEL: queue.name}},
+        "queueingStrategy": queue.queueing_strategy,
+        "preemption": {
+            "withinClusterQueue": p.within_cluster_queue,
+            "reclaimWithinCohort": p.reclaim_within_cohort,
+            "borrowWithinCohort": {"policy": p.borrow_within_cohort},
+        },
+    }
+
+
 def cluster_queue(
     queue: ClusterQueue,
     index: QueueIndex,
@@ -346,15 +368,8 @@ def cluster_queue(
         for pool in [*index.own(queue), *index.peers(queue)]
         if pool.queued_provisioning
     ]
-    p = queue.preemption
     body: dict[str, Any] = {
-        "namespaceSelector": {"matchLabels": {CLUSTER_QUEUE_NAMESPACE_LABEL: queue.name}},
-        "queueingStrategy": queue.queueing_strategy,
-        "preemption": {
-            "withinClusterQueue": p.within_cluster_queue,
-            "reclaimWithinCohort": p.reclaim_within_cohort,
-            "borrowWithinCohort": {"policy": p.borrow_within_cohort},
-        },
+        **queue_policy(queue),
         "resourceGroups": [{"coveredResources": covered, "flavors": flavors}] if flavors else [],
     }
     if queue.cohort is not None:
@@ -475,12 +490,14 @@ def priority_classes(spec: KueueSpec) -> list[dict[str, Any]]:
 
 
 def manager_configuration(
-    spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = ()
+    spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = (), fractions: bool = False
 ) -> dict[str, Any]:
     """The controller's Configuration: the chart's defaults, gang admission and the integrations.
 
     In config v1beta2 the presence of ``waitForPodsReady`` enables it (there is no ``enable`` field).
-    ``device_class_mappings`` (DRA pools) charge their ResourceClaimTemplates to the pools' quotas.
+    ``device_class_mappings`` (DRA pools) charge their ResourceClaimTemplates to the pools' quotas; with
+    ``fractions`` (isolated pools) Kueue charges ``nvidia.com/gpumem`` and ``nvidia.com/gpucores`` times the
+    pod's ``nvidia.com/vgpu`` units, the totals the isolated flavors' quotas count.
     """
     conf: dict[str, Any] = {
         "apiVersion": CONFIG_API_VERSION,
@@ -517,12 +534,16 @@ def manager_configuration(
     conf["integrations"] = {"frameworks": list(spec.integrations)}
     if device_class_mappings:  # DRA
         conf["resources"] = {"deviceClassMappings": [dict(m) for m in device_class_mappings]}
+    if fractions:  # isolated pools: a pod's per-unit memory and compute, times its units
+        conf.setdefault("resources", {})["transformations"] = fraction_transformations()
     return conf
 
 
-def manager_config_yaml(spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = ()) -> str:
+def manager_config_yaml(
+    spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = (), fractions: bool = False
+) -> str:
     """``managerConfig.controllerManagerConfigYaml``: the Configuration as the YAML string of the chart."""
-    conf = manager_configuration(spec, device_class_mappings)
+    conf = manager_configuration(spec, device_class_mappings, fractions)
     return yaml.safe_dump(conf, sort_keys=False, default_flow_style=False)
 
 
@@ -563,7 +584,9 @@ def build(pools: Sequence[GpuPool], spec: KueueSpec) -> KueueObjects:
     )
 
 
-def helm_values(spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+def helm_values(
+    spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = (), fractions: bool = False
+) -> dict[str, Any]:
     """Chart values: the pinned release image and the controller Configuration (typed values win)."""
     typed = {
         "controllerManager": {
@@ -575,7 +598,9 @@ def helm_values(spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, An
                 }
             }
         },
-        "managerConfig": {"controllerManagerConfigYaml": manager_config_yaml(spec, device_class_mappings)},
+        "managerConfig": {
+            "controllerManagerConfigYaml": manager_config_yaml(spec, device_class_mappings, fractions)
+        },
     }
     return deep_merge(dict(spec.values), typed)
 
@@ -613,7 +638,7 @@ def kueue_plan(
     the chart values the metrics path asks for (the observability add-on contributes them); ``mirror`` (the
     stack's) overrides the spec's."""
     mappings = kueue_device_class_mappings(pools, spec.dra_compute_domains)  # DRA pools
-    values = helm_values(spec, mappings)
+    values = helm_values(spec, mappings, fractions=any(fraction_quota(p) for p in pools))
     if metrics_values:
         values = deep_merge(values, metrics_values)
     mirror = mirror if mirror is not None else spec.mirror

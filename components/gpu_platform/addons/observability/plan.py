@@ -155,6 +155,13 @@ def kueue_values(spec: ObservabilitySpec) -> dict[str, Any]:
     return {"enablePrometheus": True, "metrics": {"prometheusNamespace": prometheus}}
 
 
+def hami_values(spec: ObservabilitySpec) -> dict[str, Any]:
+    """HAMi chart values: its ServiceMonitors (the device plugin's per-container ``hami_vgpu_memory_used_bytes`` and
+    ``hami_vgpu_memory_limit_bytes``, Project-HAMi/HAMi v2.10.0 ``cmd/vGPUmonitor/metrics.go``), for the
+    Prometheus Operator only."""
+    return {"prometheus": {"enabled": True}} if spec.prometheus_operator else {}
+
+
 def prometheus_rule(spec: ObservabilitySpec, groups: tuple[RuleGroup, ...]) -> dict[str, Any]:
     return {
         "apiVersion": "monitoring.coreos.com/v1",

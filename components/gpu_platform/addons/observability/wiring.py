@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING, Any
 from gpu_platform.addons.gpu_operator.plan import MetricsContribution
 from gpu_platform.addons.observability.checks import OPERATOR_BACKENDS, default_backend
 from gpu_platform.addons.observability.cloud_side import has_cloud_side
-from gpu_platform.addons.observability.plan import dcgm_exporter_values, kueue_values, observability_plan
+from gpu_platform.addons.observability.plan import (
+    dcgm_exporter_values,
+    hami_values,
+    kueue_values,
+    observability_plan,
+)
 from gpu_platform.addons.requirement import Requirement, Sections, section_on
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.releases import KUBE_PROMETHEUS_STACK
@@ -83,7 +88,7 @@ def managed_metrics(spec: PlatformSpec) -> bool:
 
 def contributions(spec: PlatformSpec) -> dict[str, Any]:
     """What the metrics path asks of the other add-ons' plans: the DCGM exporter's counters and ServiceMonitor
-    (GPU Operator), Kueue's ServiceMonitor and metrics Role (Kueue)."""
+    (GPU Operator), Kueue's ServiceMonitor and metrics Role (Kueue), HAMi's ServiceMonitors (HAMi)."""
     assert spec.observability is not None
     return {
         "gpu_operator": MetricsContribution(
@@ -91,6 +96,7 @@ def contributions(spec: PlatformSpec) -> dict[str, Any]:
             spec.observability.prometheus_operator,
         ),
         "kueue": kueue_values(spec.observability),
+        "hami": hami_values(spec.observability),
     }
 
 

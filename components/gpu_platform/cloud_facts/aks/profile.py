@@ -253,6 +253,8 @@ class AksProfile(CloudProfile):
             return "AKS's autoscaler cannot learn an empty pool's MIG resources (Azure/AKS#4216)"
         if s.managed_by == "operator" and s.mode in ("time-slicing", "mps"):
             return f"AKS's autoscaler sees an empty pool's GPUs as whole nvidia.com/gpu, not the GPU Operator's {s.mode} replicas"
+        if s.mode == "isolated":
+            return "AKS's autoscaler sees an empty pool's GPUs as whole nvidia.com/gpu, not HAMi's nvidia.com/vgpu units"
         return None
 
     @classmethod

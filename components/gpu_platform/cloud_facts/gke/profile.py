@@ -502,6 +502,8 @@ class GkeProfile(CloudProfile):
             return "GKE's autoscaler sees an empty pool's GPUs as whole nvidia.com/gpu; the GPU Operator's MIG slices exist only once a node runs"
         if s.managed_by == "operator" and s.mode in ("time-slicing", "mps") and s.rename_by_default:
             return "GKE's autoscaler does not know nvidia.com/gpu.shared, which the GPU Operator adds only once a node runs"
+        if s.mode == "isolated":
+            return "GKE's autoscaler does not know nvidia.com/vgpu, which HAMi's device plugin adds only once a node runs"
         return None
 
     @classmethod

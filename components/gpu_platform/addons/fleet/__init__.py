@@ -1,0 +1,1 @@
+"""A MultiKueue fleet: one Kueue manager cluster dispatching GPU jobs to worker clusters (``GpuFleet``)."""

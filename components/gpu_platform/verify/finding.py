@@ -1,0 +1,39 @@
+"""One difference between the plan and the cluster, and the names the checks report under."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+"""``error``: the cluster is not what the plan says (verify fails); ``warning``: worth a look, may be fine
+(a flavor with no node while its pool is scaled to zero)."""
+
+NODES = "gpu-nodes"
+KUEUE = "kueue"
+RELEASES = "releases"
+OPERATOR = "gpu-operator"
+SMOKE = "smoke"
+CHECKS = (NODES, KUEUE, RELEASES, OPERATOR, SMOKE)
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: Severity
+    check: str
+    """One of ``CHECKS``: the group it is reported under (a JUnit test suite)."""
+    subject: str
+    """What the plan names: ``pool l4-spot``, ``ClusterQueue dev``, ``release gpu-operator/gpu-operator``
+    (a JUnit test case)."""
+    object: str
+    """The live object it was found on: ``node gke-...``, or the subject itself."""
+    expected: str
+    found: str
+
+
+def error(check: str, subject: str, obj: str, expected: str, found: str) -> Finding:
+    return Finding("error", check, subject, obj, expected, found)
+
+
+def warning(check: str, subject: str, obj: str, expected: str, found: str) -> Finding:
+    return Finding("warning", check, subject, obj, expected, found)
