@@ -176,8 +176,9 @@ def plan_spec(project: str, stack: str, config: dict | None, out: Path) -> None:
 
 
 def scaled_config(n: int, cohort_size: int = 10) -> dict:
-    """``n`` GKE pools (time-sliced L4s and MIG H100s), one ClusterQueue per pool in cohorts of
-    ``cohort_size`` and one team per queue. ``cohort_size = n`` (more than Kueue's 64 flavors) is refused."""
+    """``n`` GKE pools (time-sliced L4s and MIG H100s), one ClusterQueue per pool and one team per queue; the MIG
+    pools' queues in cohorts of ``cohort_size`` (a time-sliced pool other teams could borrow is refused: time-slicing
+    isolates no memory). ``cohort_size = n`` (more than Kueue's 64 flavors) is refused."""
     pools = []
     for i in range(n):
         if i % 2 == 0:
@@ -201,7 +202,8 @@ def scaled_config(n: int, cohort_size: int = 10) -> dict:
                 }
             )
     queues = [
-        {"name": f"q{i}", "pools": [p["name"]], "cohort": f"c{i // cohort_size}"} for i, p in enumerate(pools)
+        {"name": f"q{i}", "pools": [p["name"]], **({"cohort": f"c{i // cohort_size}"} if i % 2 else {})}
+        for i, p in enumerate(pools)
     ]
     teams = [{"name": f"team-{i}", "clusterQueue": f"q{i}"} for i in range(n)]
     return {
