@@ -186,3 +186,29 @@ def test_with_observability_hamis_service_monitors_are_on_after_the_monitoring_s
     off = {**stack("existing"), "gpu-platform:observability": {"enabled": False}}
     without = plan_stack("test", REPO, off).one("kubernetes:helm.sh/v3:Release", "hami-helm")
     assert "prometheus" not in without.inputs["values"]
+
+
+def test_a_time_sliced_pool_its_queue_lends_to_no_one_is_one_teams_alone() -> None:
+    """A cohort peer reaches a pool only if an owner lends it: with ``lendingLimitPercent: 0`` on the time-sliced
+    pool's queue, the other team's queue in the cohort cannot borrow it, so only one namespace reaches it. With
+    lending allowed, the same stack is refused."""
+
+    def cohort(lending: int | None) -> dict[str, Any]:
+        config = raw("time-slicing")
+        config["kserve"] = {"enabled": False}
+        config["gpuPools"].append({**config["gpuPools"][0], "name": "l4-b", "sharing": {"mode": "none"}})
+        serving: dict[str, Any] = {"name": "serving", "pools": ["l4"], "cohort": "c"}
+        if lending is not None:
+            serving["lendingLimitPercent"] = lending
+        config["kueue"] = {
+            "clusterQueues": [serving, {"name": "research", "pools": ["l4-b"], "cohort": "c"}],
+            "teams": [
+                {"name": "ml-0", "clusterQueue": "serving"},
+                {"name": "ml-1", "clusterQueue": "research"},
+            ],
+        }
+        return config
+
+    assert [p.name for p in load_platform(cohort(0)).pools] == ["l4", "l4-b"]
+    found = config_problems(cohort(None))
+    assert "ml-1 (team ml-1)" in found["gpu-platform:gpuPools[0].sharing.mode"]

@@ -1,7 +1,7 @@
 """Time-slicing and MPS isolate no memory: one pod can take a whole card and crash its neighbours. Between pods
 of one team that is the team's own risk; across teams it is an outage one team causes another. So a
 time-sliced or MPS pool that pods of more than one team namespace can reach (a Kueue team whose ClusterQueue owns
-or may borrow it, a KServe service placed on it) is refused; isolated fractions (HAMi) and MIG are not."""
+or may borrow it from an owner that lends it, a KServe service placed on it) is refused; isolated fractions (HAMi) and MIG are not."""
 
 from __future__ import annotations
 
@@ -27,11 +27,19 @@ def pool_users(
     if kueue is not None:
         index = QueueIndex(kueue.cluster_queues, pools)
         queues = {q.name: q for q in kueue.cluster_queues}
+        # (cohort, pool) a queue of that cohort lends: an owner with lendingLimitPercent 0 lends nothing.
+        lent = {
+            (q.cohort, p.name)
+            for q in kueue.cluster_queues
+            if q.cohort is not None and q.lending_limit_percent != 0
+            for p in index.own(q)
+        }
         for team in kueue.teams:
             queue = queues.get(team.cluster_queue)
             if queue is None:
                 continue
-            reach = index.own(queue) + (index.peers(queue) if queue.borrowing_limit_percent != 0 else [])
+            borrowed = [p for p in index.peers(queue) if (queue.cohort, p.name) in lent]
+            reach = index.own(queue) + (borrowed if queue.borrowing_limit_percent != 0 else [])
             for pool in reach:
                 if pool.name in users:
                     users[pool.name].setdefault(team.namespace, []).append(f"team {team.name}")
