@@ -40,6 +40,14 @@ EFFECTS: dict[Effect, str] = {
 
 Inputs = Mapping[str, Any]
 
+SHARING_CHANGE = (
+    "the pool's GPUs are advertised anew (another device plugin, or its config, on every node: time-slicing, MPS, "
+    "isolated fractions or whole GPUs are different resources or counts): running pods keep their GPUs, but their "
+    "replacements and every queued pod asking for the old resource never schedule there, and Kueue's flavor "
+    "changes under its admitted workloads"
+)
+"""What a change of a pool's ``gpu-platform.io/sharing`` label (``scheduling.SHARING_LABEL``) does on its nodes; the clouds' diff rules on node pools say it."""
+
 
 @dataclass(frozen=True)
 class DiffRule:

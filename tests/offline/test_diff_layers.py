@@ -202,3 +202,14 @@ def test_an_unchanged_stack_planned_twice_exits_0(project: Path, stack: str, tmp
     for name in ("base", "head"):
         write_plan(run_plan(project, stack), tmp_path / name)
     assert main(["diff", str(tmp_path / "base"), str(tmp_path / "head")]) == 0
+
+
+def test_a_pools_new_sharing_mode_strands_the_work_asking_for_the_old_resource() -> None:
+    """Time-slicing -> whole GPUs: the device plugin advertises the pool's GPUs anew, so queued pods and the
+    replacements of running ones that ask for the old resource never schedule there."""
+    d = diff_edit(lambda raw: raw["gpuPools"][0].update(sharing={"mode": "none"}))
+    pool = named(d, "l4-spot-nodepool")
+    assert pool.flagged and "strands queued work" in pool.effects
+    assert any(
+        text.startswith("gpu-platform.io/sharing: time-slicing -> none: ") for text in pool.disruptions
+    )

@@ -16,6 +16,7 @@ from gpu_platform.cli import main
 from gpu_platform.offline.output import PLAIN_TEXT_SECRET
 from gpu_platform.offline.stack_file import SECURE_PLACEHOLDER
 from tests.support import ssh_keys
+from tests.support.stacks import declared_h100_and_l4
 
 SECRET = {"secure": "AAABAKx1c2VjcmV0"}
 
@@ -32,28 +33,13 @@ EKS_ATTACH: dict[str, Any] = {
     },
     "gpu-platform:gpuPools": [{"name": "l4", "machineType": "g6.2xlarge", "maxNodes": 2}],
 }
+h100, l4 = declared_h100_and_l4()
 EXISTING: dict[str, Any] = {
     "gpu-platform:cloud": "existing",
     "gpu-platform:cluster": {"name": "onprem", "kubeconfig": SECRET},
     "gpu-platform:gpuPools": [
-        {
-            "name": "h100",
-            "gpu": "h100-80gb",
-            "gpusPerNode": 8,
-            "cpusPerNode": 208,
-            "memoryGibPerNode": 1872,
-            "maxNodes": 2,
-        },
-        {
-            "name": "l4",
-            "gpu": "l4",
-            "gpusPerNode": 4,
-            "cpusPerNode": 48,
-            "memoryGibPerNode": 192,
-            "maxNodes": 2,
-            "labels": {"team": "ml"},
-            "taints": [{"key": "team", "value": "ml", "effect": "NoSchedule"}],
-        },
+        h100,
+        {**l4, "labels": {"team": "ml"}, "taints": [{"key": "team", "value": "ml", "effect": "NoSchedule"}]},
     ],
     "gpu-platform:gpuOperator": {"driver": {"owner": "operator"}},
     "gpu-platform:kueue": {"teams": [{"name": "ml", "clusterQueue": "gpu"}]},

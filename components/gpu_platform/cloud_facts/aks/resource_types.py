@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpu_platform.cloud_facts.karpenter import NODE_POOL_RULES, node_class_rules
-from gpu_platform.diff_rule import DiffRule, Inputs, changes, derived, gone, kind
+from gpu_platform.diff_rule import SHARING_CHANGE, DiffRule, Inputs, changes, derived, gone, kind
 
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -85,6 +85,13 @@ DIFF_RULES: tuple[DiffRule, ...] = (
         "the GPU Operator's MIG manager repartitions the GPUs of every node of the pool, evicting their pods",
         'nodeLabels["nvidia.com/mig.config"]',
         field="nvidia.com/mig.config",
+    ),
+    changes(
+        AGENT_POOL,
+        "strands queued work",
+        SHARING_CHANGE,
+        'nodeLabels["gpu-platform.io/sharing"]',
+        field="gpu-platform.io/sharing",
     ),
     # The Network Operator's DOCA driver and RDMA device plugin run only on nodes with this label (the library's
     # NicClusterPolicy, clouds/aks/infiniband_plan.py); AKS updates a pool's labels on its nodes in place.

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpu_platform.cloud_facts.karpenter import NODE_POOL_RULES, node_class_rules
-from gpu_platform.diff_rule import DiffRule, changes, gone
+from gpu_platform.diff_rule import SHARING_CHANGE, DiffRule, changes, gone
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 CLUSTER = "aws:eks/cluster:Cluster"
@@ -48,6 +48,13 @@ DIFF_RULES: tuple[DiffRule, ...] = (
         "the GPU Operator's MIG manager repartitions the GPUs of every node of the group, evicting their pods",
         'labels["nvidia.com/mig.config"]',
         field="nvidia.com/mig.config",
+    ),
+    changes(
+        NODE_GROUP,
+        "strands queued work",
+        SHARING_CHANGE,
+        'labels["gpu-platform.io/sharing"]',
+        field="gpu-platform.io/sharing",
     ),
     # terraform-provider-aws internal/service/ec2/ec2_instance.go: a new instance_type is applied by stopping and
     # starting the instance.

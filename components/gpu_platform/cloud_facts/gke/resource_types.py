@@ -7,7 +7,7 @@ import ipaddress
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gpu_platform.diff_rule import DiffRule, changes, gone
+from gpu_platform.diff_rule import SHARING_CHANGE, DiffRule, changes, gone
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -70,6 +70,13 @@ DIFF_RULES: tuple[DiffRule, ...] = (
         "the GPU Operator's MIG manager repartitions the GPUs of every node of the pool, evicting their pods",
         'nodeConfig.labels["nvidia.com/mig.config"]',
         field="nvidia.com/mig.config",
+    ),
+    changes(
+        NODE_POOL,
+        "strands queued work",
+        SHARING_CHANGE,
+        'nodeConfig.labels["gpu-platform.io/sharing"]',
+        field="gpu-platform.io/sharing",
     ),
     # terraform-provider-google resource_compute_instance.go: machine_type and guest_accelerator are updated
     # with the instance stopped (allow_stopping_for_update, which the Docker host sets).
