@@ -9,7 +9,7 @@ STACK  ?= dev
 PLAN_CLOUD := $(shell sed -n 's/^ *gpu-platform:cloud: *\([a-z]*\).*/\1/p' stacks/Pulumi.$(STACK).yaml 2>/dev/null)
 PLAN_EXTRA := $(or $(filter gke eks aks,$(PLAN_CLOUD)),base)
 
-.PHONY: setup plan test control-plane lint schema bench bench-install clean
+.PHONY: setup plan test control-plane pulumi-tools lint schema bench bench-install clean
 
 setup: $(STAMP)
 
@@ -42,6 +42,11 @@ test: $(STAMP)
 # once; `make test` builds it too when it is missing.
 control-plane: $(STAMP)
 	$(BIN)/python scripts/control_plane.py build
+
+# The Pulumi CLI and Kubernetes provider tests/control_plane/test_pulumi_up.py runs (built from tools/pulumi into
+# ~/.cache/gpu-platform/pulumi; not built by `make test`, which skips that test until they are there).
+pulumi-tools: $(STAMP)
+	$(BIN)/python scripts/pulumi_tools.py build
 
 # Style, the import layering (config -> spec -> plans -> resources) and both type checkers.
 lint: $(STAMP)

@@ -1,12 +1,12 @@
 """A local Kubernetes control plane for the tests, built from upstream Go modules at pinned versions.
 
 ``tools/control-plane/kubernetes`` (k8s.io/kubernetes with its staging modules as ``k8s.io/<module>``
-requirements, and an embedded etcd) and ``tools/control-plane/controllers`` (Kueue, kwok) are Go main modules
+requirements, and an embedded etcd) and ``tools/control-plane/controllers`` (Kueue, kwok, JobSet) are Go main modules
 whose go.mod/go.sum pin every version; ``build()`` runs ``go build -trimpath`` once into a cache folder keyed
 by those files (``$GPU_PLATFORM_CACHE`` or ``~/.cache/gpu-platform``, then ``control-plane/<pin>/bin``) and
 later runs reuse it. ``ControlPlane`` starts etcd, kube-apiserver, kube-scheduler, kube-controller-manager and
 kwok on 127.0.0.1 with free ports and a bearer token, writes a kubeconfig, and stops them; ``start_kueue``
-adds Kueue's controller with its webhooks served on loopback. Every wait is bounded.
+adds Kueue's controller with its webhooks served on loopback, ``start_jobset`` JobSet's. Every wait is bounded.
 
     python scripts/control_plane.py build      # build into the cache (minutes the first time)
     python scripts/control_plane.py up         # start, print the kubeconfig path, stop on Ctrl-C
@@ -76,7 +76,15 @@ MODULES = (
             "k8s.io/client-go/pkg/version.gitMinor={minor}",
         ),
     ),
-    GoModule("controllers", {"kueue": "sigs.k8s.io/kueue/cmd/kueue", "kwok": "sigs.k8s.io/kwok/cmd/kwok"}),
+    GoModule(
+        "controllers",
+        {
+            "kueue": "sigs.k8s.io/kueue/cmd/kueue",
+            "kwok": "sigs.k8s.io/kwok/cmd/kwok",
+            # JobSet's manager is its module's root package (sigs.k8s.io/jobset v0.12.0 main.go).
+            "jobset": "sigs.k8s.io/jobset",
+        },
+    ),
 )
 TOKEN_USER = "gpu-platform-admin"
 
@@ -671,6 +679,76 @@ def kueue_config(
     config["health"] = {"healthProbeBindAddress": f"127.0.0.1:{health}"}
     config["namespace"] = "kueue-system"
     return config
+
+
+# --- JobSet --------------------------------------------------------------------------------------
+
+
+def start_jobset(cp: ControlPlane, chart_objects: list[dict[str, Any]], timeout: float = 120) -> Process:
+    """JobSet's controller from its rendered chart (``chart_objects``), as ``start_kueue`` runs Kueue: the CRDs,
+    the webhook configurations pointed at ``https://127.0.0.1:<port>`` with our CA, and the chart's manager
+    configuration with loopback ports. Its internal certificate management is off: it writes its serving
+    certificate to a fixed ``/tmp`` folder and names only the in-cluster service (sigs.k8s.io/jobset v0.12.0
+    pkg/util/cert/cert.go), so the webhook server serves ours from ``webhook.certDir`` instead. Started once
+    per control plane."""
+    running = [p for p in cp.processes if p.name == "jobset" and p.popen.poll() is None]
+    if running:
+        return running[0]
+    port, health = free_port(), free_port()
+    url, ca = f"https://127.0.0.1:{port}", _b64(cp.folder / "ca.crt")
+    crds = [_on_loopback(o, url, ca) for o in chart_objects if o["kind"] == "CustomResourceDefinition"]
+    cp.apply(crds)
+    cp.wait_established(crds)
+    cp.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "jobset-system"}}])
+    certs = cp.folder / "jobset-certs"
+    certs.mkdir(exist_ok=True)
+    for name in ("tls.crt", "tls.key"):
+        shutil.copy(cp.folder / name, certs / name)
+    webhooks = [o for o in chart_objects if o["kind"].endswith("WebhookConfiguration")]
+    cp.apply([_on_loopback(o, url, ca) for o in webhooks])
+    config = jobset_config(chart_objects, port, health, certs)
+    (cp.folder / "jobset-config.json").write_text(json.dumps(config, indent=2))
+    jobset = cp.spawn(
+        "jobset", [f"--config={cp.folder / 'jobset-config.json'}"], env={"KUBECONFIG": str(cp.kubeconfig)}
+    )
+    ready = f"http://127.0.0.1:{health}/readyz"
+    wait_for("jobset", lambda: cp.alive(jobset) and _http_ok(ready), timeout)
+    return jobset
+
+
+def jobset_config(
+    chart_objects: list[dict[str, Any]], port: int, health: int, cert_dir: Path
+) -> dict[str, Any]:
+    """The chart's ``controller_manager_config.yaml`` (JobSet's ``Configuration``) for a loopback process."""
+    import yaml
+
+    maps = [
+        o
+        for o in chart_objects
+        if o["kind"] == "ConfigMap" and "controller_manager_config.yaml" in (o.get("data") or {})
+    ]
+    if len(maps) != 1:
+        raise ControlPlaneError("the rendered JobSet chart has no single controller configuration ConfigMap")
+    config: dict[str, Any] = yaml.safe_load(maps[0]["data"]["controller_manager_config.yaml"])
+    config["internalCertManagement"] = {"enable": False}
+    config["webhook"] = {"host": "127.0.0.1", "port": port, "certDir": str(cert_dir)}
+    config["leaderElection"] = {"leaderElect": False}
+    config["metrics"] = {"bindAddress": "0"}
+    config["health"] = {"healthProbeBindAddress": f"127.0.0.1:{health}"}
+    return config
+
+
+def stop_process(cp: ControlPlane, name: str, timeout: float = 10) -> None:
+    """Stop the running processes called ``name`` (Kueue, to start it again with another configuration)."""
+    for process in [p for p in cp.processes if p.name == name]:
+        if process.popen.poll() is None:
+            process.popen.send_signal(signal.SIGTERM)
+            try:
+                process.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.popen.kill()
+                process.popen.wait(5)
+        cp.processes.remove(process)
 
 
 # --- command line --------------------------------------------------------------------------------

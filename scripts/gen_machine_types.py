@@ -51,7 +51,7 @@ SOURCES: dict[str, list[str]] = {
         "pool of it is one GB200 NVL72 domain (a Compute Engine workload policy, `1x72`): at most 18 nodes, one "
         "zone, reservation capacity only (docs/networking.md).",
         'GPUDirect path and extra NICs (`gpudirect: true`): Compute Engine "Networking and GPU machines" and GKE '
-        '"Maximize GPU network bandwidth in Standard mode clusters" (`catalog/gpudirect.py`, docs/networking.md).',
+        '"Maximize GPU network bandwidth in Standard mode clusters" (`cloud_facts/gke/gpudirect.py`, docs/networking.md).',
     ],
     "eks": [
         "EC2 accelerated-computing instance families (G4dn, G5, G6, G6e, P4d, P4de, P5, P5e, P5en): GPUs and "

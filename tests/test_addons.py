@@ -92,6 +92,9 @@ def test_reserved_namespaces_are_the_ones_refused_before_the_registry() -> None:
         "slinky": "the Slinky operator's namespace",
         "slurm": "the Slurm cluster's namespace",
         "monitoring": "the monitoring stack's namespace",
+        "envoy-gateway-system": "Envoy Gateway's namespace",
+        "envoy-ai-gateway-system": "Envoy AI Gateway's namespace",
+        "keda": "KEDA's namespace",
     }
     assert set(RESERVED_NAMESPACES) >= {a.namespace for a in releases.ADDONS}
     assert CONTROLLER_NAMESPACES == {

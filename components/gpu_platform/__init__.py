@@ -35,6 +35,7 @@ from gpu_platform.addons.observability.settings import (
     MetricsBackend,
     MetricsBackendName,
 )
+from gpu_platform.addons.serving.settings import LlmServingArgs
 from gpu_platform.addons.slurm.settings import LoginServiceType, LoginServiceTypeName, SlurmClusterArgs
 from gpu_platform.addons.workloads.settings import (
     Controller,
@@ -123,6 +124,7 @@ if TYPE_CHECKING:
     from gpu_platform.addons.kserve.service import GpuInferenceService
     from gpu_platform.addons.kueue.component import Kueue
     from gpu_platform.addons.observability.component import GpuObservability
+    from gpu_platform.addons.serving.component import LlmServing
     from gpu_platform.addons.slurm.component import SlurmCluster
     from gpu_platform.addons.volcano.component import Volcano
     from gpu_platform.addons.workloads.component import JobSet, KubeflowTrainer, KubeRay, LeaderWorkerSet
@@ -256,6 +258,12 @@ def _workloads_component() -> ModuleType:
     return workloads_component
 
 
+def _serving_component() -> ModuleType:
+    from gpu_platform.addons.serving import component as serving_component
+
+    return serving_component
+
+
 def _fleet_component() -> ModuleType:
     from gpu_platform.addons.fleet import component as fleet_component
 
@@ -335,6 +343,7 @@ _COMPONENTS: dict[str, Callable[[], ModuleType]] = {
     "CertManager": _cert_manager_component,
     "KServe": _kserve_component,
     "GpuInferenceService": _kserve_service,
+    "LlmServing": _serving_component,
     "ClusterAutoscaler": _eks_cluster_autoscaler,
     "EfaDevicePlugin": _eks_efa,
     "NetworkOperator": _aks_network_operator,
@@ -453,6 +462,8 @@ __all__ = [
     "KueueArgs",
     "LeaderWorkerSet",
     "LeaderWorkerSetArgs",
+    "LlmServing",
+    "LlmServingArgs",
     "LoginServiceType",
     "LoginServiceTypeName",
     "ManagedBy",

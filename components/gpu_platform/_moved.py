@@ -144,6 +144,33 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
     "gpu_platform.plans.node_daemonsets": {
         "gke_driver_installer_requests": "gpu_platform.plans.node_daemonsets:driver_installer_requests",
     },
+    "gpu_platform.catalog.gpudirect": {
+        name: "gpu_platform.cloud_facts.gke.gpudirect"
+        for name in (
+            "TCPX",
+            "TCPXO",
+            "RDMA",
+            "RDMA_A4X",
+            "GKE_TCPX_DOC",
+            "GKE_RDMA_DOC",
+            "DEFAULT_GPU_NETWORK_CIDR",
+            "GCE_RESERVED_ADDRESSES",
+            "GCE_SMALLEST_SUBNET",
+            "GpuNetworkLayout",
+            "LONGEST_GPU_NETWORK_PREFIX",
+        )
+    },
+    "gpu_platform.resolve.autoprovisioning": {
+        "karpenter_pool_problems": "gpu_platform.cloud_facts.eks.autoprovisioning",
+        "nap_pool_problems": "gpu_platform.cloud_facts.aks.autoprovisioning",
+        "compute_class_pool_problems": "gpu_platform.cloud_facts.gke.autoprovisioning",
+    },
+    "gpu_platform.resolve.pools": {"EKS_CAPACITY_TYPE": "gpu_platform.cloud_facts.eks.profile:CAPACITY_TYPE"},
+    "gpu_platform.catalog.topology": {
+        "GCE_TOPOLOGY": "gpu_platform.cloud_facts.gke.topology",
+        "GCE_A4X_TOPOLOGY": "gpu_platform.cloud_facts.gke.topology",
+        "EC2_TOPOLOGY": "gpu_platform.cloud_facts.eks.topology",
+    },
     "gpu_platform.versions": {"ALL_CHARTS": "gpu_platform.releases"},
     "gpu_platform.clouds": {
         "PROFILES": "gpu_platform.cloud_facts",

@@ -460,6 +460,27 @@ CHART_IMAGES: dict[str, tuple[ImageSlot, ...]] = {
     "kserve-crd": (),
     "kserve-resources": KSERVE_RESOURCES_IMAGES,
     "kserve-runtime-configs": KSERVE_RUNTIME_IMAGES,
+    # kserve/kserve charts/kserve-llmisvc-resources/values.yaml at v0.20.0: the controller's image + tag (default
+    # ``kserve.version``); the agent, router and storage images there are the shared resources' (kserve-resources).
+    "kserve-llmisvc-crd": (),
+    "kserve-llmisvc-resources": (_kserve(("kserve", "llmisvc", "controller"), "kserve/llmisvc-controller"),),
+    # envoyproxy/gateway charts/gateway-helm at v1.8.1 names its images in ``values.tmpl.yaml`` (the release
+    # pipeline writes values.yaml), so its slots are not listed yet: a mirror does not rewrite Envoy Gateway's
+    # images (docs/serving.md, "Not covered yet").
+    "gateway-crds-helm": (),
+    "gateway-helm": (),
+    # envoyproxy/ai-gateway manifests/charts/ai-gateway-helm at v1.0.0: an empty tag is the appVersion.
+    "ai-gateway-crds-helm": (),
+    "ai-gateway-helm": (
+        repo(("controller", "image"), "docker.io/envoyproxy/ai-gateway-controller:v1.0.0"),
+        repo(("extProc", "image"), "docker.io/envoyproxy/ai-gateway-extproc:v1.0.0"),
+    ),
+    # kedacore/charts keda 2.20.2: registry + repository + tag (empty: the appVersion).
+    "keda": (
+        split(("image", "keda"), "ghcr.io/kedacore/keda:2.20.2"),
+        split(("image", "metricsApiServer"), "ghcr.io/kedacore/keda-metrics-apiserver:2.20.2"),
+        split(("image", "webhooks"), "ghcr.io/kedacore/keda-admission-webhooks:2.20.2"),
+    ),
     "cluster-autoscaler": (repo(("image",), "registry.k8s.io/autoscaling/cluster-autoscaler:v1.35.0"),),
     "aws-efa-k8s-device-plugin": (
         repo(

@@ -124,6 +124,66 @@ KSERVE_RUNTIME_CONFIGS = Addon(
     "kserve-runtime-configs",
     "kserve",
 )
+KSERVE_LLMISVC_CRD = Addon(
+    "kserveLlmisvcCrd",
+    "KServe's LLMInferenceService CRDs",
+    versions.KSERVE_LLMISVC_CRD,
+    "kserve-llmisvc-crd",
+    "serving",
+    release_holds_crds=True,
+)
+KSERVE_LLMISVC_RESOURCES = Addon(
+    "kserveLlmisvc",
+    "KServe's LLMInferenceService controller",
+    versions.KSERVE_LLMISVC_RESOURCES,
+    "kserve-llmisvc-resources",
+    "serving",
+)
+# The inference gateway off GKE (addons.serving.gateway) and KEDA for autoscaled models (addons.serving.autoscaling).
+ENVOY_GATEWAY_CRDS = Addon(
+    "envoyGatewayCrds",
+    "Envoy Gateway's and the Gateway API's CRDs",
+    versions.ENVOY_GATEWAY_CRDS,
+    "eg-crds",
+    "serving",
+    release_holds_crds=True,
+    namespace_owner="Envoy Gateway's namespace",
+)
+ENVOY_GATEWAY = Addon(
+    "envoyGateway",
+    "Envoy Gateway",
+    versions.ENVOY_GATEWAY,
+    "eg",
+    "serving",
+    namespace_owner="Envoy Gateway's namespace",
+)
+ENVOY_AI_GATEWAY_CRDS = Addon(
+    "envoyAiGatewayCrds",
+    "Envoy AI Gateway's CRDs",
+    versions.ENVOY_AI_GATEWAY_CRDS,
+    "aieg-crd",
+    "serving",
+    release_holds_crds=True,
+    namespace_owner="Envoy AI Gateway's namespace",
+)
+ENVOY_AI_GATEWAY = Addon(
+    "envoyAiGateway",
+    "Envoy AI Gateway",
+    versions.ENVOY_AI_GATEWAY,
+    "aieg",
+    "serving",
+    namespace_owner="Envoy AI Gateway's namespace",
+)
+KEDA = Addon(
+    "keda",
+    "KEDA",
+    versions.KEDA,
+    "keda",
+    "serving",
+    release_holds_crds=True,
+    reserves_namespace=True,
+    namespace_owner="KEDA's namespace",
+)
 CLUSTER_AUTOSCALER = Addon(
     "clusterAutoscaler",
     "the Cluster Autoscaler",
@@ -283,6 +343,13 @@ ADDONS: tuple[Addon, ...] = (
     KSERVE_CRD,
     KSERVE_RESOURCES,
     KSERVE_RUNTIME_CONFIGS,
+    KSERVE_LLMISVC_CRD,
+    KSERVE_LLMISVC_RESOURCES,
+    ENVOY_GATEWAY_CRDS,
+    ENVOY_GATEWAY,
+    ENVOY_AI_GATEWAY_CRDS,
+    ENVOY_AI_GATEWAY,
+    KEDA,
     CLUSTER_AUTOSCALER,
     AWS_EFA_DEVICE_PLUGIN,
     NETWORK_OPERATOR,

@@ -16,6 +16,9 @@ from gpu_platform.pools import GpuPool
 GPU_RESOURCE = "nvidia.com/gpu"
 SHARED_GPU_RESOURCE = "nvidia.com/gpu.shared"
 # --- isolated fractions (HAMi) ------------------------------------------------------------------------
+ISOLATED = "isolated"
+"""``sharing.mode`` of a pool whose GPUs HAMi splits into isolated fractions (what its add-on serves and what
+other schedulers' checks must refuse to place)."""
 VGPU_RESOURCE = "nvidia.com/vgpu"
 """What HAMi's device plugin advertises on isolated pools: ``deviceSplitCount`` per card. Not ``nvidia.com/gpu``
 (HAMi's default ``resourceName``): HAMi's webhook hands every pod asking for its count resource to its own

@@ -132,6 +132,21 @@ KSERVE_RUNTIME_CONFIGS = ChartPin(
     repo=None,
     namespace="kserve",
 )
+# KServe's LLMInferenceService controller (kserve/kserve charts/kserve-llmisvc-crd and kserve-llmisvc-resources at
+# v0.20.0): its CRDs, then the controller beside kserve-resources (``createSharedResources: false``); its presets
+# are kserve-runtime-configs' ``llmisvcConfigs`` (addons.serving).
+KSERVE_LLMISVC_CRD = ChartPin(
+    chart="oci://ghcr.io/kserve/charts/kserve-llmisvc-crd",
+    version="v0.20.0",
+    repo=None,
+    namespace="kserve",
+)
+KSERVE_LLMISVC_RESOURCES = ChartPin(
+    chart="oci://ghcr.io/kserve/charts/kserve-llmisvc-resources",
+    version="v0.20.0",
+    repo=None,
+    namespace="kserve",
+)
 
 # HAMi (Project-HAMi/HAMi ``charts/hami`` at v2.10.0): memory-isolated GPU fractions on isolated pools. Its
 # scheduler is a kube-scheduler with HAMi's extender; the chart defaults that image's tag to the cluster's
@@ -392,6 +407,51 @@ DCGM_EXPORTER_DEFAULT_COUNTERS = UpstreamFile(
     path="etc/default-counters.csv",
     file="dcgm-exporter-default-counters.csv",
     sha256="13d8c92cffa649f17c4c0938bb16707daf27260e845c77eacf89dbb68a46eaf9",
+)
+
+# --- LLM serving: the inference gateway and autoscaling (addons/serving/gateway.py, autoscaling.py) ----------
+# The Gateway implementation KServe v0.20.0 installs for LLMInferenceService (kserve/kserve
+# ``hack/setup/quick-install/llmisvc-dependency-install.sh``: ENVOY_GATEWAY_VERSION=v1.8.1,
+# ENVOY_AI_GATEWAY_VERSION=v1.0.0, GATEWAY_API_VERSION=v1.5.1, GIE_VERSION=v1.5.0). Envoy Gateway v1.8.1's go.mod
+# requires sigs.k8s.io/gateway-api v1.5.1, the version KServe v0.20.0's go.mod requires, so its CRD chart is the one
+# release holding the Gateway API CRDs (standard channel); Envoy AI Gateway is Envoy Gateway's extension server that
+# routes to InferencePools. GKE uses its managed Gateway instead (no chart).
+GATEWAY_API_VERSION = "v1.5.1"
+INFERENCE_EXTENSION_VERSION = "v1.5.0"
+"""Gateway API Inference Extension (``inference.networking.k8s.io/v1`` InferencePool): the CRD comes with KServe's
+``kserve-llmisvc-resources`` chart (``createGIECRDs``), the endpoint picker with KServe's scheduler preset."""
+ENVOY_GATEWAY_CRDS = ChartPin(
+    chart="oci://docker.io/envoyproxy/gateway-crds-helm",
+    version="v1.8.1",
+    repo=None,
+    namespace="envoy-gateway-system",
+)
+ENVOY_GATEWAY = ChartPin(
+    chart="oci://docker.io/envoyproxy/gateway-helm",
+    version="v1.8.1",
+    repo=None,
+    namespace="envoy-gateway-system",
+)
+ENVOY_AI_GATEWAY_CRDS = ChartPin(
+    chart="oci://docker.io/envoyproxy/ai-gateway-crds-helm",
+    version="v1.0.0",
+    repo=None,
+    namespace="envoy-ai-gateway-system",
+)
+ENVOY_AI_GATEWAY = ChartPin(
+    chart="oci://docker.io/envoyproxy/ai-gateway-helm",
+    version="v1.0.0",
+    repo=None,
+    namespace="envoy-ai-gateway-system",
+)
+# KEDA (kedacore/charts ``keda`` 2.20.2, app 2.20.2): ScaledObjects on vLLM's queue and KV-cache metrics. KServe
+# v0.20.0 tests KEDA 2.18.0 (``hack/setup/quick-install/keda-dependency-install.sh``); the ScaledObject API
+# (``keda.sh/v1alpha1``) is the same, and 2.20 is the release line for the Kubernetes minors the library runs.
+KEDA = ChartPin(
+    chart="keda",
+    version="2.20.2",
+    repo="https://kedacore.github.io/charts",
+    namespace="keda",
 )
 
 

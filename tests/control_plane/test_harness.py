@@ -55,3 +55,27 @@ def test_kueue_keeps_the_charts_configuration_with_loopback_ports(tmp_path: Path
 def test_each_module_is_cached_under_its_pinned_version() -> None:
     names = {path.parent.name for path in script.binaries().values()}
     assert {n.rsplit("-", 1)[0] for n in names} == {"kubernetes-v1.36.3", "controllers-v0.19.2"}
+
+
+def test_jobset_serves_its_webhooks_on_loopback_with_our_certificate(tmp_path: Path) -> None:
+    chart_config = "apiVersion: config.jobset.x-k8s.io/v1alpha1\nkind: Configuration\nclientConnection:\n  qps: 500\ninternalCertManagement:\n  enable: true\n"
+    config_map = {
+        "kind": "ConfigMap",
+        "metadata": {"name": "jobset-controller-config"},
+        "data": {"controller_manager_config.yaml": chart_config},
+    }
+    config = script.jobset_config([config_map], 9444, 8082, tmp_path)
+    assert config["clientConnection"] == {"qps": 500}
+    assert config["internalCertManagement"] == {"enable": False}
+    assert config["webhook"] == {"host": "127.0.0.1", "port": 9444, "certDir": str(tmp_path)}
+    assert config["health"] == {"healthProbeBindAddress": "127.0.0.1:8082"}
+    assert config["metrics"] == {"bindAddress": "0"}
+
+
+def test_the_controllers_module_builds_jobset_at_the_charts_version() -> None:
+    from gpu_platform.versions import JOBSET_IMAGE_TAG
+
+    controllers = next(m for m in script.MODULES if m.folder == "controllers")
+    assert controllers.packages["jobset"] == "sigs.k8s.io/jobset"
+    go_mod = (script.TOOLS / "controllers" / "go.mod").read_text().split()
+    assert go_mod[go_mod.index("sigs.k8s.io/jobset") + 1] == JOBSET_IMAGE_TAG

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_platform.catalog.topology import EC2_TOPOLOGY, GCE_TOPOLOGY, HOST_TOPOLOGY
+from gpu_platform.catalog.topology import HOST_TOPOLOGY
+from gpu_platform.cloud_facts.eks.topology import EC2_TOPOLOGY
+from gpu_platform.cloud_facts.gke.topology import GCE_TOPOLOGY
 from tests.conftest import REPO
 from tests.support import crds
 

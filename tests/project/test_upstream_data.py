@@ -121,7 +121,14 @@ def test_stamped_chart_yaml_carries_the_stamp() -> None:
                 assert re.search(rf"^version: {re.escape(entry['stamp']['version'])}$", text, re.M)
                 assert re.search(rf'^appVersion: "{re.escape(entry["stamp"]["appVersion"])}"$', text, re.M)
                 stamped.append(_id(source))
-    assert stamped == ["charts/cert-manager-v1.21.1", "charts/gpu-operator-v26.7.0"]
+    assert stamped == [
+        "charts/ai-gateway-crds-helm-v1.0.0",
+        "charts/ai-gateway-helm-v1.0.0",
+        "charts/cert-manager-v1.21.1",
+        "charts/gateway-crds-helm-v1.8.1",
+        "charts/gateway-helm-v1.8.1",
+        "charts/gpu-operator-v26.7.0",
+    ]
 
 
 def test_every_component_ships_its_license() -> None:

@@ -29,6 +29,7 @@ SECTIONS = {
     "gpu-operator": "gpuOperator",
     "gpu-pools": "gpuPools",
     "kserve": "kserve",
+    "serving": "serving",
     "kueue": "kueue",
     "slurm": "slurm",
     "observability": "observability",
@@ -36,6 +37,7 @@ SECTIONS = {
     "dra": "dra",
     "workloads": "workloads",
     "mirror": "mirror",
+    "fleet": "fleet",
 }
 """Folder -> the top-level key of the stack config its cases name; ``stack/`` holds keys that are no section."""
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

@@ -170,22 +170,28 @@ def test_a_memory_slice_needs_an_isolated_pool_and_half_a_gpu_points_to_it() -> 
     assert "'isolated'" in found["gpu-platform:kserve.services[1].gpus"]
 
 
-def test_with_observability_hamis_service_monitors_are_on_after_the_monitoring_stack(
+def test_with_observability_hamis_metrics_are_scraped_by_the_monitoring_stack_not_its_chart(
     plan_stack: Callable[..., Plan],
 ) -> None:
+    """The chart's ServiceMonitors cannot honour the workload's labels, so the observability plan scrapes HAMi
+    itself, after the Prometheus Operator CRDs; HAMi no longer waits for the monitoring stack."""
     config = {**stack("existing"), "gpu-platform:observability": {"enabled": True}}
     plan = plan_stack("test", REPO, config)
     hami = plan.one("kubernetes:helm.sh/v3:Release", "hami-helm")
-    assert hami.inputs["values"]["prometheus"] == {"enabled": True}
-    monitoring = [
-        r
-        for r in plan.by_type("kubernetes:helm.sh/v3:Release")
-        if "kube-prometheus-stack" in r.inputs["chart"]
-    ]
-    assert monitoring and all(r.urn in hami.depends_on for r in monitoring)
+    assert "prometheus" not in hami.inputs["values"]
+    monitors = {
+        r.inputs["metadata"]["name"]: r
+        for r in plan.by_type("kubernetes:monitoring.coreos.com/v1:ServiceMonitor")
+    }
+    assert {"hami-device-plugin", "hami-scheduler"} <= set(monitors)
+    endpoint = monitors["hami-device-plugin"].inputs["spec"]["endpoints"][0]
+    assert (endpoint["port"], endpoint["honorLabels"]) == ("monitorport", True)
+    crds = plan.one("kubernetes:helm.sh/v3:Release", "observability-crds")
+    assert crds.urn in monitors["hami-device-plugin"].depends_on
     off = {**stack("existing"), "gpu-platform:observability": {"enabled": False}}
-    without = plan_stack("test", REPO, off).one("kubernetes:helm.sh/v3:Release", "hami-helm")
-    assert "prometheus" not in without.inputs["values"]
+    without = plan_stack("test", REPO, off)
+    assert "prometheus" not in without.one("kubernetes:helm.sh/v3:Release", "hami-helm").inputs["values"]
+    assert not without.by_type("kubernetes:monitoring.coreos.com/v1:ServiceMonitor")
 
 
 def test_a_time_sliced_pool_its_queue_lends_to_no_one_is_one_teams_alone() -> None:

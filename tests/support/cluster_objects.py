@@ -22,9 +22,9 @@ import yaml
 from gpu_platform.offline import run_plan
 from gpu_platform.resolve.cluster_pools import resolve_pools
 from gpu_platform.sharing import node_resources
+from tests.support.helm import published_charts
 
 REPO = Path(__file__).resolve().parents[2]
-CHARTS = REPO / "tests" / "upstream" / "charts"
 KWOK_ANNOTATION = {"kwok.x-k8s.io/node": "fake"}
 """kwok manages the nodes carrying it (``--manage-nodes-with-annotation-selector``, kwok's default)."""
 
@@ -44,7 +44,7 @@ def render_plan(project: Path, stack: str, out: Path) -> PlannedCluster:
     """``gpu-platform plan --render`` of ``project``'s ``stack`` into ``out``, read back."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "components")}
     cmd = [sys.executable, "-m", "gpu_platform.cli", "plan", "--project", str(project), "--stack", stack]
-    cmd += ["--out", str(out), "--render", "--charts", str(CHARTS)]
+    cmd += ["--out", str(out), "--render", "--charts", str(published_charts())]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     rendered = sorted((out / "rendered").iterdir()) if (out / "rendered").is_dir() else []

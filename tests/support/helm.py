@@ -6,6 +6,9 @@
 
 from __future__ import annotations
 
+import functools
+import shutil
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,40 @@ from tests.conftest import UPSTREAM
 CHARTS = UPSTREAM / "charts"
 """The vendored charts, one directory per ``<chart>-<version>``."""
 GPU_OPERATOR_CHART = CHARTS / "gpu-operator-v26.7.0"
+
+PUBLISHED_VALUES = {
+    "gateway-helm-v1.8.1": {
+        "${GatewayImage}": "docker.io/envoyproxy/gateway:v1.8.1",
+        "${GatewayImagePullPolicy}": "IfNotPresent",
+    },
+}
+"""Charts whose git tree holds ``values.tmpl.yaml`` and whose release writes ``values.yaml`` from it: the
+substitutions the release makes (envoyproxy/gateway v1.8.1 ``tools/make/helm.mk``, ``helm-generate``: envsubst)."""
+
+
+def published_values_text(chart: str) -> str:
+    """``values.yaml`` of ``chart`` as its release publishes it (see ``PUBLISHED_VALUES``)."""
+    text = (CHARTS / chart / "values.tmpl.yaml").read_text()
+    for variable, value in PUBLISHED_VALUES[chart].items():
+        text = text.replace(variable, value)
+    return text
+
+
+@functools.cache
+def published_charts() -> Path:
+    """The vendored charts as their releases publish them, for ``gpu-platform plan --render --charts``: every
+    chart linked as it is, and those of ``PUBLISHED_VALUES`` copied with the ``values.yaml`` their release
+    generates (one temporary directory per test process)."""
+    root = Path(tempfile.mkdtemp(prefix="gpu-platform-charts-"))
+    for chart in sorted(CHARTS.iterdir()):
+        if not chart.is_dir():
+            continue
+        if chart.name in PUBLISHED_VALUES:
+            shutil.copytree(chart, root / chart.name, symlinks=True)
+            (root / chart.name / "values.yaml").write_text(published_values_text(chart.name))
+        else:
+            (root / chart.name).symlink_to(chart, target_is_directory=True)
+    return root
 
 
 def render_texts(
@@ -39,7 +76,7 @@ def render_texts(
         helm = pytest.importorskip("helm_python")
     else:
         import helm_python as helm
-    directory = CHARTS / chart if isinstance(chart, str) else chart
+    directory = published_charts() / chart if isinstance(chart, str) else chart
     texts: dict[str, str] = helm.Chart.load(directory).render(
         values=values, name=name, namespace=namespace, is_install=True
     )

@@ -17,7 +17,7 @@ import yaml
 
 from gpu_platform.mirror import Mirror
 from gpu_platform.offline.render import _SEPARATOR, chart_dir, with_dependencies
-from tests.support.helm import CHARTS, render_texts
+from tests.support.helm import published_charts, render_texts
 
 MIRROR = Mirror("oci://registry.acme/helm", "registry.acme/mirror")
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -108,9 +108,9 @@ def outside(ref: Reference, mirror: Mirror = MIRROR) -> bool:
 @functools.cache
 def _rendered(key: str) -> tuple[dict[str, Any], ...]:
     inputs = json.loads(key)
-    directory = chart_dir(CHARTS, inputs)
+    directory = chart_dir(published_charts(), inputs)
     with tempfile.TemporaryDirectory(prefix="mirror-render-") as scratch:
-        built = with_dependencies(directory, CHARTS, Path(scratch))
+        built = with_dependencies(directory, published_charts(), Path(scratch))
         texts = render_texts(built, inputs.get("values") or {}, inputs["name"], inputs["namespace"])
     out = []
     for path in sorted(texts):

@@ -13,6 +13,7 @@ from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec
 from gpu_platform.addons.kserve.service_checks import KServeSpec
 from gpu_platform.addons.kueue.checks import KueueSpec
 from gpu_platform.addons.observability.checks import ObservabilitySpec
+from gpu_platform.addons.serving.checks import ServingSpec
 from gpu_platform.addons.slurm.checks import SlurmSpec
 from gpu_platform.addons.volcano.checks import VolcanoSpec
 from gpu_platform.addons.workloads.checks import WorkloadsSpec
@@ -58,3 +59,5 @@ class PlatformSpec:
     """The metrics path, dashboards and rules, or ``None`` when ``observability.enabled`` is false."""
     mirror: Mirror | None = None
     """Where every chart and image comes from instead of upstream (``mirror``), or ``None``."""
+    serving: ServingSpec | None = None
+    """The ``serving`` section's models, sized and placed, or ``None`` when the section is absent."""

@@ -31,6 +31,8 @@ from gpu_platform.addons.kueue import wiring as kueue
 from gpu_platform.addons.observability import diff_rules as observability_rules
 from gpu_platform.addons.observability import wiring as observability
 from gpu_platform.addons.requirement import CheckedSections, Requirement, Sections
+from gpu_platform.addons.serving import diff_rules as serving_rules
+from gpu_platform.addons.serving import wiring as serving
 from gpu_platform.addons.slurm import diff_rules as slurm_rules
 from gpu_platform.addons.slurm import wiring as slurm
 from gpu_platform.addons.volcano import diff_rules as volcano_rules
@@ -161,6 +163,24 @@ ADDONS: tuple[Addon, ...] = (
         uses=("cert_manager", "kueue"),
         after=("gpu_operator", "kueue", "cert_manager"),
         diff_rules=kserve_rules.DIFF_RULES,
+    ),
+    Addon(
+        "serving",
+        (
+            releases.KSERVE_LLMISVC_CRD,
+            releases.KSERVE_LLMISVC_RESOURCES,
+            releases.ENVOY_GATEWAY_CRDS,
+            releases.ENVOY_GATEWAY,
+            releases.ENVOY_AI_GATEWAY_CRDS,
+            releases.ENVOY_AI_GATEWAY,
+            releases.KEDA,
+        ),
+        serving.enabled,
+        serving.deploy,
+        uses=("kserve", "workloads"),
+        after=("observability", "gpu_operator", "kserve"),
+        requires=serving.REQUIRES,
+        diff_rules=serving_rules.DIFF_RULES,
     ),
     Addon("docker_host", (), None, diff_rules=docker_host_rules.DIFF_RULES),
     # A component of several clusters (``GpuFleet``): no stack of one cluster deploys it.

@@ -14,15 +14,15 @@ from typing_extensions import TypedDict
 from gpu_platform._moved import moved_attribute
 from gpu_platform.args.autoscaling import EksAutoscalerValue
 from gpu_platform.args.validate import ARGS_CONFIG
-from gpu_platform.catalog.gpudirect import DEFAULT_GPU_NETWORK_CIDR as _GPU_NETWORK_CIDR
 
 """Default system-pool machine per cloud: 4 vCPU / 16 GiB class, enough for the operators."""
 DEFAULT_SYSTEM_MIN_NODES = 1
 DEFAULT_SYSTEM_MAX_NODES = 3
 DEFAULT_VPC_CIDR = "10.0.0.0/16"
 """Network of a new cluster; nodes, services (and on GKE pods) are carved out of it."""
-DEFAULT_GPU_NETWORK_CIDR = _GPU_NETWORK_CIDR
-"""GKE GPUDirect subnets' range (``catalog.gpudirect``, where the plan reads it)."""
+DEFAULT_GPU_NETWORK_CIDR = "192.168.0.0/16"
+"""The range every GKE GPUDirect subnet of a cluster comes from unless the stack names another (Google's guides
+and Cluster Toolkit ``examples/gke-a4``, ``examples/gke-a4x`` use it); ``cloud_facts.gke.gpudirect`` splits it."""
 DEFAULT_AKS_OS_SKU = "Ubuntu"
 
 

@@ -33,6 +33,37 @@ PoolProblems = Callable[[int], Problems]
 
 
 @dataclass(frozen=True)
+class ModelBucket:
+    """How a model server on this cloud reads weights straight from the cloud's object store: a static, read-only
+    PersistentVolume of the cloud's CSI driver (the serving add-on builds it, ``addons/serving/model_cache.py``)."""
+
+    scheme: str
+    """Which model URIs are in the cloud's object store: ``gs`` (``gs://``), ``s3`` (``s3://``) or ``azure`` (an
+    ``https://<account>.blob.core.windows.net/<container>`` URL)."""
+    mount: str
+    """The CSI driver that mounts such a bucket, as the serving add-on names its mount kinds: ``gcsfuse`` (Cloud
+    Storage FUSE CSI driver), ``mountpoint-s3`` (Mountpoint for Amazon S3 CSI driver v2) or ``blob-fuse2`` (Azure
+    Blob CSI driver with BlobFuse2)."""
+
+
+@dataclass(frozen=True)
+class InferenceGateway:
+    """The cloud's managed Gateway API controller that serves InferencePool backends itself (no chart)."""
+
+    implementation: str
+    """How the serving add-on's ``GatewayPlan.implementation`` names it."""
+    external_class: str
+    """The GatewayClass of an external load balancer."""
+    internal_class: str
+    """The GatewayClass of an internal load balancer."""
+    requires: tuple[str, ...]
+    """What the cluster must offer that the serving add-on does not create; ``{class_name}`` is the class used."""
+    pool_policies: bool = False
+    """Its load balancer needs a health check and a backend policy per InferencePool (GKE's ``HealthCheckPolicy``
+    and ``GCPBackendPolicy``), which the serving add-on creates."""
+
+
+@dataclass(frozen=True)
 class NodeImage:
     """A GPU node image a cloud offers, and what it brings with it."""
 
@@ -166,7 +197,7 @@ class CloudProfile:
     system_pool_selector: ClassVar[Mapping[str, str]] = {}
     """A label the cloud itself puts on system-pool nodes (AKS ``kubernetes.azure.com/mode: system``)."""
     capacity_types: ClassVar[bool] = False
-    """Pools take ``capacity_type`` (EKS ``ON_DEMAND``/``SPOT``/``CAPACITY_BLOCK``)."""
+    """Pools take ``capacity_type`` (EKS ``ON_DEMAND``/``SPOT``/``CAPACITY_BLOCK``): ``pool_capacity_type``."""
     reservation_kind: ClassVar[str | None] = None
     """What a pool's ``reservation`` names on this cloud, for messages; ``None`` when it takes none."""
     capacity_sources: ClassVar[frozenset[str]] = frozenset({"on-demand", "spot"})
@@ -232,6 +263,16 @@ class CloudProfile:
     declared_node_keys: ClassVar[frozenset[str]] = frozenset()
     """Pool keys a catalog machine still needs declared (Yandex: the node's allocatable ``cpus_per_node`` and
     ``memory_gib_per_node``, which the cloud does not publish)."""
+    model_bucket: ClassVar[ModelBucket | None] = None
+    """The cloud's object store as a model-weight mount (``serving``); ``None``: models in a bucket are downloaded
+    by KServe's storage initializer."""
+    local_nvme_ephemeral_storage: ClassVar[bool] = False
+    """A pool's local NVMe (``local_ssds``) holds the node's ephemeral storage, so ``emptyDir`` volumes (KServe's
+    download, a bucket mount's file cache) are on it: GKE's local SSDs as ephemeral storage, EKS's instance store
+    (the kubelet's RAID0). Not AKS: its NVMe data disks are raw disks only Azure Container Storage serves."""
+    inference_gateway: ClassVar[InferenceGateway | None] = None
+    """The cloud's managed inference Gateway (``serving``); ``None``: the serving add-on installs Envoy Gateway
+    with Envoy AI Gateway."""
 
     @classmethod
     def sdk(cls, by: object) -> ModuleType:
@@ -431,6 +472,32 @@ class CloudProfile:
     @classmethod
     def auto_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
         """Limits on a pool an auto-provisioner creates (Karpenter, NAP, ComputeClass)."""
+
+    @classmethod
+    def autoscaler_problems(
+        cls,
+        c: Mapping[str, Any],
+        create: bool,
+        pools: Sequence[GpuPool],
+        at: PoolProblems,
+        p: Problems,
+        version: str | None,
+    ) -> str | None:
+        """Where the stack chooses the cluster's autoscaler (``autoscaler_choice``): the choice, with its
+        default, after what it needs of the cluster section ``c`` and the pools (``version``: the cluster's
+        ``kubernetes_version`` when it is a valid one). ``None``: no choice here."""
+        return None
+
+    @classmethod
+    def pool_capacity_type(cls, source: str) -> str | None:
+        """The ``capacity_type`` of a one-source pool whose first source is ``source`` (where the cloud has
+        ``capacity_types``)."""
+        return None
+
+    @classmethod
+    def provisioner_problems(cls, pool: GpuPool, p: Problems) -> None:
+        """What the cloud's auto-provisioner (``chain_provisioner``) cannot express of a pool it serves
+        (``cloud_facts/<cloud>/autoprovisioning.py``); nothing where the cloud has none."""
 
     @classmethod
     def node_group_problems(cls, pool: GpuPool, p: Problems) -> None:

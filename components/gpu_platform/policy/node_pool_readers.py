@@ -37,15 +37,22 @@ def cloud_policy(cloud: str) -> ModuleType:
 # --- Karpenter NodePools: EKS and AKS Node Auto Provisioning -----------------------------------
 
 KARPENTER_NODE_POOL = re.compile(r"^kubernetes:karpenter\.sh/v1(beta1)?:NodePool$")
-_GPU_COUNT_KEYS = (
-    "karpenter.k8s.aws/instance-gpu-count",
-    "karpenter.k8s.aws/instance-gpu-name",
-    "karpenter.k8s.aws/instance-gpu-manufacturer",
-    "karpenter.azure.com/sku-gpu-count",
-    "karpenter.azure.com/sku-gpu-name",
-    "karpenter.azure.com/sku-gpu-manufacturer",
-)
-"""Requirements that only GPU instances satisfy (any positive count, any name)."""
+INSTANCE_TYPE_KEY = "node.kubernetes.io/instance-type"
+
+
+@functools.cache
+def _gpu_count_keys() -> tuple[str, ...]:
+    """Requirements that only GPU instances satisfy (any positive count, any name): each cloud's
+    ``KARPENTER_GPU_KEYS`` (a tuple: a key read from a program may be any value, hashable or not)."""
+    return tuple(k for c in readers().values() for k in c.KARPENTER_GPU_KEYS)
+
+
+@functools.cache
+def _instance_keys() -> tuple[str, ...]:
+    """Requirements naming instance types: the well-known label and each cloud's ``KARPENTER_INSTANCE_KEYS``."""
+    return (INSTANCE_TYPE_KEY, *(k for c in readers().values() for k in c.KARPENTER_INSTANCE_KEYS))
+
+
 KARPENTER_TAINT_FIX = (
     'spec.template.spec.taints: [{key: "nvidia.com/gpu", value: "present", effect: "NoSchedule"}]'
 )
@@ -63,13 +70,13 @@ def _requirement_wants_gpu(req: Mapping[str, Any]) -> bool:
     values = [v for v in as_list(req.get("values")) if isinstance(v, str)]
     if op in ("NotIn", "DoesNotExist"):
         return False
-    if key in _GPU_COUNT_KEYS:
+    if key in _gpu_count_keys():
         if op in ("Gt", "Gte"):
             return _positive(values)
         return op == "Exists" or any(v not in ("0", "") for v in values)
     if op != "In":
         return False
-    if key == "node.kubernetes.io/instance-type":
+    if key == INSTANCE_TYPE_KEY:
         return any(c.machine_has_gpu(v) for c in readers().values() for v in values)
     return any(c.karpenter_requirement_wants_gpu(key, values) for c in readers().values())
 
@@ -103,8 +110,7 @@ def _karpenter_pool(res: PolicyResource) -> NodePoolView:
     instances = [
         v
         for r in as_list(requirements)
-        if isinstance(r, Mapping)
-        and r.get("key") in ("node.kubernetes.io/instance-type", "karpenter.azure.com/sku-name")
+        if isinstance(r, Mapping) and r.get("key") in _instance_keys()
         for v in as_list(r.get("values"))
         if isinstance(v, str)
     ]

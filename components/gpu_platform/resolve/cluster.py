@@ -12,8 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gpu_platform.args.autoprovisioning import DEFAULT_KARPENTER_REPLICAS
-from gpu_platform.args.autoscaling import EksAutoscaler
 from gpu_platform.args.cluster import (
     DEFAULT_KUBECONFIG_OUTPUT,
     DEFAULT_SYSTEM_MAX_NODES,
@@ -22,18 +20,11 @@ from gpu_platform.args.cluster import (
 )
 from gpu_platform.args.validate import check_arguments, is_unknown
 from gpu_platform.cloud_facts import PROFILES, profile_of
-from gpu_platform.cloud_facts.eks.profile import karpenter_ami_alias
 from gpu_platform.cloud_facts.profile import CloudProfile, PoolProblems
 from gpu_platform.errors import Problems
 from gpu_platform.formats.network import client_range_problem, private_network_problem
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.autoprovisioning import (
-    compute_class_pool_problems,
-    karpenter_pool_problems,
-    nap_pool_problems,
-)
 from gpu_platform.resolve.zones import offered_zone_problems, region_offer_problems
-from gpu_platform.versions import CLUSTER_AUTOSCALER_IMAGE_TAGS
 
 if TYPE_CHECKING:
     import pulumi
@@ -167,44 +158,6 @@ def _meaningless_keys(cloud: str, c: Mapping[str, Any], create: bool, p: Problem
         )
 
 
-def _karpenter_problems(
-    c: Mapping[str, Any], create: bool, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
-) -> None:
-    """Karpenter needs the cluster's subnets tagged, a node for each controller replica off its own nodes,
-    and pools it can size (``resolve.autoprovisioning.karpenter_pool_problems``)."""
-    if not create:
-        p.add(
-            ("autoscaler",),
-            "karpenter only on a cluster the stack creates (it tags the subnets and security group Karpenter "
-            "discovers); on an attached cluster use cluster-autoscaler or none",
-        )
-        return
-    low = c.get("system_pool", {}).get("min_nodes", DEFAULT_SYSTEM_MIN_NODES)
-    if low < DEFAULT_KARPENTER_REPLICAS:
-        p.add(
-            ("system_pool", "min_nodes"),
-            f"{low} is too few with {{{{cluster.autoscaler}}}} karpenter: its {DEFAULT_KARPENTER_REPLICAS} "
-            "controller replicas each need their own system node (never a Karpenter node)",
-        )
-    for pool in pools:
-        karpenter_pool_problems(pool, at(pool.index))
-        if karpenter_ami_alias(pool) is None:
-            at(pool.index).add(
-                ("image",),
-                f"{pool.image} has no AMI release the stack pins for Karpenter (it pins AL2023's, "
-                "versions.EKS_AL2023_AMI_RELEASE): leave image unset, or use EksKarpenterGpuNodePool with its "
-                "ami_version",
-            )
-
-
-CHAIN_CHECKS = {
-    "compute-class": compute_class_pool_problems,
-    "karpenter": karpenter_pool_problems,
-    "nap": nap_pool_problems,
-}
-"""``CloudProfile.chain_provisioner`` -> what that auto-provisioner cannot express (``resolve.autoprovisioning``)."""
-
-
 def _chain_problems(
     cloud: str, create: bool, autoscaler: str | None, pools: Sequence[GpuPool], at: PoolProblems
 ) -> None:
@@ -227,38 +180,20 @@ def _chain_problems(
                 "creates; on an attached cluster give one source",
             )
         elif profile.chain_autoscaler is None:  # Karpenter's own checks already ran over every pool
-            CHAIN_CHECKS[profile.chain_provisioner](pool, here)
+            profile.provisioner_problems(pool, here)
 
 
 def _autoscaler(
     cloud: str, c: Mapping[str, Any], create: bool, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
 ) -> str | None:
-    """The autoscaler choice with its default where the stack makes one (EKS), and what it needs."""
-    if not profile_of(cloud).autoscaler_choice:
+    """The autoscaler choice with its default where the stack makes one (EKS), and what it needs (the
+    profile's ``autoscaler_problems``)."""
+    profile = profile_of(cloud)
+    if not profile.autoscaler_choice:
         return None
-    default = EksAutoscaler.CLUSTER_AUTOSCALER.value if create else EksAutoscaler.NONE.value
-    choice: str = c.get("autoscaler", default)
-    if choice == EksAutoscaler.NONE.value and "pod_identity_agent" in c:
-        p.add(
-            ("pod_identity_agent",),
-            "only with {{cluster.autoscaler}} cluster-autoscaler or karpenter; remove it",
-        )
-    if choice == EksAutoscaler.KARPENTER.value:
-        _karpenter_problems(c, create, pools, at, p)
-    else:
-        for pool in pools:
-            if not pool.chain:
-                profile_of(cloud).node_group_problems(pool, at(pool.index))
     version = c.get("kubernetes_version")
-    if choice == EksAutoscaler.CLUSTER_AUTOSCALER.value and version and KUBERNETES_VERSION.match(version):
-        minor = ".".join(version.lstrip("v").split(".")[:2])
-        if minor not in CLUSTER_AUTOSCALER_IMAGE_TAGS:
-            p.add(
-                ("kubernetes_version",),
-                f"{minor} has no pinned Cluster Autoscaler (its minor must match the cluster's); valid: "
-                f"{', '.join(CLUSTER_AUTOSCALER_IMAGE_TAGS)}, or {{{{cluster.autoscaler}}}} none",
-            )
-    return choice
+    valid = version if version and KUBERNETES_VERSION.match(version) else None
+    return profile.autoscaler_problems(c, create, pools, at, p, valid)
 
 
 def _attach_problems(

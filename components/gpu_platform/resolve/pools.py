@@ -451,16 +451,12 @@ def resolve_pool(
     )
 
 
-EKS_CAPACITY_TYPE = {"spot": "SPOT", "capacity-block": "CAPACITY_BLOCK"}
-"""A one-source pool's managed node group capacity type (ODCRs are ``ON_DEMAND`` with a targeted reservation)."""
-
-
 def _capacity_type(cloud: str, pool: Mapping[str, Any], sources: tuple[CapacitySource, ...]) -> str | None:
     """``capacity_type`` where the cloud has one, from ``capacity`` (``None`` for pools in the older spelling,
     whose plans derive it from ``spot`` as before)."""
     if "capacity" not in pool or not profile_of(cloud).capacity_types or not sources:
         return None
-    return EKS_CAPACITY_TYPE.get(sources[0].source, "ON_DEMAND")
+    return profile_of(cloud).pool_capacity_type(sources[0].source)
 
 
 def _check_cuda_text(cuda: str, p: Problems) -> None:
@@ -547,3 +543,10 @@ def _check_isolated_splits(pools: Sequence[GpuPool], at: PoolProblems) -> None:
                     f"{pl.sharing.replicas} differs from pool '{first.name}' ({first.sharing.replicas}): HAMi "
                     "splits every card of the cluster the same way; give every isolated pool the same replicas",
                 )
+
+
+def __getattr__(name: str) -> object:
+    """``EKS_CAPACITY_TYPE`` is the EKS profile's ``CAPACITY_TYPE`` now (``gpu_platform._moved``)."""
+    from gpu_platform._moved import moved_attribute
+
+    return moved_attribute(__name__, name)

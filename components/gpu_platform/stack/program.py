@@ -14,10 +14,12 @@ from typing import Any
 import pulumi
 
 from gpu_platform.addons.deployment import Deployment
+from gpu_platform.addons.fleet.members import FLEET_WORKER_OUTPUT, worker_output
 from gpu_platform.addons.registry import ADDONS
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.errors import NAMESPACE
 from gpu_platform.plans.node_setup import node_setup_output
+from gpu_platform.stack.fleet_manager import check_manager_stack, deploy_manager, is_manager_stack
 from gpu_platform.stack.infrastructure import (
     Infrastructure,
     cloud_addons,
@@ -48,6 +50,8 @@ def deploy_platform(
         "clusterName": infra.cluster_name,
         "kubeconfig": infra.kubeconfig,
         "gpuPools": {p.name: p.gpu.key for p in spec.pools},
+        # What a manager stack's fleet reads of this cluster (docs/multi-cluster.md); no resource.
+        FLEET_WORKER_OUTPUT: worker_output(spec),
     }
     if not profile_of(spec.cloud).creates_nodes:
         # Nodes made elsewhere: the labels and taints to put on them by hand (the plan prints the commands).
@@ -85,6 +89,10 @@ def main() -> None:
     """Read the stack's config, check all of it, then create the platform and export its outputs."""
     others = [k for k in config_keys() if not k.startswith(f"{NAMESPACE}:")]
     raw, secret = read_stack_config(), secret_sections()
+    if is_manager_stack(raw):  # gpu-platform:fleet: a MultiKueue manager over worker stacks
+        for key, value in deploy_manager(check_manager_stack(raw, secret)).items():
+            pulumi.export(key, value)
+        return
     spec = load_platform(raw, others, secret)
     mark_secret_inputs(secret_values(raw, secret))  # a secret stays secret in every input it reaches
     for key, value in deploy(spec).items():

@@ -14,6 +14,7 @@ from gpu_platform.addons.dra.settings import DraSettings
 from gpu_platform.addons.kserve.service_settings import InferenceServiceConfigArgs
 from gpu_platform.addons.kueue.settings import KueueSettings
 from gpu_platform.addons.observability.settings import ObservabilitySection
+from gpu_platform.addons.serving.settings import ServingSettings
 from gpu_platform.addons.slurm.settings import SlurmSettings
 from gpu_platform.addons.workloads.settings import VolcanoSettings, WorkloadsSettings
 from gpu_platform.args.cluster import ClusterConfigArgs
@@ -42,6 +43,12 @@ class KServeSection(KServeSettings):
     """Install cert-manager (KServe's webhooks need it); default true; false when the cluster runs it."""
     services: NotRequired[Sequence[InferenceServiceConfigArgs]]
     """Inference services, each on one GPU pool."""
+
+
+@with_config(ARGS_CONFIG)
+class ServingSection(ServingSettings):
+    """``serving``: language models served by vLLM as KServe ``LLMInferenceService``s, each sized on its GPU pools
+    (docs/serving.md). Needs ``kserve.enabled``."""
 
 
 # --- workload layer ---
@@ -94,6 +101,8 @@ class StackConfigArgs(TypedDict):
     """Kueue."""
     kserve: NotRequired[KServeSection]
     """KServe."""
+    serving: NotRequired[ServingSection]
+    """Language models on the GPU pools as KServe ``LLMInferenceService``s (docs/serving.md)."""
     cuda_version: NotRequired[str]
     """CUDA ``major.minor`` of the stack's images (``"12.8"``, quoted), for pools without their own."""
     workloads: NotRequired[WorkloadsSection]

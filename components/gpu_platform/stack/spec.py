@@ -16,10 +16,11 @@ from gpu_platform.addons.dra.checks import DraSpec
 from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec
 from gpu_platform.addons.kserve.plan import check_kserve_settings
 from gpu_platform.addons.kserve.service_checks import KServeSpec
-from gpu_platform.addons.kueue.checks import resolve_kueue, without_exclusive
+from gpu_platform.addons.kueue.checks import KueueSpec, resolve_kueue, without_exclusive
 from gpu_platform.addons.observability.checks import resolve_observability
 from gpu_platform.addons.platform_spec import PlatformSpec
 from gpu_platform.addons.registry import requirement_problems
+from gpu_platform.addons.serving.checks import resolve_serving
 from gpu_platform.addons.slurm.checks import slurm_pool_names
 from gpu_platform.args.common import Cloud
 from gpu_platform.cloud_facts import profile_of
@@ -29,7 +30,7 @@ from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cluster import ClusterSpec, resolve_cluster
 from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.mirror import resolve_mirror
-from gpu_platform.resolve.pools import check_cuda_default
+from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default
 from gpu_platform.resolve.zones import spread_over_gpu_zones
 from gpu_platform.stack.platform_namespaces import platform_namespace_problems
 from gpu_platform.stack.resolve_sections import (
@@ -87,6 +88,24 @@ def _domains(cfg: Mapping[str, Any]) -> bool:
     return dra.enabled and dra.compute_domains
 
 
+def _kserve(
+    raw: Any,
+    cfg: Mapping[str, Any],
+    pools: ResolvedPools,
+    kueue: KueueSpec | None,
+    kueue_on: bool,
+    p: Problems,
+    camel: bool,
+) -> KServeSpec | None:
+    """The ``kserve`` section checked and its services resolved; ``None`` when the stack file gives a ``kserve``
+    section that ``config_sections`` left out of ``cfg``."""
+    if "kserve" not in cfg and "kserve" in given_keys(raw):
+        return None
+    section = cfg.get("kserve", {})
+    check_kserve_settings(section, p.at("kserve"))
+    return resolve_kserve(section, cfg.get("kserve_services", []), pools, kueue, kueue_on, p, camel)
+
+
 def _stack_wide_problems(
     cfg: Mapping[str, Any], secret_sections: frozenset[str] | None, p: Problems
 ) -> str | None:
@@ -128,11 +147,7 @@ def resolve_platform(
     )
     workloads, volcano, kueue = workload_layer(cfg, scheduled, kueue, kueue_on, p)
     slurm = resolve_stack_slurm(cfg, pools, kueue_on, p)
-    kserve = None
-    if "kserve" in cfg or "kserve" not in given_keys(raw):
-        section = cfg.get("kserve", {})
-        check_kserve_settings(section, p.at("kserve"))
-        kserve = resolve_kserve(section, cfg.get("kserve_services", []), pools, kueue, kueue_on, p, camel)
+    kserve = _kserve(raw, cfg, pools, kueue, kueue_on, p, camel)
     shared_pool_problems(pools.pools, kueue, kserve, at)  # no unisolated GPU shared across teams
     driver = resolve_stack_driver(cloud, cfg.get("gpu_operator", {}), pools, len(raw_pools), p)
     operator = GpuOperatorSpec.from_settings(cfg.get("gpu_operator", {}))
@@ -140,6 +155,8 @@ def resolve_platform(
     dra = resolve_stack_dra(cfg, pools, cluster, driver, at, p)
     observability = resolve_observability(cloud, cfg.get("observability", {}), p.at("observability"))
     mirror = resolve_mirror(cfg.get("mirror"), p.at("mirror"))
+    metrics = (observability.backend, observability.namespace) if observability is not None else None
+    serving = resolve_serving(cloud, cfg.get("serving"), pools, p.at("serving"), mirror, metrics)
     if p or cluster is None or driver is None:
         return None
     kueue, volcano = with_capacity_basis(cloud, kueue, volcano, operator, driver, dra, observability)
@@ -160,4 +177,5 @@ def resolve_platform(
         slurm=slurm,
         observability=observability,
         mirror=mirror,
+        serving=serving,
     )

@@ -9,14 +9,10 @@ from typing import Any
 import pytest
 
 from gpu_platform.addons.kueue.plan import KueueObjects
-from gpu_platform.catalog.topology import (
-    EC2_TOPOLOGY,
-    GCE_A4X_TOPOLOGY,
-    GCE_TOPOLOGY,
-    HOST_TOPOLOGY,
-    HOSTNAME_LABEL,
-)
+from gpu_platform.catalog.topology import HOST_TOPOLOGY, HOSTNAME_LABEL
 from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts.eks.topology import EC2_TOPOLOGY
+from gpu_platform.cloud_facts.gke.topology import GCE_A4X_TOPOLOGY, GCE_TOPOLOGY
 from gpu_platform.errors import ArgumentsError
 from tests.support import crds
 from tests.support.plans import plan_kueue

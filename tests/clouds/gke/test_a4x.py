@@ -17,11 +17,11 @@ from gpu_platform.addons.gpu_operator.plan import (
 )
 from gpu_platform.addons.kueue.plan import resource_flavor
 from gpu_platform.addons.observability.gpu_health import gpu_health_plan
-from gpu_platform.catalog.gpudirect import RDMA_A4X
-from gpu_platform.catalog.topology import GCE_A4X_TOPOLOGY, GCE_TOPOLOGY
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.cloud_facts.gke.driver_installer import gke_driver_installers
+from gpu_platform.cloud_facts.gke.gpudirect import RDMA_A4X
 from gpu_platform.cloud_facts.gke.profile import ARM_TAINT
+from gpu_platform.cloud_facts.gke.topology import GCE_A4X_TOPOLOGY, GCE_TOPOLOGY
 from gpu_platform.clouds.gke.gpudirect_plan import daemonsets, gpudirect_plan
 from gpu_platform.clouds.gke.node_pool_plan import gke_node_pool_plan
 from gpu_platform.driver import DriverPlan

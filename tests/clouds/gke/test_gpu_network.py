@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.catalog.gpudirect import DEFAULT_GPU_NETWORK_CIDR, GpuNetworkLayout
+from gpu_platform.cloud_facts.gke.gpudirect import DEFAULT_GPU_NETWORK_CIDR, GpuNetworkLayout
 from gpu_platform.cloud_facts.gke.profile import gpu_network_problems
 from gpu_platform.clouds.gke.gpudirect_plan import gpudirect_plan
 from gpu_platform.errors import ArgumentsError, Problems

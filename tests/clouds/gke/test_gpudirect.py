@@ -19,9 +19,9 @@ import yaml
 
 from gpu_platform import versions
 from gpu_platform.args.pool import GpuPoolArgs
-from gpu_platform.catalog.gpudirect import DEFAULT_GPU_NETWORK_CIDR as GPU_NETWORK_RANGE
-from gpu_platform.catalog.gpudirect import RDMA, RDMA_A4X, TCPX, TCPXO
 from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts.gke.gpudirect import DEFAULT_GPU_NETWORK_CIDR as GPU_NETWORK_RANGE
+from gpu_platform.cloud_facts.gke.gpudirect import RDMA, RDMA_A4X, TCPX, TCPXO
 from gpu_platform.clouds.gke.gpudirect_plan import pod_requirements
 from gpu_platform.clouds.gke.node_pool import GkeGpuNodePool
 from gpu_platform.errors import ArgumentsError

@@ -37,7 +37,7 @@ BUILT_IN_FRAMEWORKS = ("batch/job", "pod", "deployment", "statefulset")
 """Kinds Kubernetes runs itself: no controller to install."""
 GPU_RESOURCE = "nvidia.com/gpu"
 VERSION = re.compile(r"v\d+\.\d+\.\d+")
-_WORKER_KEYS = ("cloud", "pools", "cuda_version", "system_flavor", "gpu_operator")
+_WORKER_KEYS = ("cloud", "pools", "cuda_version", "system_pool", "system_flavor", "gpu_operator")
 _QUEUE_ONLY_KEYS = ("workers", "frameworks", "largest_gang_gpus")
 
 
@@ -284,12 +284,14 @@ def _gang_problems(queues: Sequence[FleetQueue], workers: Sequence[FleetWorker],
                 )
 
 
-def resolve_fleet_args(args: GpuFleetArgs) -> FleetSpec:
-    """Every problem of the fleet's arguments at once (``ArgumentsError``), else its resolved spec."""
-    p = Problems()
+def resolve_fleet_args(args: GpuFleetArgs, problems: Problems | None = None) -> FleetSpec:
+    """Every problem of the fleet's arguments at once (``ArgumentsError``), else its resolved spec. With
+    ``problems`` (a manager stack's ``fleet`` section), they are filed there and raised as ``ConfigError``."""
+    p = problems if problems is not None else Problems()
+    stop = p.raise_for_arguments if problems is None else p.raise_for_config
     checked = _checked(args, p)
     if checked is None:
-        p.raise_for_arguments()
+        stop()
     assert checked is not None
     names = [w["name"] for w in checked["workers"]]
     for i, name in enumerate(names):
@@ -302,7 +304,7 @@ def resolve_fleet_args(args: GpuFleetArgs) -> FleetSpec:
     _framework_problems(checked, queues, p)
     version = _version_problems(checked, p)
     if p:
-        p.raise_for_arguments()
+        stop()
     workers = []
     for i, raw in enumerate(checked["workers"]):
         resolved = _resolve_worker(raw, _worker_args(raw, queues, checked), i, p)
@@ -311,7 +313,7 @@ def resolve_fleet_args(args: GpuFleetArgs) -> FleetSpec:
             kubeconfig, elsewhere = args["workers"][i]["kubeconfig"], "kueue_version" in raw
             workers.append(FleetWorker(raw["name"], tuple(pools), spec, namespace, kubeconfig, elsewhere))
     _gang_problems(queues, workers, p)
-    p.raise_for_arguments()
+    stop()
     manager = _manager_kueue(queues, checked["teams"], workers)
     dispatcher = str(checked.get("dispatcher", DEFAULT_DISPATCHER.value))
     return FleetSpec(

@@ -15,11 +15,13 @@ from pulumi_kubernetes.apiextensions import CustomResource
 
 from gpu_platform.addons.fleet.checks import FleetWorker, resolve_fleet_args
 from gpu_platform.addons.fleet.credentials import access_objects, server_of, token_kubeconfig
+from gpu_platform.addons.fleet.members import manager_of_platform, with_platforms, worker_of_platform
 from gpu_platform.addons.fleet.plan import KUBECONFIG_KEY, FleetPlan, fleet_plan, kubeconfig_secret_name
-from gpu_platform.addons.fleet.settings import GpuFleetArgs
+from gpu_platform.addons.fleet.settings import FleetManagerArgs, FleetWorkerArgs, GpuFleetArgs
 from gpu_platform.addons.kueue.component import Kueue, TopLevelCustomResource
 from gpu_platform.addons.kueue.plan import KueuePlan
 from gpu_platform.component import PlannedComponent
+from gpu_platform.errors import Problems
 
 
 def _custom_resource(name: str, obj: Mapping[str, Any], opts: pulumi.ResourceOptions) -> CustomResource:
@@ -55,8 +57,29 @@ class GpuFleet(PlannedComponent[FleetPlan]):
 
     def __init__(self, name: str, args: GpuFleetArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         """Check ``args`` (every problem at once; nothing is created on one), then create the fleet. A MultiKueue
-        fleet: a manager cluster that queues GPU jobs and dispatches each to a worker cluster with room."""
-        self._start(name, fleet_plan(resolve_fleet_args(args)), opts)
+        fleet: a manager cluster that queues GPU jobs and dispatches each to a worker cluster with room. In
+        Python, ``manager`` or a ``workers`` entry may be a ``GpuPlatform`` (``worker``)."""
+        self._start(name, fleet_plan(resolve_fleet_args(with_platforms(args))), opts)
+
+    @staticmethod
+    def worker(name: str, platform: Any) -> FleetWorkerArgs:
+        """The worker ``name`` made by a ``GpuPlatform`` of this program (its Kueue off): its cloud, GPU pools
+        (the flavors; their GPU types), GPU Operator settings, system pool and job controllers from its spec, its
+        ``kubeconfig`` output (a secret) to reach it."""
+        p = Problems()
+        args = worker_of_platform(name, platform, p)
+        if args is None:
+            raise p.arguments_error().for_component("GpuFleet.worker", name)
+        return args  # type: ignore[return-value]
+
+    @staticmethod
+    def manager(platform: Any) -> FleetManagerArgs:
+        """The manager made by a ``GpuPlatform`` of this program (its Kueue off): its kubeconfig and controllers."""
+        p = Problems()
+        args = manager_of_platform(platform, p)
+        if args is None:
+            raise p.arguments_error().for_component("GpuFleet.manager", str(platform._name))
+        return args  # type: ignore[return-value]
 
     def _kueue(self, prefix: str, plan: KueuePlan, provider: Any, elsewhere: bool) -> list[Any]:
         """Kueue on one cluster: the ``Kueue`` component, or only the plan's objects where Kueue is installed

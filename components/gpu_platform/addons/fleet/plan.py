@@ -23,19 +23,23 @@ from typing import Any
 
 import yaml
 
-from gpu_platform.addons.fleet.checks import FleetQueue, FleetSpec, FleetWorker, queue_units
+from gpu_platform.addons.fleet.checks import FleetQueue, FleetSpec, FleetWorker
 from gpu_platform.addons.fleet.settings import Dispatcher
-from gpu_platform.addons.kueue.checks import ClusterQueue, KueueSpec
+from gpu_platform.addons.kueue.checks import ClusterQueue, KueueSpec, QueueIndex
 from gpu_platform.addons.kueue.plan import (
     API_VERSION,
     KueueObjects,
     KueuePlan,
+    all_units,
+    flavor_name,
     helm_values,
     kueue_plan,
     local_queues,
+    nominal_shares,
     priority_classes,
     quantities,
     queue_policy,
+    system_shares,
     team_namespaces,
 )
 from gpu_platform.addons.kueue.settings import SYSTEM_FLAVOR_NAME
@@ -60,42 +64,86 @@ def kubeconfig_secret_name(worker: str) -> str:
     return f"{worker}-multikueue-kubeconfig"
 
 
-def _summed(queue: FleetQueue, workers: Sequence[FleetWorker]) -> dict[str, dict[str, int]]:
-    """Flavor -> resource -> the sum of the queue's nominal units on its workers; system flavor first, then the
-    queue's pools in its order."""
-    total: dict[str, dict[str, int]] = {}
+Limits = dict[str, list[int | None]]
+"""Resource -> ``[nominal, borrowing limit, lending limit]`` in base units (``None``: no limit)."""
+
+
+def worker_quotas(worker: FleetWorker) -> dict[str, dict[str, Limits]]:
+    """Queue -> flavor -> the quotas its ClusterQueue gets on ``worker``, in base units: exactly what
+    ``kueue.plan.cluster_queue`` writes there (the system flavor, its own pools, and with a cohort its peers' pools
+    at nominal 0; a borrowing limit in percent of the flavor's capacity, a lending limit of its own share)."""
+    spec, pools = worker.kueue, worker.pools
+    index = QueueIndex(spec.cluster_queues, pools, spec.dra_compute_domains)
+    used = {pool.name for q in spec.cluster_queues for pool in index.own(q)}
+    units = all_units(pools, spec.capacity_basis, used)
+    nominal = nominal_shares(spec.cluster_queues, index, units)
+    system: list[dict[str, int] | None] = [*system_shares(spec)] or [None] * len(spec.cluster_queues)
+
+    def limits(queue: ClusterQueue, capacity: Mapping[str, int], own: Mapping[str, int] | None) -> Limits:
+        out: Limits = {}
+        for resource in index.covered(queue):
+            mine = own.get(resource, 0) if own is not None else 0
+            borrow = lend = None
+            if queue.cohort is not None and queue.borrowing_limit_percent is not None:
+                borrow = capacity.get(resource, 0) * queue.borrowing_limit_percent // 100
+            if queue.cohort is not None and queue.lending_limit_percent is not None and own is not None:
+                lend = mine * queue.lending_limit_percent // 100
+            out[resource] = [mine, borrow, lend]
+        return out
+
+    found: dict[str, dict[str, Limits]] = {}
+    for q, share, own in zip(spec.cluster_queues, system, nominal, strict=True):
+        flavors = {SYSTEM_FLAVOR_NAME: limits(q, share, share)} if share is not None else {}
+        flavors.update({flavor_name(p): limits(q, units[p.name], own[p.name]) for p in index.own(q)})
+        flavors.update({flavor_name(p): limits(q, units[p.name], None) for p in index.peers(q)})
+        found[q.name] = flavors
+    return found
+
+
+def _summed(queue: FleetQueue, workers: Sequence[FleetWorker]) -> dict[str, Limits]:
+    """Flavor -> resource -> the sums of the queue's quotas and limits on its workers (a limit no worker sets
+    stays unset); system flavor first, then the queue's pools in its order, then its cohort peers' pools."""
+    total: dict[str, Limits] = {}
     for worker in workers:
         if worker.name not in queue.workers:
             continue
-        for flavor, units in queue_units(worker.pools, worker.kueue).get(queue.name, {}).items():
+        for flavor, resources in worker_quotas(worker).get(queue.name, {}).items():
             into = total.setdefault(flavor, {})
-            for resource, value in units.items():
-                into[resource] = into.get(resource, 0) + value
-    order = [SYSTEM_FLAVOR_NAME, *queue.pools]
-    return {f: total[f] for f in order if f in total}
+            for resource, values in resources.items():
+                now = into.setdefault(resource, [0, None, None])
+                now[0] = (now[0] or 0) + (values[0] or 0)
+                for k in (1, 2):
+                    if values[k] is not None:
+                        now[k] = (now[k] or 0) + (values[k] or 0)
+    order = [SYSTEM_FLAVOR_NAME, *queue.pools, *total]
+    return {f: total[f] for f in dict.fromkeys(order) if f in total}
 
 
-def _covered(flavors: Mapping[str, Mapping[str, int]]) -> list[str]:
+def _covered(flavors: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """cpu and memory, then every other resource in the order the flavors name them (one resource group)."""
     others = [r for units in flavors.values() for r in units if r not in ("cpu", "memory")]
     return ["cpu", "memory", *dict.fromkeys(others)]
 
 
-def manager_cluster_queue(queue: ClusterQueue, flavors: Mapping[str, Mapping[str, int]]) -> dict[str, Any]:
-    """The manager's ClusterQueue: the fleet's total quota of the queue, admitted only through MultiKueue."""
+def _resource(name: str, values: Sequence[int | None]) -> dict[str, Any]:
+    """One resource of a flavor as Kueue writes it: nominal quota, then the limits that are set."""
+    entry: dict[str, Any] = {"name": name, "nominalQuota": quantities({name: values[0] or 0})[name]}
+    for key, value in (("borrowingLimit", values[1]), ("lendingLimit", values[2])):
+        if value is not None:
+            entry[key] = quantities({name: value})[name]
+    return entry
+
+
+def manager_cluster_queue(queue: ClusterQueue, flavors: Mapping[str, Limits]) -> dict[str, Any]:
+    """The manager's ClusterQueue: the fleet's total quota of the queue (and, in a cohort, the sums of its
+    workers' borrowing and lending limits), admitted only through MultiKueue."""
     covered = _covered(flavors)
     groups = [
         {
             "coveredResources": covered,
             "flavors": [
-                {
-                    "name": name,
-                    "resources": [
-                        {"name": r, "nominalQuota": q}
-                        for r, q in quantities({r: units.get(r, 0) for r in covered}).items()
-                    ],
-                }
-                for name, units in flavors.items()
+                {"name": name, "resources": [_resource(r, limits.get(r, [0, None, None])) for r in covered]}
+                for name, limits in flavors.items()
             ],
         }
     ]

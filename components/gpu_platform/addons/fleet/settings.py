@@ -12,6 +12,7 @@ from pydantic import with_config
 from typing_extensions import TypedDict
 
 from gpu_platform.addons.kueue.settings import ClusterQueueArgs, PriorityClassArgs, SystemFlavorArgs, TeamArgs
+from gpu_platform.args.cluster import StackReferenceArgs, SystemPoolArgs
 from gpu_platform.args.common import CloudValue
 from gpu_platform.args.operators import GpuOperatorSection
 from gpu_platform.args.pool import GpuPoolArgs
@@ -74,6 +75,9 @@ class FleetWorkerArgs(TypedDict):
     """The worker's GPU pools, exactly as given to its node pools (their names are the queues' ``pools``)."""
     cuda_version: NotRequired[str]
     """CUDA ``major.minor`` of the images, for pools without their own ``cuda_version``."""
+    system_pool: NotRequired[SystemPoolArgs]
+    """The system pool of a cluster the library creates (as its ``cluster.system_pool``): the default system
+    flavor, as on a platform's own Kueue."""
     system_flavor: NotRequired[SystemFlavorArgs]
     """The worker's CPU nodes as Kueue's first flavor (see ``SystemFlavorArgs``)."""
     gpu_operator: NotRequired[GpuOperatorSection]
@@ -125,3 +129,40 @@ class GpuFleetArgs(FleetQueuesArgs):
     """The cluster that queues and dispatches."""
     workers: Sequence[FleetWorkerArgs]
     """The clusters that run the jobs (up to 20 per queue, Kueue's ``MultiKueueConfig`` limit)."""
+
+
+@with_config(ARGS_CONFIG)
+class FleetStackManagerArgs(TypedDict):
+    """A manager stack's cluster: one made elsewhere (it runs no GPU job), reached by its kubeconfig."""
+
+    kubeconfig: NotRequired[str]
+    """The manager cluster's kubeconfig, as a ``secure:`` value (or ``kubeconfig_stack_reference``)."""
+    kubeconfig_stack_reference: NotRequired[StackReferenceArgs]
+    """Read the manager's kubeconfig from another stack's output instead (the stack that made the cluster)."""
+    kueue_version: NotRequired[str]
+    """As ``FleetManagerArgs.kueue_version``."""
+    controllers: NotRequired[Sequence[str]]
+    """As ``FleetManagerArgs.controllers``: the job controllers installed on the manager cluster."""
+
+
+@with_config(ARGS_CONFIG)
+class FleetStackWorkerArgs(TypedDict):
+    """A worker of a manager stack: a stack of this library whose outputs describe it."""
+
+    name: str
+    """DNS label: the worker's ``MultiKueueCluster``, and what queues list in ``workers``."""
+    stack: str
+    """The worker's fully qualified stack name (``org/project/stack``): its ``kubeconfig`` output (a secret)
+    reaches it, its ``fleetWorker`` output gives its cloud, GPU pools, GPU Operator settings, system pool and
+    job controllers. That stack runs no Kueue of its own (``kueue.enabled: false``)."""
+
+
+@with_config(ARGS_CONFIG)
+class FleetStackArgs(FleetQueuesArgs):
+    """``gpu-platform:fleet``: a manager stack. Its file holds only this key: the manager cluster, the worker
+    stacks by name, and the queues and teams of the whole fleet."""
+
+    manager: FleetStackManagerArgs
+    """The manager cluster."""
+    workers: Sequence[FleetStackWorkerArgs]
+    """The worker stacks."""

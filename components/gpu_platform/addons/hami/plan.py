@@ -19,9 +19,7 @@ from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
 from gpu_platform.scheduling import SHARING_LABEL, node_agent_tolerations
-from gpu_platform.sharing import GPU_CORES_RESOURCE, GPU_MEMORY_RESOURCE, VGPU_RESOURCE
-
-ISOLATED = "isolated"
+from gpu_platform.sharing import GPU_CORES_RESOURCE, GPU_MEMORY_RESOURCE, ISOLATED, VGPU_RESOURCE
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""HAMi in the stack: on when a pool is isolated, after the GPU Operator whose toolkit its device plugin needs (and the
-monitoring stack whose ServiceMonitor CRD its chart checks for)."""
+"""HAMi in the stack: on when a pool is isolated, after the GPU Operator whose toolkit its device plugin needs. Its
+metrics are scraped by the observability add-on's own objects (``addons.observability.plan.hami_scrape_objects``),
+so the chart's ServiceMonitors stay off."""
 
 from __future__ import annotations
 
@@ -38,9 +39,8 @@ def enabled(spec: PlatformSpec) -> bool:
 def deploy(d: Deployment) -> dict[str, Any]:
     from gpu_platform.addons.hami.component import Hami
 
-    metrics = d.contributions.get("hami")  # the observability add-on's ServiceMonitors, when it is on
-    plan = hami_plan(d.spec.pools, d.spec.cluster.kubernetes_version, values=metrics, mirror=d.spec.mirror)
-    after = d.after("observability", "gpu_operator")  # the ServiceMonitor CRD, the operator's toolkit
+    plan = hami_plan(d.spec.pools, d.spec.cluster.kubernetes_version, mirror=d.spec.mirror)
+    after = d.after("gpu_operator")  # the operator's toolkit
     component = Hami.from_plan(HAMI.component_name, plan, d.with_dependencies(after))
     d.created["hami"] = component
     return {"hamiStatus": component.status}

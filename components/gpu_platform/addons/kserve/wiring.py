@@ -29,6 +29,7 @@ def deploy(d: Deployment) -> dict[str, Any]:
         d.namespaces,
         d.created.get("kueue"),
         d.created.get("cert_manager"),
+        d.created,
     )
 
 
@@ -39,12 +40,14 @@ def deploy_kserve(
     namespaces: dict[str, Any] | None = None,
     kueue: Any = None,
     cert_manager: Any = None,
+    created: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """cert-manager, KServe and one ``GpuInferenceService`` per service; returns the stack outputs.
 
     ``cert_manager``: the stack's (else, when KServe installs it, it is created here). ``depends_on`` (the GPU
     Operator) orders the inference services after what their pods need on the nodes; of ``kueue``, each service
-    waits for its own LocalQueue and priority class only (``Kueue.needed_by``); ``namespaces`` are the stack's.
+    waits for its own LocalQueue and priority class only (``Kueue.needed_by``); ``namespaces`` are the stack's;
+    ``created`` (the stack's components by add-on) records the KServe component.
     """
     from gpu_platform.addons.kserve.component import KServe
     from gpu_platform.addons.kserve.service import GpuInferenceService
@@ -58,6 +61,8 @@ def deploy_kserve(
     secret = "kserve" in spec.secret_sections
     plan = kserve_plan({**ks.settings, "secret_values": secret, "mirror": spec.mirror})
     server = KServe.from_plan(KSERVE_RESOURCES.component_name, plan, merged)
+    if created is not None:  # what is deployed after KServe waits for it (serving's controller)
+        created["kserve"] = server
     namespaces = namespaces or {}
     services: dict[str, Any] = {}
     mode = ks.settings.get("deployment_mode", "Standard")

@@ -19,6 +19,11 @@ The cloud side of the managed backends (workspace, IAM or data collection, rule 
 
 The GPU Operator's and Kueue's side of the path (``dcgm_exporter_values``, ``kueue_values``) is merged into
 their plans by the stack layer, so each chart keeps one set of values.
+
+With isolated (HAMi) pools, every backend also scrapes HAMi's device plugin monitor (per-container GPU memory used
+and limit) and its scheduler (memory handed out per card), with the workload's ``namespace``/``pod``/``container``
+labels kept as for the DCGM exporter (``hami_scrape_objects``); the chart's own ServiceMonitors stay off, since
+they cannot be told to honour those labels.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpu_platform.addons.hami.plan import isolated_pools
 from gpu_platform.addons.observability.checks import ObservabilitySpec
 from gpu_platform.addons.observability.dashboards import dashboard_config_maps
 from gpu_platform.addons.observability.gpu_health import GpuHealthPlan, gpu_health_plan
@@ -43,7 +49,8 @@ from gpu_platform.cloud_facts import profile_of
 from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
 from gpu_platform.pools import GpuPool
-from gpu_platform.releases import NODE_PROBLEM_DETECTOR
+from gpu_platform.releases import HAMI, NODE_PROBLEM_DETECTOR
+from gpu_platform.sharing import card_memory_mib
 
 PROMETHEUS_RULE_NAME = "gpu-platform-gpu-rules"
 DCGM_EXPORTER_APP = "nvidia-dcgm-exporter"
@@ -66,6 +73,20 @@ SELECT_ALL = (
     "scrapeConfigSelectorNilUsesHelmValues",
 )
 """False: Prometheus selects these objects from every namespace, not only those labelled for this release."""
+HAMI_DEVICE_PLUGIN = "hami-device-plugin"
+HAMI_SCHEDULER = "hami-scheduler"
+"""HAMi's ``app.kubernetes.io/component`` labels, on its pods and Services (Project-HAMi/HAMi v2.10.0
+``charts/hami/templates/device-plugin/daemonsetnvidia.yaml``, ``monitorservice.yaml``,
+``scheduler/deployment.yaml``, ``scheduler/service.yaml``), also the names of the objects that scrape them."""
+HAMI_SELECTOR = {"app.kubernetes.io/name": "hami", "app.kubernetes.io/instance": HAMI.release_name}
+"""The chart's ``hami-vgpu.selectorLabels``: the chart's name and the release's."""
+HAMI_LEADER = {"hami.io/scheduler-role": "leader"}
+"""The label HAMi's scheduler puts on its elected replica (``pkg/util/types.go`` ``HAMiRoleLabel``), which the
+chart's Service selects: only the leader's allocation metrics are current."""
+HAMI_MONITOR_PORTS = {HAMI_DEVICE_PLUGIN: "monitorport", HAMI_SCHEDULER: "monitor"}
+"""The Services' metrics port names (device plugin monitor 9394, scheduler 9395)."""
+HAMI_POD_PORT = "metrics"
+"""The containers' metrics port name in both pods (what a pod-level scrape names)."""
 
 
 @dataclass(frozen=True)
@@ -155,11 +176,64 @@ def kueue_values(spec: ObservabilitySpec) -> dict[str, Any]:
     return {"enablePrometheus": True, "metrics": {"prometheusNamespace": prometheus}}
 
 
-def hami_values(spec: ObservabilitySpec) -> dict[str, Any]:
-    """HAMi chart values: its ServiceMonitors (the device plugin's per-container ``hami_vgpu_memory_used_bytes`` and
-    ``hami_vgpu_memory_limit_bytes``, Project-HAMi/HAMi v2.10.0 ``cmd/vGPUmonitor/metrics.go``), for the
-    Prometheus Operator only."""
-    return {"prometheus": {"enabled": True}} if spec.prometheus_operator else {}
+def _hami_relabelings(component: str) -> list[dict[str, Any]]:
+    """The device plugin monitor's series name the workload's ``namespace``/``pod``/``container`` (so its own are
+    dropped, and ``node`` is the node it runs on, as for the DCGM exporter); the scheduler's name their ``node``
+    themselves, so only its own pod labels go."""
+    out = dcgm_servicemonitor_relabelings()
+    return out if component == HAMI_DEVICE_PLUGIN else out[:1]
+
+
+def hami_scrape_objects(spec: ObservabilitySpec) -> list[dict[str, Any]]:
+    """What scrapes HAMi's device plugin monitor (``hami_vgpu_memory_used_bytes``/``_limit_bytes`` per container,
+    Project-HAMi/HAMi v2.10.0 ``cmd/vGPUmonitor/metrics.go``) and its scheduler (``hami_gpu_memory_allocated_bytes``
+    per card, ``cmd/scheduler/metrics.go``) on this backend: Prometheus Operator ServiceMonitors next to the rules
+    (their Services are in HAMi's namespace, made after them), GKE ``ClusterPodMonitoring``s, or the AKS metrics
+    add-on's ServiceMonitors in ``kube-system``. ``honorLabels``: the series' ``namespace``/``pod``/``container``
+    are the workload's, which Prometheus would otherwise rename ``exported_*``."""
+    if spec.backend == MetricsBackend.GKE_MANAGED_PROMETHEUS:
+        return [
+            {
+                "apiVersion": "monitoring.googleapis.com/v1",
+                "kind": "ClusterPodMonitoring",
+                "metadata": {"name": component},
+                "spec": {
+                    "selector": {
+                        "matchLabels": {"app.kubernetes.io/component": component, **HAMI_SELECTOR, **leader}
+                    },
+                    "endpoints": [{"port": HAMI_POD_PORT, "interval": "30s"}],
+                    "targetLabels": {"metadata": ["node"] if component == HAMI_DEVICE_PLUGIN else []},
+                },
+            }
+            for component, leader in ((HAMI_DEVICE_PLUGIN, {}), (HAMI_SCHEDULER, HAMI_LEADER))
+        ]
+    if spec.prometheus_operator:
+        group, namespace = "monitoring.coreos.com", spec.namespace
+    elif spec.backend == MetricsBackend.AZURE_MANAGED_PROMETHEUS:
+        group, namespace = "azmonitoring.coreos.com", AZURE_MONITOR_NAMESPACE
+    else:
+        return []
+    return [
+        {
+            "apiVersion": f"{group}/v1",
+            "kind": "ServiceMonitor",
+            "metadata": {"name": component, "namespace": namespace},
+            "spec": {
+                "selector": {"matchLabels": {"app.kubernetes.io/component": component, **HAMI_SELECTOR}},
+                "namespaceSelector": {"matchNames": [HAMI.pin.namespace]},
+                "endpoints": [
+                    {
+                        "port": port,
+                        "path": "/metrics",
+                        "interval": "30s",
+                        "honorLabels": True,
+                        "relabelings": _hami_relabelings(component),
+                    }
+                ],
+            },
+        }
+        for component, port in HAMI_MONITOR_PORTS.items()
+    ]
 
 
 def prometheus_rule(spec: ObservabilitySpec, groups: tuple[RuleGroup, ...]) -> dict[str, Any]:
@@ -229,16 +303,20 @@ def observability_plan(
     """``pools``: the stack's GPU pools, whose taints the health checks tolerate (without them: the library's
     own GPU-node taints); ``mirror`` (the stack's) overrides the spec's."""
     shares = {p.name: p.sharing.replicas for p in pools if p.sharing.mode in ("time-slicing", "mps")}
-    groups = rule_groups(spec.gpu_operator_namespace, shares, any(p.dra for p in pools))
+    isolated = isolated_pools(pools)
+    cards = {p.name: card_memory_mib(p) for p in isolated}
+    groups = rule_groups(spec.gpu_operator_namespace, shares, any(p.dra for p in pools), cards)
     objects: tuple[dict[str, Any], ...] = ()
     maps: tuple[dict[str, Any], ...] = ()
     if spec.rules_in_cluster:
         objects = (prometheus_rule(spec, groups),)
-        maps = tuple(dashboard_config_maps(spec.namespace))
+        maps = tuple(dashboard_config_maps(spec.namespace, {p.name: p.sharing.replicas for p in isolated}))
     elif spec.backend == MetricsBackend.GKE_MANAGED_PROMETHEUS:
         objects = tuple(gmp_objects(spec, groups))
     elif spec.backend == MetricsBackend.AZURE_MANAGED_PROMETHEUS:
         objects = tuple(azure_monitor_objects(spec))
+    if isolated:
+        objects += tuple(hami_scrape_objects(spec))
     return ObservabilityPlan(
         spec=spec,
         namespace=spec.namespace,

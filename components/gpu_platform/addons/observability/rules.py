@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from gpu_platform import scheduling, versions
+from gpu_platform import scheduling, sharing, versions
 from gpu_platform.pools import GPU_UNHEALTHY_TAINT
 
 DCGM_EXTRA_FIELDS: tuple[str, ...] = (
@@ -70,7 +70,21 @@ GPU_RESOURCES = "nvidia_com_gpu|nvidia_com_gpu_shared|nvidia_com_mig_.+"
 
 def ksm_label(label: str) -> str:
     """kube-state-metrics' label name for a Kubernetes label (every non-alphanumeric byte -> ``_``)."""
-    return "label_" + "".join(c if c.isalnum() else "_" for c in label)
+    return "label_" + ksm_resource(label)
+
+
+def ksm_resource(resource: str) -> str:
+    """kube-state-metrics' ``resource`` label value for a resource name (``nvidia.com/gpu`` -> ``nvidia_com_gpu``)."""
+    return "".join(c if c.isalnum() else "_" for c in resource)
+
+
+VGPU = ksm_resource(sharing.VGPU_RESOURCE)
+"""Isolated pools' count resource as kube-state-metrics names it (``nvidia_com_vgpu``): one share of a card."""
+GPU_MEMORY = ksm_resource(sharing.GPU_MEMORY_RESOURCE)
+GPU_CORES = ksm_resource(sharing.GPU_CORES_RESOURCE)
+GPU_MEMORY_PERCENTAGE = ksm_resource("nvidia.com/gpumem-percentage")
+"""HAMi's per-unit requests: MiB of the card, percent of its compute, and percent of its memory (the chart's
+default ``resourceMemPercentage``, Project-HAMi/HAMi v2.10.0 ``charts/hami/values.yaml``)."""
 
 
 @dataclass(frozen=True)
@@ -206,9 +220,11 @@ def gpu_health_group() -> RuleGroup:
     return RuleGroup("gpu-platform.gpu-health", (*_gpu_error_rules(), *_gpu_throttling_rules()))
 
 
-def gpu_node_group(gpu_operator_namespace: str) -> RuleGroup:
-    """Nodes of GPU pools from kube-state-metrics: no GPUs advertised, MIG stuck, validator failing."""
-    advertised = f'sum by (node) (kube_node_status_allocatable{{resource=~"{GPU_RESOURCES}"}}) > 0'
+def gpu_node_group(gpu_operator_namespace: str, isolated: bool = False) -> RuleGroup:
+    """Nodes of GPU pools from kube-state-metrics: no GPUs advertised, MIG stuck, validator failing; with
+    ``isolated`` pools, HAMi's ``nvidia.com/vgpu`` counts as advertised GPUs too."""
+    resources_ = f"{GPU_RESOURCES}|{VGPU}" if isolated else GPU_RESOURCES
+    advertised = f'sum by (node) (kube_node_status_allocatable{{resource=~"{resources_}"}}) > 0'
     return RuleGroup(
         "gpu-platform.gpu-nodes",
         (
@@ -219,8 +235,10 @@ def gpu_node_group(gpu_operator_namespace: str) -> RuleGroup:
                 for_="15m",
                 severity="critical",
                 summary="GPU node {{ $labels.node }} of pool {{ $labels." + _POOL + " }} advertises no GPUs",
-                description="The device plugin reports no nvidia.com/gpu or MIG resources: driver, toolkit or "
-                "device plugin failed (see the GPU Operator's pods on the node). DRA pools are excluded.",
+                description="The device plugin reports no nvidia.com/gpu or MIG resources"
+                + (" (nor HAMi's nvidia.com/vgpu)" if isolated else "")
+                + ": driver, toolkit or device plugin failed (see the GPU Operator's pods on the node). DRA pools "
+                "are excluded.",
             ),
             Rule(
                 "GpuMigConfigFailed",
@@ -286,30 +304,90 @@ def gpu_queue_group() -> RuleGroup:
     )
 
 
+def pool_table(values: Mapping[str, str]) -> str:
+    """A constant per pool (pool -> PromQL number), one series each labelled with the pool label."""
+    return " or ".join(
+        f'label_replace(vector({value}), "{_POOL}", "{pool}", "", "")'
+        for pool, value in sorted(values.items())
+    )
+
+
+_POD_POOL = (
+    f"max by (namespace, pod, {_POOL}) (kube_pod_info * on (node) group_left ({_POOL}) "
+    f'max by (node, {_POOL}) (kube_node_labels{{{_POOL}!=""}}))'
+)
+"""1 per pod with its node's pool: pod -> node (``kube_pod_info``) -> pool (the node's pool label)."""
+
+
 def _share_rules(shares: Mapping[str, int]) -> tuple[Rule, ...]:
     """``gpu_platform:pod_gpu_share:ratio``: the GPU fraction one requested unit is on a pod's pool (``1/replicas`` on a
     time-sliced or MPS pool), joined pod -> node (``kube_pod_info``) -> pool (the node's pool label)."""
     if not shares:
         return ()
-    table = " or ".join(
-        f'label_replace(vector({1 / replicas:g}), "{_POOL}", "{pool}", "", "")'
-        for pool, replicas in sorted(shares.items())
-    )
-    pod_pool = (
-        f"max by (namespace, pod, {_POOL}) (kube_pod_info * on (node) group_left ({_POOL}) "
-        f'max by (node, {_POOL}) (kube_node_labels{{{_POOL}!=""}}))'
-    )
+    table = pool_table({pool: f"{1 / replicas:g}" for pool, replicas in shares.items()})
     return (
         Rule(
             "gpu_platform:pod_gpu_share:ratio",
-            f"{pod_pool} * on ({_POOL}) group_left () ({table})",
+            f"{_POD_POOL} * on ({_POOL}) group_left () ({table})",
             record=True,
         ),
     )
 
 
-def _requests_rule(shares: Mapping[str, int]) -> Rule:
-    """Requests of running pods in GPUs: a shared pool's replica counts ``1/replicas`` of a GPU."""
+def _container_requests(resource: str) -> str:
+    return (
+        f'sum by (namespace, pod, container) (kube_pod_container_resource_requests{{resource="{resource}"}})'
+    )
+
+
+def _isolated_rules(isolated: Mapping[str, int]) -> tuple[Rule, ...]:
+    """Isolated (HAMi) pools, ``isolated``: pool -> one card's memory in MiB (the catalog's, as the pool's Kueue
+    quota counts it). ``gpu_platform:pod_card_memory:mib`` is that per running pod on such a pool;
+    ``gpu_platform:container_vgpu_share:ratio`` the fraction of a card one ``nvidia.com/vgpu`` unit of a container
+    is: its ``nvidia.com/gpumem`` over the card's memory (else ``nvidia.com/gpumem-percentage`` / 100, else the
+    whole card, which is what HAMi gives a unit without a memory request: Project-HAMi/HAMi v2.10.0
+    ``pkg/device/nvidia/device.go``, ``GenerateResourceRequests``), or its ``nvidia.com/gpucores`` / 100 when that
+    is larger (a compute share blocks that much of the card)."""
+    if not isolated:
+        return ()
+    table = pool_table({pool: str(mib) for pool, mib in isolated.items()})
+    memory = (
+        f"{_container_requests(GPU_MEMORY)} / on (namespace, pod) group_left () "
+        "max by (namespace, pod) (gpu_platform:pod_card_memory:mib)"
+    )
+    percentage = f"{_container_requests(GPU_MEMORY_PERCENTAGE)} / 100 unless on (namespace, pod, container) ({_container_requests(GPU_MEMORY)})"
+    cores = f"{_container_requests(GPU_CORES)} / 100"
+    whole = (
+        f"{_container_requests(VGPU)} * 0 + 1 unless on (namespace, pod, container) "
+        f'(kube_pod_container_resource_requests{{resource=~"{GPU_MEMORY}|{GPU_MEMORY_PERCENTAGE}"}})'
+    )
+    parts = " or ".join(
+        f'label_replace(({expr}), "share", "{name}", "", "")'
+        for name, expr in (
+            ("memory", memory),
+            ("memory-percentage", percentage),
+            ("cores", cores),
+            ("card", whole),
+        )
+    )
+    return (
+        Rule(
+            "gpu_platform:pod_card_memory:mib",
+            f"{_POD_POOL} * on ({_POOL}) group_left () ({table})",
+            record=True,
+        ),
+        Rule(
+            "gpu_platform:container_vgpu_share:ratio",
+            f"max by (namespace, pod, container) ({parts})",
+            record=True,
+        ),
+    )
+
+
+def _requests_rule(shares: Mapping[str, int], isolated: bool = False) -> Rule:
+    """Requests of running pods in GPUs: a shared pool's replica counts ``1/replicas`` of a GPU, and with
+    ``isolated`` pools an ``nvidia.com/vgpu`` unit its share of a card (``gpu_platform:container_vgpu_share:ratio``),
+    as ``resource="nvidia_com_vgpu"``."""
     running = (
         f'sum by (namespace, pod, resource) (kube_pod_container_resource_requests{{resource=~"{GPU_RESOURCES}"}}) '
         f"* on (namespace, pod) group_left () ({_RUNNING})"
@@ -319,6 +397,12 @@ def _requests_rule(shares: Mapping[str, int]) -> Rule:
             f"({running}) * on (namespace, pod) group_left () max by (namespace, pod) (gpu_platform:pod_gpu_share:ratio) "
             f"or ({running})"
         )
+    if isolated:
+        cards = (
+            f"label_replace(sum by (namespace, pod) ({_container_requests(VGPU)} * on (namespace, pod, container) "
+            f'gpu_platform:container_vgpu_share:ratio), "resource", "{VGPU}", "", "")'
+        )
+        running = f"({running}) or ({cards} * on (namespace, pod) group_left () ({_RUNNING}))"
     return Rule("gpu_platform:pod_gpu_requests:running", running, record=True)
 
 
@@ -341,13 +425,17 @@ def _dra_rules(dra: bool) -> tuple[Rule, ...]:
     )
 
 
-def gpu_accounting_group(shares: Mapping[str, int] | None = None, dra: bool = False) -> RuleGroup:
+def gpu_accounting_group(
+    shares: Mapping[str, int] | None = None, dra: bool = False, isolated: Mapping[str, int] | None = None
+) -> RuleGroup:
     """GPU hours per team: requests of running pods (kube-state-metrics) by namespace and Kueue LocalQueue, in
-    GPUs (a time-sliced or MPS replica is ``1/replicas``: ``shares``, pool -> replicas), plus the GPUs DRA claims
-    hold (``dra``: the DCGM exporter's pod attribution), what DCGM saw them use, and what Kueue holds pending.
+    GPUs (a time-sliced or MPS replica is ``1/replicas``: ``shares``, pool -> replicas; an isolated share its
+    memory's fraction of the card: ``isolated``, pool -> card MiB), plus the GPUs DRA claims hold (``dra``: the
+    DCGM exporter's pod attribution), what DCGM saw them use, and what Kueue holds pending.
     Summing ``gpu_platform:team_gpu_hours:1h`` over hourly steps (or
     ``sum_over_time(gpu_platform:team_gpu_requests:running[30d]) / 60``) is the bill."""
     shares = shares or {}
+    isolated = isolated or {}
     source = "gpu_platform:pod_gpu_requests:running"
     if dra:
         source = f"({source} or gpu_platform:pod_dra_gpus:running)"
@@ -355,7 +443,8 @@ def gpu_accounting_group(shares: Mapping[str, int] | None = None, dra: bool = Fa
         "gpu-platform.gpu-accounting",
         (
             *_share_rules(shares),
-            _requests_rule(shares),
+            *_isolated_rules(isolated),
+            _requests_rule(shares, bool(isolated)),
             *_dra_rules(dra),
             Rule(
                 "gpu_platform:team_gpu_requests:running",
@@ -387,15 +476,19 @@ def gpu_accounting_group(shares: Mapping[str, int] | None = None, dra: bool = Fa
 
 
 def rule_groups(
-    gpu_operator_namespace: str, shares: Mapping[str, int] | None = None, dra: bool = False
+    gpu_operator_namespace: str,
+    shares: Mapping[str, int] | None = None,
+    dra: bool = False,
+    isolated: Mapping[str, int] | None = None,
 ) -> tuple[RuleGroup, ...]:
-    """Every group; ``shares`` (pool -> replicas of its time-sliced or MPS GPUs) and ``dra`` (some pool
-    allocates through DRA) make GPU hours count what the pools really hand out."""
+    """Every group; ``shares`` (pool -> replicas of its time-sliced or MPS GPUs), ``dra`` (some pool allocates
+    through DRA) and ``isolated`` (pool -> card MiB of its HAMi-isolated GPUs) make GPU hours count what the pools
+    really hand out."""
     return (
         gpu_health_group(),
-        gpu_node_group(gpu_operator_namespace),
+        gpu_node_group(gpu_operator_namespace, bool(isolated)),
         gpu_queue_group(),
-        gpu_accounting_group(shares, dra),
+        gpu_accounting_group(shares, dra, isolated),
     )
 
 

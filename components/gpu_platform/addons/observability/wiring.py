@@ -13,7 +13,6 @@ from gpu_platform.addons.observability.checks import OPERATOR_BACKENDS, default_
 from gpu_platform.addons.observability.cloud_side import has_cloud_side
 from gpu_platform.addons.observability.plan import (
     dcgm_exporter_values,
-    hami_values,
     kueue_values,
     observability_plan,
 )
@@ -88,7 +87,8 @@ def managed_metrics(spec: PlatformSpec) -> bool:
 
 def contributions(spec: PlatformSpec) -> dict[str, Any]:
     """What the metrics path asks of the other add-ons' plans: the DCGM exporter's counters and ServiceMonitor
-    (GPU Operator), Kueue's ServiceMonitor and metrics Role (Kueue), HAMi's ServiceMonitors (HAMi)."""
+    (GPU Operator), Kueue's ServiceMonitor and metrics Role (Kueue). HAMi's metrics are scraped by objects of
+    the observability plan itself (``plan.hami_scrape_objects``), not by its chart."""
     assert spec.observability is not None
     return {
         "gpu_operator": MetricsContribution(
@@ -96,7 +96,6 @@ def contributions(spec: PlatformSpec) -> dict[str, Any]:
             spec.observability.prometheus_operator,
         ),
         "kueue": kueue_values(spec.observability),
-        "hami": hami_values(spec.observability),
     }
 
 

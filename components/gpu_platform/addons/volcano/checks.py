@@ -24,6 +24,7 @@ from gpu_platform.resolve.cluster_pools import resolve_cluster_pools
 from gpu_platform.resolve.kubernetes import DNS_LABEL, RESERVED_NAMESPACES
 from gpu_platform.resolve.mirror import resolve_mirror
 from gpu_platform.resolve.pools import ResolvedPools, check_cuda_default, valid_pools
+from gpu_platform.sharing import ISOLATED
 
 RESERVED_QUEUES = frozenset({"default", "root"})
 """Queues Volcano creates and owns itself."""
@@ -88,6 +89,25 @@ def _pool_problems(pools: Sequence[GpuPool], at: PoolProblems) -> None:
                 at(pool.index).add(
                     (key,), "Volcano queues need the node's cpu and memory on an existing cluster"
                 )
+
+
+def _isolated_pool_problems(pools: Sequence[GpuPool], at: PoolProblems) -> None:
+    """Volcano cannot place HAMi's isolated fractions: HAMi's webhook leaves a pod whose ``schedulerName`` is
+    another scheduler's alone (Project-HAMi/HAMi v2.10.0 ``pkg/scheduler/webhook.go``), no node advertises
+    ``nvidia.com/gpumem`` (HAMi's scheduler extender accounts it), and HAMi's device plugin allocates only a pod
+    its scheduler has bound and annotated (``pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go``,
+    ``Allocate``). Volcano's own answer (Project-HAMi/volcano-vgpu-device-plugin, ``volcano.sh/vgpu-*``
+    resources) is a different device plugin with other resource names, which the isolated mode does not install."""
+    for pool in pools:
+        if pool.sharing.mode == ISOLATED:
+            at(pool.index).add(
+                ("sharing", "mode"),
+                f"pool '{pool.name}' is isolated, and with {{{{volcano.enabled}}}} Volcano schedules every GPU pool "
+                "that is no Kueue ClusterQueue's quota, this one too: Volcano cannot place isolated fractions (HAMi's webhook leaves pods "
+                "with schedulerName volcano to Volcano, no node advertises nvidia.com/gpumem, and HAMi's device "
+                "plugin only allocates pods HAMi's scheduler placed), so they would never start. Make the pool a "
+                "Kueue ClusterQueue's ({{kueue.cluster_queues}}), give it mode 'mig' or 'none', or turn Volcano off",
+            )
 
 
 @dataclass
@@ -196,6 +216,7 @@ def resolve_volcano(
             "promised: give {{kueue.cluster_queues}} explicit pools (Volcano gets the others) or set "
             "{{kueue.enabled}} to false",
         )
+    _isolated_pool_problems(mine, at)
     seen = _Seen()
     teams: list[VolcanoTeam] = []
     for i, t in enumerate(raw.get("teams", ())):

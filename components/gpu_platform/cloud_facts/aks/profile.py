@@ -22,11 +22,13 @@ from gpu_platform.cloud_facts.aks.allocatable import (
     MEMORY_CAP,
     MEMORY_PER_POD_MIB,
 )
+from gpu_platform.cloud_facts.aks.autoprovisioning import nap_pool_problems
 from gpu_platform.cloud_facts.aks.host_inputs import host_input_problems
 from gpu_platform.cloud_facts.aks.local_nvme import NVME_DATA_DISKS
 from gpu_platform.cloud_facts.profile import (
     CloudProfile,
     DockerHostImage,
+    ModelBucket,
     NodeImage,
     PoolProblems,
     ResourceTypes,
@@ -132,6 +134,9 @@ class AksProfile(CloudProfile):
     cloud_mig_needs_cloud_driver = True
     spot_max_price = True
     local_ssd_machines = NVME_DATA_DISKS
+    model_bucket = ModelBucket("azure", "blob-fuse2")
+    """Blob containers through the Azure Blob CSI driver with BlobFuse2 (``blob.csi.azure.com``, ``protocol:
+    fuse2``; Microsoft's ``azure-csi-blob-storage-provision``)."""
     # Agent pools: Regular or Spot priority, or a capacity reservation group (capacityReservationGroupID);
     # node auto-provisioning chains Karpenter's spot and on-demand (AKSNodeClass has no reservation field).
     capacity_sources = frozenset({"on-demand", "spot", "reservation"})
@@ -139,6 +144,10 @@ class AksProfile(CloudProfile):
     chain_served_by = "AKS node auto-provisioning"
     chain_provisioner = "nap"
     chain_needs_created_cluster = True
+
+    @classmethod
+    def provisioner_problems(cls, pool: GpuPool, p: Problems) -> None:
+        nap_pool_problems(pool, p)
 
     @classmethod
     def reservation_problem(cls, source: str, reservation: str) -> str | None:

@@ -9,7 +9,8 @@ from fractions import Fraction
 
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.machines import MachineType
-from gpu_platform.catalog.topology import EC2_TOPOLOGY, NetworkTopology
+from gpu_platform.catalog.topology import NetworkTopology
+from gpu_platform.cloud_facts.eks.topology import EC2_TOPOLOGY
 
 # EC2 size suffix -> (GPUs, vCPUs); memory is vCPUs x the family's GiB per vCPU.
 _EC2_SIZES = {

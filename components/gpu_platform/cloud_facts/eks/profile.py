@@ -7,6 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from gpu_platform import versions
+from gpu_platform.args.autoprovisioning import DEFAULT_KARPENTER_REPLICAS
+from gpu_platform.args.autoscaling import EksAutoscaler
+from gpu_platform.args.cluster import DEFAULT_SYSTEM_MIN_NODES
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
 from gpu_platform.catalog.machines import MachineType
@@ -19,11 +22,13 @@ from gpu_platform.cloud_facts.eks.allocatable import (
     MEMORY_PER_POD_MIB,
     node_group_max_pods,
 )
+from gpu_platform.cloud_facts.eks.autoprovisioning import karpenter_pool_problems
 from gpu_platform.cloud_facts.eks.host_inputs import host_input_problems
 from gpu_platform.cloud_facts.eks.instance_store import INSTANCE_STORE_NVME_GB
 from gpu_platform.cloud_facts.profile import (
     CloudProfile,
     DockerHostImage,
+    ModelBucket,
     NodeImage,
     PoolProblems,
     ResourceTypes,
@@ -54,6 +59,8 @@ SECURITY_GROUP_ID = re.compile(r"^sg-[0-9a-f]{8}([0-9a-f]{9})?$")
 ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
 SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8}([0-9a-f]{9})?$")
 """EC2 subnet IDs (8 or 17 hex digits)."""
+CAPACITY_TYPE = {"spot": "SPOT", "capacity-block": "CAPACITY_BLOCK"}
+"""A one-source pool's managed node group capacity type (ODCRs are ``ON_DEMAND`` with a targeted reservation)."""
 
 
 def subnet_id_problems(ids: Any, p: Problems) -> None:
@@ -100,6 +107,40 @@ def karpenter_ami_alias(pool: GpuPool, ami_version: str | None = None) -> str | 
 
 CAPACITY_RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
 """EC2 capacity reservation IDs (On-Demand Capacity Reservations and Capacity Blocks alike)."""
+
+
+def _karpenter_problems(
+    c: Mapping[str, Any],
+    create: bool,
+    pools: Sequence[GpuPool],
+    at: PoolProblems,
+    p: Problems,
+) -> None:
+    """Karpenter needs the cluster's subnets tagged, a node for each controller replica off its own nodes,
+    and pools it can size (``karpenter_pool_problems``)."""
+    if not create:
+        p.add(
+            ("autoscaler",),
+            "karpenter only on a cluster the stack creates (it tags the subnets and security group Karpenter "
+            "discovers); on an attached cluster use cluster-autoscaler or none",
+        )
+        return
+    low = c.get("system_pool", {}).get("min_nodes", DEFAULT_SYSTEM_MIN_NODES)
+    if low < DEFAULT_KARPENTER_REPLICAS:
+        p.add(
+            ("system_pool", "min_nodes"),
+            f"{low} is too few with {{{{cluster.autoscaler}}}} karpenter: its {DEFAULT_KARPENTER_REPLICAS} "
+            "controller replicas each need their own system node (never a Karpenter node)",
+        )
+    for pool in pools:
+        karpenter_pool_problems(pool, at(pool.index))
+        if karpenter_ami_alias(pool) is None:
+            at(pool.index).add(
+                ("image",),
+                f"{pool.image} has no AMI release the stack pins for Karpenter (it pins AL2023's, "
+                "versions.EKS_AL2023_AMI_RELEASE): leave image unset, or use EksKarpenterGpuNodePool with its "
+                "ami_version",
+            )
 
 
 class EksProfile(CloudProfile):
@@ -166,6 +207,10 @@ class EksProfile(CloudProfile):
 
     efa = True
     local_ssd_machines = INSTANCE_STORE_NVME_GB
+    local_nvme_ephemeral_storage = True
+    model_bucket = ModelBucket("s3", "mountpoint-s3")
+    """``s3://`` buckets through Mountpoint for Amazon S3 CSI driver v2 (``s3.csi.aws.com``, static provisioning
+    only; awslabs/mountpoint-s3-csi-driver ``docs/CACHING.md`` for its ``emptyDir`` cache)."""
     compact_placement = "a cluster placement group"
     publishes_allocatable = True
     kueue_vm_overhead = True
@@ -237,6 +282,49 @@ class EksProfile(CloudProfile):
     @classmethod
     def auto_pool_problems(cls, pool: GpuPool, p: Problems) -> None:
         cls.pool_problems(pool, p)
+
+    @classmethod
+    def autoscaler_problems(
+        cls,
+        c: Mapping[str, Any],
+        create: bool,
+        pools: Sequence[GpuPool],
+        at: PoolProblems,
+        p: Problems,
+        version: str | None,
+    ) -> str | None:
+        """``cluster.autoscaler`` (Cluster Autoscaler by default on a cluster the stack creates, else none) and
+        what it needs: Karpenter's checks, or the node groups' own."""
+        default = EksAutoscaler.CLUSTER_AUTOSCALER.value if create else EksAutoscaler.NONE.value
+        choice: str = c.get("autoscaler", default)
+        if choice == EksAutoscaler.NONE.value and "pod_identity_agent" in c:
+            p.add(
+                ("pod_identity_agent",),
+                "only with {{cluster.autoscaler}} cluster-autoscaler or karpenter; remove it",
+            )
+        if choice == EksAutoscaler.KARPENTER.value:
+            _karpenter_problems(c, create, pools, at, p)
+        else:
+            for pool in pools:
+                if not pool.chain:
+                    cls.node_group_problems(pool, at(pool.index))
+        if choice == EksAutoscaler.CLUSTER_AUTOSCALER.value and version:
+            minor = ".".join(version.lstrip("v").split(".")[:2])
+            if minor not in versions.CLUSTER_AUTOSCALER_IMAGE_TAGS:
+                p.add(
+                    ("kubernetes_version",),
+                    f"{minor} has no pinned Cluster Autoscaler (its minor must match the cluster's); valid: "
+                    f"{', '.join(versions.CLUSTER_AUTOSCALER_IMAGE_TAGS)}, or {{{{cluster.autoscaler}}}} none",
+                )
+        return choice
+
+    @classmethod
+    def provisioner_problems(cls, pool: GpuPool, p: Problems) -> None:
+        karpenter_pool_problems(pool, p)
+
+    @classmethod
+    def pool_capacity_type(cls, source: str) -> str:
+        return CAPACITY_TYPE.get(source, "ON_DEMAND")
 
     @classmethod
     def node_group_problems(cls, pool: GpuPool, p: Problems) -> None:

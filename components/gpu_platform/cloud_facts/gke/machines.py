@@ -8,10 +8,10 @@ import re
 from fractions import Fraction
 
 from gpu_platform.catalog.cpu_machines import CpuShape
-from gpu_platform.catalog.gpudirect import RDMA, RDMA_A4X, TCPX, TCPXO
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.catalog.nvlink import GB200_NVL72
-from gpu_platform.catalog.topology import GCE_A4X_TOPOLOGY, GCE_TOPOLOGY
+from gpu_platform.cloud_facts.gke.gpudirect import RDMA, RDMA_A4X, TCPX, TCPXO
+from gpu_platform.cloud_facts.gke.topology import GCE_A4X_TOPOLOGY, GCE_TOPOLOGY
 
 
 def _gke() -> list[MachineType]:

@@ -12,11 +12,6 @@ from typing import Any, ClassVar
 from gpu_platform.catalog.allocatable import MIB_PER_GIB, bracketed
 from gpu_platform.catalog.cpu_machines import CpuShape
 from gpu_platform.catalog.drivers import DriverVersion
-from gpu_platform.catalog.gpudirect import (
-    DEFAULT_GPU_NETWORK_CIDR,
-    LONGEST_GPU_NETWORK_PREFIX,
-    GpuNetworkLayout,
-)
 from gpu_platform.catalog.machines import MachineType
 from gpu_platform.cloud_facts.gke import machines as table
 from gpu_platform.cloud_facts.gke import resource_types as types
@@ -27,6 +22,7 @@ from gpu_platform.cloud_facts.gke.allocatable import (
     MEMORY_BRACKETS,
     SMALL_MACHINE_MEMORY_MIB,
 )
+from gpu_platform.cloud_facts.gke.autoprovisioning import compute_class_pool_problems
 from gpu_platform.cloud_facts.gke.critical_pods import GKE_QUOTA_NAME, gke_resource_quota_spec
 from gpu_platform.cloud_facts.gke.driver_installer import (
     A4X_INSTALLER,
@@ -34,12 +30,19 @@ from gpu_platform.cloud_facts.gke.driver_installer import (
     gke_driver_installers,
     installer_file,
 )
+from gpu_platform.cloud_facts.gke.gpudirect import (
+    DEFAULT_GPU_NETWORK_CIDR,
+    LONGEST_GPU_NETWORK_PREFIX,
+    GpuNetworkLayout,
+)
 from gpu_platform.cloud_facts.gke.host_inputs import host_input_problems
 from gpu_platform.cloud_facts.gke.local_ssd import EPHEMERAL_LOCAL_SSDS
 from gpu_platform.cloud_facts.gke.reservations import reservation_path_problem
 from gpu_platform.cloud_facts.profile import (
     CloudProfile,
     DockerHostImage,
+    InferenceGateway,
+    ModelBucket,
     NodeImage,
     OperatorObject,
     PoolProblems,
@@ -309,6 +312,25 @@ class GkeProfile(CloudProfile):
         return reservation_path_problem(reservation)
 
     local_ssd_machines = EPHEMERAL_LOCAL_SSDS
+    local_nvme_ephemeral_storage = True
+    model_bucket = ModelBucket("gs", "gcsfuse")
+    """``gs://`` buckets through the Cloud Storage FUSE CSI driver (``gcsfuse.csi.storage.gke.io``; Google's
+    "Optimize the Cloud Storage FUSE CSI driver for GKE performance")."""
+    inference_gateway = InferenceGateway(
+        "gke",
+        external_class="gke-l7-regional-external-managed",
+        internal_class="gke-l7-rilb",
+        requires=(
+            "the cluster's Gateway API enabled (gateway_api_config channel CHANNEL_STANDARD), which installs "
+            "the Gateway API CRDs and GKE's GatewayClasses",
+            "a proxy-only subnet (purpose REGIONAL_MANAGED_PROXY) in the cluster's region and VPC, which "
+            "{class_name} load balancers need",
+        ),
+        pool_policies=True,
+    )
+    """GKE Inference Gateway: GKE's managed Gateway controller serves InferencePool backends with its regional
+    classes, given the health check and backend policies the gateway-api-inference-extension's ``inferencepool``
+    chart renders for ``provider.name: gke`` (v1.5.0 ``config/charts/inferencepool/templates/gke.yaml``)."""
     compact_placement = "a COMPACT placement policy"
     compact_placement_series = ("a2-", "a3-", "a4-", "g2-")
     """GPU series GKE documents compact placement for (A100, H100/H200/B200, L4; "Define compact placement
@@ -483,6 +505,10 @@ class GkeProfile(CloudProfile):
             p.add(("gpudirect",), GPUDIRECT_AUTO_POOL)
         if not pool.chain:
             auto_pool_nvlink_domain_problems(pool, p)
+
+    @classmethod
+    def provisioner_problems(cls, pool: GpuPool, p: Problems) -> None:
+        compute_class_pool_problems(pool, p)
 
     @classmethod
     def dra_pool_problems(cls, pool: GpuPool, p: Problems) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from gpu_platform.args.cluster import DEFAULT_AKS_OS_SKU
 from gpu_platform.args.validate import check_arguments
+from gpu_platform.cloud_facts.aks.autoprovisioning import nap_pool_problems
 from gpu_platform.cloud_facts.aks.profile import (
     CAPACITY_RESERVATION_GROUP_ID,
     PROFILE,
@@ -22,7 +23,7 @@ from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.mirror import Mirror
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.autoprovisioning import nap_pool_problems, resolve_auto_pool
+from gpu_platform.resolve.autoprovisioning import resolve_auto_pool
 from gpu_platform.resolve.cluster import SystemPool, resolve_cluster_args
 from gpu_platform.resolve.cluster_pools import fabric_addon_args
 from gpu_platform.resolve.disruption import Disruption, resolve_disruption

@@ -28,6 +28,14 @@ DRIVER_FIX = (
     "and toolkit.enabled=false"
 )
 KARPENTER_NODE_CLASS_GROUP: str | None = "karpenter.azure.com"
+KARPENTER_GPU_KEYS: tuple[str, ...] = (
+    "karpenter.azure.com/sku-gpu-count",
+    "karpenter.azure.com/sku-gpu-name",
+    "karpenter.azure.com/sku-gpu-manufacturer",
+)
+"""NAP NodePool requirement keys that only GPU sizes satisfy (any positive count, any name)."""
+KARPENTER_INSTANCE_KEYS: tuple[str, ...] = ("karpenter.azure.com/sku-name",)
+"""Requirement keys naming VM sizes besides ``node.kubernetes.io/instance-type``."""
 
 
 def machine_has_gpu(size: str | None) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 from gpu_platform import versions
 from gpu_platform.args.autoprovisioning import DEFAULT_KARPENTER_REPLICAS
 from gpu_platform.args.validate import check_arguments
+from gpu_platform.cloud_facts.eks.autoprovisioning import karpenter_pool_problems
 from gpu_platform.cloud_facts.eks.profile import MAX_ZONES, ROLE_ARN, karpenter_ami_alias, subnet_id_problems
 from gpu_platform.clouds.eks.args import (
     DEFAULT_AMI_VERSION,
@@ -25,7 +26,7 @@ from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.mirror import Mirror
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.autoprovisioning import karpenter_pool_problems, resolve_auto_pool
+from gpu_platform.resolve.autoprovisioning import resolve_auto_pool
 from gpu_platform.resolve.cluster import KUBERNETES_VERSION, SystemPool, resolve_cluster_args
 from gpu_platform.resolve.cluster_pools import fabric_addon_args
 from gpu_platform.resolve.disruption import Disruption, resolve_disruption

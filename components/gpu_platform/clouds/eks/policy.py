@@ -28,6 +28,14 @@ SIZE_FIX = 'add ignore_changes=["{field}"]'
 DRIVER_SOURCE = "the {ami} AMI ships it"
 DRIVER_FIX = "set driver.enabled=false and toolkit.enabled=false (the AMI has both)"
 KARPENTER_NODE_CLASS_GROUP: str | None = "karpenter.k8s.aws"
+KARPENTER_GPU_KEYS: tuple[str, ...] = (
+    "karpenter.k8s.aws/instance-gpu-count",
+    "karpenter.k8s.aws/instance-gpu-name",
+    "karpenter.k8s.aws/instance-gpu-manufacturer",
+)
+"""Karpenter NodePool requirement keys that only GPU instances satisfy (any positive count, any name)."""
+KARPENTER_INSTANCE_KEYS: tuple[str, ...] = ()
+"""Requirement keys naming instance types besides ``node.kubernetes.io/instance-type``."""
 
 
 def machine_has_gpu(instance: str | None) -> bool:

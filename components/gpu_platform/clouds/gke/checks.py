@@ -7,12 +7,12 @@ from typing import Any
 
 from gpu_platform.args.validate import check_arguments, is_unknown
 from gpu_platform.catalog.drivers import DriverVersion, min_driver_for_cuda
+from gpu_platform.cloud_facts.gke.autoprovisioning import compute_class_pool_problems
 from gpu_platform.cloud_facts.gke.profile import HOST_DRIVER_FLOOR, PROFILE, auto_pool_nvlink_domain_problems
 from gpu_platform.clouds.gke.args import GkeClusterArgs, GkeGpuComputeClassArgs, GkeGpuNodePoolArgs
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
-from gpu_platform.resolve.autoprovisioning import compute_class_pool_problems
 from gpu_platform.resolve.cluster import SystemPool, resolve_cluster_args
 from gpu_platform.resolve.node_pool_args import resolve_node_pool_args
 from gpu_platform.resolve.pools import check_cuda_default, resolve_pool_list

@@ -1,7 +1,7 @@
 """GKE GPUDirect: the extra VPCs, the cluster's ``Network`` objects, Google's NCCL plugin DaemonSets and what a
 training pod must carry, for every ``gpudirect`` pool of a cluster.
 
-Google's documented setup (catalog.gpudirect has the sources), as data:
+Google's documented setup (cloud_facts.gke.gpudirect has the sources), as data:
 
 - **VPCs**: TCPX/TCPXO nodes put each extra gVNIC in a VPC of its own (``<cluster>-gpu-<i>``, MTU 8244, a
   firewall rule letting the GPU subnets reach each other); A3 Ultra/A4 nodes a second gVNIC in
@@ -9,7 +9,7 @@ Google's documented setup (catalog.gpudirect has the sources), as data:
   (``<zone>-vpc-roce``) and one subnet per NIC (MTU 8896). Pools of one path share the VPCs: a node NIC needs
   its own VPC, not its own pool's. TCPX uses the first 4 of TCPXO's 8 VPCs.
 - **Addresses**: one range (``gpu_network_cidr``, default 192.168.0.0/16 as Google's guides use) split
-  without overlap (``catalog.gpudirect.GpuNetworkLayout``): with the default, the gVNIC subnets ``/20`` each
+  without overlap (``cloud_facts.gke.gpudirect.GpuNetworkLayout``): with the default, the gVNIC subnets ``/20`` each
   in its lower half, ``gvnic-1`` the next ``/18``, the RDMA subnets ``/21`` each in the last ``/18``.
 - **Kubernetes**: per NIC one ``GKENetworkParamSet`` (VPC, subnet, ``deviceMode`` ``NetDevice`` or ``RDMA``)
   and one ``Network`` of type ``Device`` naming it (``networking.gke.io/v1``, GKE installs the CRDs with
@@ -31,13 +31,8 @@ from typing import Any
 
 from gpu_platform import versions
 from gpu_platform.args.validate import check_arguments
-from gpu_platform.catalog.gpudirect import (
-    DEFAULT_GPU_NETWORK_CIDR,
-    GpuDirect,
-    GpuDirectKind,
-    GpuNetworkLayout,
-    GpuNic,
-)
+from gpu_platform.catalog.gpudirect import GpuDirect, GpuDirectKind, GpuNic
+from gpu_platform.cloud_facts.gke.gpudirect import DEFAULT_GPU_NETWORK_CIDR, GpuNetworkLayout
 from gpu_platform.cloud_facts.gke.profile import gpu_network_problems
 from gpu_platform.clouds.gke.args import GkeGpuDirectArgs
 from gpu_platform.errors import Problems

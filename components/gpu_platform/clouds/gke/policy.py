@@ -38,6 +38,8 @@ DRIVER_FIX = (
 )
 KARPENTER_NODE_CLASS_GROUP: str | None = None
 """GKE runs no Karpenter."""
+KARPENTER_GPU_KEYS: tuple[str, ...] = ()
+KARPENTER_INSTANCE_KEYS: tuple[str, ...] = ()
 
 
 def karpenter_requirement_wants_gpu(key: Any, values: list[str]) -> bool:

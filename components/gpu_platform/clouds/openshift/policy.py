@@ -28,6 +28,8 @@ SIZE_FIX = 'add ignore_changes=["{field}"]'
 DRIVER_SOURCE = "the node image ships it"
 DRIVER_FIX = "leave the driver to the GPU Operator (RHCOS: Driver Toolkit)"
 KARPENTER_NODE_CLASS_GROUP: str | None = None
+KARPENTER_GPU_KEYS: tuple[str, ...] = ()
+KARPENTER_INSTANCE_KEYS: tuple[str, ...] = ()
 
 
 def machine_has_gpu(name: str | None) -> bool:

@@ -1,0 +1,1 @@
+"""Serving language models as KServe ``LLMInferenceService``s: the stack file's ``serving`` section."""
