@@ -588,8 +588,46 @@ def _has_default_sa(cp: ControlPlane) -> bool:
 def start_kueue(cp: ControlPlane, chart_objects: list[dict[str, Any]], timeout: float = 120) -> Process:
     """Kueue's controller from its rendered chart (``chart_objects``): the CRDs and webhook configurations with
     the webhook service replaced by ``https://127.0.0.1:<port>``, the chart's own manager configuration with
-    loopback ports, and its certificate Secret holding ours (``KUEUE_CA``). Started once per control plane."""
-    running = [p for p in cp.processes if p.name == "kueue" and p.popen.poll() is None]
+    loopback ports, and its certificate Secret holding ours (``KUEUE_CA``; its rotator waits for the files in
+    ``certDir`` as its pod would mount them). Started once per control plane."""
+    return _start_controller(
+        cp,
+        LoopbackController(
+            "kueue",
+            "kueue-system",
+            kueue_config,
+            ("ca.crt", "tls.crt", "tls.key"),
+            ("--feature-gates=VisibilityOnDemand=false",),
+            lambda config: _kueue_cert_secret(cp, config),
+        ),
+        chart_objects,
+        timeout,
+    )
+
+
+@dataclass(frozen=True)
+class LoopbackController:
+    """A controller-runtime manager run from its rendered chart as a process on loopback."""
+
+    name: str
+    """The binary and process name."""
+    namespace: str
+    configure: Callable[[list[dict[str, Any]], int, int, Path], dict[str, Any]]
+    """The chart's manager configuration for a loopback process: (chart objects, webhook port, health port,
+    certificate folder) -> Configuration."""
+    cert_files: tuple[str, ...]
+    """The files of ours its webhook server reads from ``certDir``."""
+    args: tuple[str, ...] = ()
+    secret: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    """A Secret the controller reads its certificates from, made from its configuration."""
+
+
+def _start_controller(
+    cp: ControlPlane, c: LoopbackController, chart_objects: list[dict[str, Any]], timeout: float
+) -> Process:
+    """The chart's CRDs and webhook configurations pointed at ``https://127.0.0.1:<port>`` with our CA, then the
+    controller with its configuration, once per control plane; bounded wait for its readiness."""
+    running = [p for p in cp.processes if p.name == c.name and p.popen.poll() is None]
     if running:
         return running[0]
     port, health = free_port(), free_port()
@@ -597,24 +635,22 @@ def start_kueue(cp: ControlPlane, chart_objects: list[dict[str, Any]], timeout: 
     crds = [_on_loopback(o, url, ca) for o in chart_objects if o["kind"] == "CustomResourceDefinition"]
     cp.apply(crds)
     cp.wait_established(crds)
-    cp.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kueue-system"}}])
-    config = kueue_config(chart_objects, port, health, cp.folder / "kueue-certs")
-    cp.apply([_kueue_cert_secret(cp, config)])
-    # The Secret as its pod would mount it: the rotator waits for the files in certDir.
-    (cp.folder / "kueue-certs").mkdir(exist_ok=True)
-    for name in ("ca.crt", "tls.crt", "tls.key"):
-        shutil.copy(cp.folder / name, cp.folder / "kueue-certs" / name)
+    cp.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": c.namespace}}])
+    certs = cp.folder / f"{c.name}-certs"
+    config = c.configure(chart_objects, port, health, certs)
+    if c.secret is not None:
+        cp.apply([c.secret(config)])
+    certs.mkdir(exist_ok=True)
+    for name in c.cert_files:
+        shutil.copy(cp.folder / name, certs / name)
     webhooks = [o for o in chart_objects if o["kind"].endswith("WebhookConfiguration")]
     cp.apply([_on_loopback(o, url, ca) for o in webhooks])
-    (cp.folder / "kueue-config.json").write_text(json.dumps(config, indent=2))
-    kueue = cp.spawn(
-        "kueue",
-        [f"--config={cp.folder / 'kueue-config.json'}", "--feature-gates=VisibilityOnDemand=false"],
-        env={"KUBECONFIG": str(cp.kubeconfig)},
-    )
+    config_file = cp.folder / f"{c.name}-config.json"
+    config_file.write_text(json.dumps(config, indent=2))
+    process = cp.spawn(c.name, [f"--config={config_file}", *c.args], env={"KUBECONFIG": str(cp.kubeconfig)})
     ready = f"http://127.0.0.1:{health}/readyz"
-    wait_for("kueue", lambda: cp.alive(kueue) and _http_ok(ready), timeout)
-    return kueue
+    wait_for(c.name, lambda: cp.alive(process) and _http_ok(ready), timeout)
+    return process
 
 
 def _kueue_cert_secret(cp: ControlPlane, config: dict[str, Any]) -> dict[str, Any]:
@@ -685,35 +721,16 @@ def kueue_config(
 
 
 def start_jobset(cp: ControlPlane, chart_objects: list[dict[str, Any]], timeout: float = 120) -> Process:
-    """JobSet's controller from its rendered chart (``chart_objects``), as ``start_kueue`` runs Kueue: the CRDs,
-    the webhook configurations pointed at ``https://127.0.0.1:<port>`` with our CA, and the chart's manager
-    configuration with loopback ports. Its internal certificate management is off: it writes its serving
-    certificate to a fixed ``/tmp`` folder and names only the in-cluster service (sigs.k8s.io/jobset v0.12.0
-    pkg/util/cert/cert.go), so the webhook server serves ours from ``webhook.certDir`` instead. Started once
-    per control plane."""
-    running = [p for p in cp.processes if p.name == "jobset" and p.popen.poll() is None]
-    if running:
-        return running[0]
-    port, health = free_port(), free_port()
-    url, ca = f"https://127.0.0.1:{port}", _b64(cp.folder / "ca.crt")
-    crds = [_on_loopback(o, url, ca) for o in chart_objects if o["kind"] == "CustomResourceDefinition"]
-    cp.apply(crds)
-    cp.wait_established(crds)
-    cp.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "jobset-system"}}])
-    certs = cp.folder / "jobset-certs"
-    certs.mkdir(exist_ok=True)
-    for name in ("tls.crt", "tls.key"):
-        shutil.copy(cp.folder / name, certs / name)
-    webhooks = [o for o in chart_objects if o["kind"].endswith("WebhookConfiguration")]
-    cp.apply([_on_loopback(o, url, ca) for o in webhooks])
-    config = jobset_config(chart_objects, port, health, certs)
-    (cp.folder / "jobset-config.json").write_text(json.dumps(config, indent=2))
-    jobset = cp.spawn(
-        "jobset", [f"--config={cp.folder / 'jobset-config.json'}"], env={"KUBECONFIG": str(cp.kubeconfig)}
+    """JobSet's controller from its rendered chart (``chart_objects``), as ``start_kueue`` runs Kueue. Its internal
+    certificate management is off: it writes its serving certificate to a fixed ``/tmp`` folder and names only
+    the in-cluster service (sigs.k8s.io/jobset v0.12.0 pkg/util/cert/cert.go), so the webhook server serves ours
+    from ``webhook.certDir`` instead. Started once per control plane."""
+    return _start_controller(
+        cp,
+        LoopbackController("jobset", "jobset-system", jobset_config, ("tls.crt", "tls.key")),
+        chart_objects,
+        timeout,
     )
-    ready = f"http://127.0.0.1:{health}/readyz"
-    wait_for("jobset", lambda: cp.alive(jobset) and _http_ok(ready), timeout)
-    return jobset
 
 
 def jobset_config(

@@ -11,6 +11,7 @@ import tomllib
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import grimp
 import pytest
@@ -21,8 +22,10 @@ from gpu_platform.args.common import Cloud
 from gpu_platform.cloud_facts import CLOUD_EXTRAS, PROFILES
 from gpu_platform.clouds.registry import WIRING, wiring_of
 from tests.conftest import REPO
+from tests.support.scripts import load_script
 
 PACKAGE = REPO / "components" / "gpu_platform"
+layout: Any = load_script(REPO / "scripts" / "layout_report.py", "layout_report", register=True)
 CLOUD_BRANCH = re.compile(
     r"""(\bcloud\s*(==|!=|\bin\b|\bnot in\b)\s*[("'])|(==\s*["'](gke|eks|aks|existing)["'])|startswith\(["']BOTTLEROCKET"""
 )
@@ -65,6 +68,34 @@ def test_every_cloud_has_its_stack_wiring() -> None:
     assert list(WIRING) == list(PROFILES)
     for name in PROFILES:
         assert callable(wiring_of(name).deploy), name
+
+
+def test_every_cloud_folder_hands_the_registry_what_it_has() -> None:
+    """A cloud's ``wiring.py`` is its one registry entry: its policy module and Docker hosts come with it, and a
+    policy module declares its device-plugin rule (or ``None``)."""
+    from gpu_platform.clouds.registry import ENTRIES, docker_host_creator, policy_reader
+
+    assert list(ENTRIES) == list(PROFILES)
+    for name in PROFILES:
+        folder = PACKAGE / "clouds" / name
+        assert (folder / "wiring.py").is_file(), name
+        reader = policy_reader(name)
+        assert (reader is not None) == (folder / "policy.py").is_file(), name
+        if reader is not None:
+            assert hasattr(reader, "DEVICE_PLUGIN_RULE"), name
+        if (folder / "docker_host.py").is_file():
+            assert callable(docker_host_creator(name)), name
+        else:
+            with pytest.raises(KeyError):
+                docker_host_creator(name)
+
+
+def test_the_cloud_literal_is_the_registry() -> None:
+    from typing import get_args
+
+    from gpu_platform.args.common import CloudName
+
+    assert list(get_args(CloudName)) == list(PROFILES)
 
 
 def test_profiles_import_no_cloud_sdk() -> None:
@@ -133,48 +164,9 @@ def test_every_moved_name_still_resolves_with_a_warning() -> None:
 
 def test_no_module_import_cycles() -> None:
     """No module imports itself through others (``TYPE_CHECKING`` imports included)."""
-    import grimp
-
     graph = grimp.build_graph("gpu_platform")
-    modules = sorted(graph.modules)
-    index = {m: i for i, m in enumerate(modules)}
-    edges = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in modules}
-    # Tarjan's strongly connected components, iterative.
-    low, order, on_stack, stack, cycles, counter = {}, {}, set(), [], [], [0]
-    for root in modules:
-        if root in order:
-            continue
-        work = [(root, iter(edges[root]))]
-        order[root] = low[root] = counter[0]
-        counter[0] += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None and child in index:
-                if child not in order:
-                    order[child] = low[child] = counter[0]
-                    counter[0] += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(edges[child])))
-                elif child in on_stack:
-                    low[node] = min(low[node], order[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == order[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    cycles.append(sorted(component))
+    edges = [(m, imported) for m in graph.modules for imported in graph.find_modules_directly_imported_by(m)]
+    cycles = _cycles(edges)
     assert not cycles, cycles
 
 
@@ -211,39 +203,8 @@ def _addon(module: str) -> str | None:
     return parts[2] if len(parts) > 3 and parts[1] == "addons" else None
 
 
-def _cycles(edges: Iterable[tuple[str, str]]) -> list[list[str]]:
-    """The strongly connected sets of more than one node (Tarjan)."""
-    succ: dict[str, set[str]] = {}
-    for a, b in edges:
-        succ.setdefault(a, set()).add(b)
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    found: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        for w in sorted(succ.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for node in sorted(succ):
-        if node not in index:
-            visit(node)
-    return found
+_cycles: Callable[[Iterable[tuple[str, str]]], list[list[str]]] = layout.strongly_connected
+"""The strongly connected sets of more than one node: the layout report's (one cycle finder for both)."""
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

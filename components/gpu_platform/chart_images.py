@@ -464,11 +464,33 @@ CHART_IMAGES: dict[str, tuple[ImageSlot, ...]] = {
     # ``kserve.version``); the agent, router and storage images there are the shared resources' (kserve-resources).
     "kserve-llmisvc-crd": (),
     "kserve-llmisvc-resources": (_kserve(("kserve", "llmisvc", "controller"), "kserve/llmisvc-controller"),),
-    # envoyproxy/gateway charts/gateway-helm at v1.8.1 names its images in ``values.tmpl.yaml`` (the release
-    # pipeline writes values.yaml), so its slots are not listed yet: a mirror does not rewrite Envoy Gateway's
-    # images (docs/serving.md, "Not covered yet").
+    # envoyproxy/gateway charts/gateway-helm at v1.8.1, ``values.tmpl.yaml`` as its release publishes it
+    # (``tools/make/helm.mk`` writes values.yaml; ``tests/support/helm.PUBLISHED_VALUES``). The controller (and its
+    # certgen Job and the proxies' shutdown manager, ``eg.image``): ``deployment.envoyGateway.image`` wins over
+    # ``global.images.envoyGateway``, an empty tag is the appVersion. The Envoy proxy each Gateway runs and the rate
+    # limit service: whole references in ``global.images``, written into the EnvoyGateway configuration
+    # (``eg.default-envoy-gateway-config``); an empty proxy image leaves Envoy Gateway's built-in one
+    # (``DefaultEnvoyProxyImage``/``DefaultRateLimitImage``, ``api/v1alpha1/shared_types.go`` at v1.8.1). The rate
+    # limit service runs only when rate limiting is configured (the library configures none).
     "gateway-crds-helm": (),
-    "gateway-helm": (),
+    "gateway-helm": (
+        repo(("deployment", "envoyGateway", "image"), "docker.io/envoyproxy/gateway:v1.8.1"),
+        ImageSlot(
+            ("global", "images", "envoyProxy"),
+            "docker.io/envoyproxy/envoy:distroless-v1.38.1",
+            repository="image",
+            tag=None,
+            whole=True,
+        ),
+        ImageSlot(
+            ("global", "images", "ratelimit"),
+            "docker.io/envoyproxy/ratelimit:ff287602",
+            repository="image",
+            tag=None,
+            whole=True,
+            when=(on("config", "envoyGateway", "rateLimit", default=False),),
+        ),
+    ),
     # envoyproxy/ai-gateway manifests/charts/ai-gateway-helm at v1.0.0: an empty tag is the appVersion.
     "ai-gateway-crds-helm": (),
     "ai-gateway-helm": (

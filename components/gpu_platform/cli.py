@@ -480,8 +480,9 @@ def _add_verify_parser(sub: Any, fmt: Any) -> None:
     v.add_argument(
         "--smoke",
         action="store_true",
-        help="also run NVIDIA's CUDA vectorAdd sample on one GPU of each pool, submitted through a LocalQueue "
-        "that admits it (Jobs are created, awaited and deleted)",
+        help="also run NVIDIA's CUDA vectorAdd sample on one GPU of each pool, and an NCCL all-reduce across two "
+        "nodes of each multi-node whole-GPU pool, each submitted through a LocalQueue that admits it (Jobs are "
+        "created, awaited and deleted)",
     )
     v.add_argument("--smoke-timeout", type=float, default=900, metavar="SECONDS", help="(default: 900)")
     v.add_argument("--debug", action="store_true", help="show the traceback when the program fails")

@@ -296,6 +296,12 @@ KUBECTL_IMAGE = "registry.k8s.io/kubectl:v1.34.1"
 # `gpu-platform verify --smoke` runs NVIDIA's CUDA vectorAdd sample on one GPU of each pool: the tag NVIDIA's own
 # examples run (kubernetes-sigs/dra-driver-nvidia-gpu demo/specs/extended-resources/gpu-full.yaml).
 CUDA_SAMPLE_IMAGE = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0"
+# `gpu-platform verify --smoke` runs an NCCL all-reduce across two nodes of each multi-node pool with torchrun in
+# NVIDIA's NGC PyTorch container: PyTorch with NCCL, nothing to build and no MPI or SSH between the pods. Release
+# 25.01 is built on CUDA 12.8.0: driver R570, or on data-center GPUs R470/R525/R535/R545 through the image's CUDA
+# forward-compatibility package (NVIDIA Deep Learning Frameworks, "PyTorch Release 25.01" release notes,
+# docs.nvidia.com/deeplearning/frameworks/pytorch-release-notes/rel-25-01.html).
+NCCL_SMOKE_IMAGE = "nvcr.io/nvidia/pytorch:25.01-py3"
 # --- DRA and node auto-provisioning --------------------------------------------------------
 # NVIDIA DRA driver for GPUs, standalone next to the GPU Operator's ClusterPolicy (not the operator-managed
 # GPUCluster path, which runs v0.5.0, is a technology preview and excludes ClusterPolicy cluster-wide; see

@@ -126,6 +126,13 @@ server = CustomResource(
     spec={
         "replicas": 1,
         "startupPolicy": "LeaderCreated",
+        # A new version replaces a group in place, never beside it: no spare 2 x 8 H100 to surge onto. (LWS's
+        # own defaults, written out: Kueue's LeaderWorkerSet webhook adds an empty rolloutStrategy that LWS's
+        # webhook must otherwise fill, sigs.k8s.io/lws v0.10.0 api/leaderworkerset/v1.)
+        "rolloutStrategy": {
+            "type": "RollingUpdate",
+            "rollingUpdateConfiguration": {"maxUnavailable": 1, "maxSurge": 0},
+        },
         "leaderWorkerTemplate": {
             "size": NODES_PER_REPLICA,
             # One model instance spans both pods: if either restarts, the group restarts together.

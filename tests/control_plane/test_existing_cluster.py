@@ -4,15 +4,14 @@ plan means (quotas, flavors, taints) checked by the components that enforce it, 
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from tests.support.cluster_objects import PlannedCluster, apply_plan, gpu_nodes, kwok_node, render_plan
-from tests.support.control_plane import ApiError, control_plane_script
+from tests.support.control_plane import control_plane_script, wait_until
 
 REPO = control_plane_script.REPO
 PROJECT = REPO / "examples" / "existing-cluster"
@@ -25,19 +24,6 @@ class Applied:
     plan: PlannedCluster
     refused: list[Any]
     nodes: list[dict[str, Any]]
-
-
-def wait_until(what: str, check: Callable[[], Any], timeout: float = 30) -> Any:
-    """``check()``'s first truthy value; fails the test (never hangs) after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if value := check():
-                return value
-        except ApiError:
-            pass
-        time.sleep(0.25)
-    pytest.fail(f"{what}: not within {timeout:.0f}s")
 
 
 @pytest.fixture(scope="module")

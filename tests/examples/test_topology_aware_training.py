@@ -41,8 +41,13 @@ def test_the_cli_plans_the_stack(tmp_path: Path, stack: str) -> None:
 def test_the_pool_flavor_names_the_cloud_topology(stack: str) -> None:
     pool, name, top = STACKS[stack]
     p = planned_stack(stack, EXAMPLE)
-    (topology,) = p.by_type(KUEUE + "Topology")
-    assert topology.inputs["metadata"]["name"] == name
+    topologies = {t.inputs["metadata"]["name"]: t for t in p.by_type(KUEUE + "Topology")}
+    # The pool's, and the one-level hostname Topology of the system pool's twin flavor (the queue is TAS-only).
+    assert set(topologies) == {name, "hostname"}
+    topology = topologies[name]
+    system = next(f for f in p.by_type(KUEUE + "ResourceFlavor") if f.inputs["metadata"]["name"] != pool)
+    assert system.inputs["metadata"]["name"] == "system-cpu-hostname"
+    assert system.inputs["spec"]["topologyName"] == "hostname"
     levels = [lvl["nodeLabel"] for lvl in topology.inputs["spec"]["levels"]]
     assert levels[0] == top and levels[-1] == "kubernetes.io/hostname"
     flavor = next(f for f in p.by_type(KUEUE + "ResourceFlavor") if f.inputs["metadata"]["name"] == pool)
@@ -125,6 +130,6 @@ def test_gke_a4x_is_one_nvl72_rack_with_compute_domains() -> None:
     assert pool.inputs["nodeConfig"]["reservationAffinity"]["values"] == ["a4x-training-reservation"]
     dra = p.one("kubernetes:helm.sh/v3:Release", "dra-driver-helm").inputs["values"]
     assert dra["resources"]["computeDomains"] == {"enabled": True}
-    (topology,) = p.by_type(KUEUE + "Topology")
+    (topology,) = [t for t in p.by_type(KUEUE + "Topology") if t.inputs["metadata"]["name"] != "hostname"]
     levels = [lvl["nodeLabel"] for lvl in topology.inputs["spec"]["levels"]]
     assert "cloud.google.com/gke-nodepool" in levels

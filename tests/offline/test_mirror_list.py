@@ -147,3 +147,27 @@ def test_an_http_chart_mirror_is_filled_by_upload(tmp_path: Path, capsys: pytest
     listing = mirror_listing(FIXTURE, "karpenter")
     assert listing.mirror == Mirror("https://charts.acme/gpu", "registry.acme:5000/mirror")
     assert ("karpenter", "https://charts.acme/gpu") in {c.target for c in listing.charts}
+
+
+def test_the_images_the_served_models_presets_run_are_listed_where_the_services_name_them() -> None:
+    """Planned without the mirror, an LLMInferenceService names none of its presets' images; the listing still
+    holds each, at the place the mirrored plan's services name it (``spec.template``, the scheduler's)."""
+    listing = mirror_listing(FIXTURE, "serving")
+    listed = {i.source: i.target for i in listing.images}
+    plan = run_plan(FIXTURE, "serving")
+    services = [r.inputs for r in plan.resources if r.inputs.get("kind") == "LLMInferenceService"]
+    assert services
+    named = {
+        c["image"]
+        for s in services
+        for template in (s["spec"]["template"], s["spec"]["router"]["scheduler"]["template"])
+        for c in template["containers"]
+        if "image" in c
+    }
+    presets = {
+        "ghcr.io/llm-d/llm-d-cuda:v0.8.0",
+        "ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.9.0",
+        "ghcr.io/llm-d/llm-d-uds-tokenizer:vllm-v0.19.1",
+    }
+    assert {listed[image] for image in presets} <= named
+    assert all(listed[image] == MIRROR.image(image) for image in presets)

@@ -464,10 +464,40 @@ def test_cluster_policy_resource_counts_as_the_operator() -> None:
 
 # --- bottlerocket-single-device-plugin --------------------------------------------------------------
 
+BOTTLEROCKET_RULE = RULES["bottlerocket-single-device-plugin"].check
+GKE_RULE = RULES["gke-single-device-plugin"].check
+
+
+def test_each_clouds_device_plugin_rule_keeps_its_name_place_and_old_function() -> None:
+    names = list(RULES)
+    assert names[names.index("single-driver-owner") + 1 : names.index("time-slicing-isolation")] == [
+        "bottlerocket-single-device-plugin",
+        "gke-single-device-plugin",
+    ]
+    with pytest.warns(DeprecationWarning, match=r"RULES\['gke-single-device-plugin'\]\.check"):
+        assert R.gke_single_device_plugin is GKE_RULE
+
+
+def test_bottlerocket_messages_name_the_ami_and_bottlerocket() -> None:
+    pool = eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA")
+    plugin = res(
+        "kubernetes:helm.sh/v3:Release", {"chart": "nvidia-device-plugin", "version": "0.20.0", "values": {}}
+    )
+    message = only(BOTTLEROCKET_RULE([pool, plugin]), "bottlerocket-single-device-plugin").message
+    assert message.endswith(
+        "(BOTTLEROCKET_x86_64_NVIDIA), which ships its own device plugin. Keep it off Bottlerocket nodes."
+    )
+    dra = eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA", labels={"nvidia.com/dra-kubelet-plugin": "true"})
+    found = [v.message for v in R.dra_without_device_plugin([dra]) if "AMI" in v.message]
+    assert len(found) == 1 and found[0].endswith(
+        "is a DRA pool on BOTTLEROCKET_x86_64_NVIDIA, which runs its own NVIDIA device plugin; use the AL2023 "
+        "NVIDIA AMI for DRA pools."
+    )
+
 
 def test_bottlerocket_plus_operator_device_plugin_fails() -> None:
     pool = eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA")
-    v = only(R.bottlerocket_single_device_plugin([pool, operator()]), "bottlerocket-single-device-plugin")
+    v = only(BOTTLEROCKET_RULE([pool, operator()]), "bottlerocket-single-device-plugin")
     assert "nvidia.com/gpu.deploy.device-plugin=false" in v.message
 
 
@@ -475,10 +505,10 @@ def test_bottlerocket_without_a_second_plugin_passes() -> None:
     labelled = eks_group(
         ami="BOTTLEROCKET_x86_64_NVIDIA", labels={"nvidia.com/gpu.deploy.device-plugin": "false"}
     )
-    assert R.bottlerocket_single_device_plugin([labelled, operator()]) == []
+    assert BOTTLEROCKET_RULE([labelled, operator()]) == []
     pool = eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA")
-    assert R.bottlerocket_single_device_plugin([pool, operator({"devicePlugin": {"enabled": False}})]) == []
-    assert R.bottlerocket_single_device_plugin([eks_group(ami="AL2023_x86_64_NVIDIA"), operator()]) == []
+    assert BOTTLEROCKET_RULE([pool, operator({"devicePlugin": {"enabled": False}})]) == []
+    assert BOTTLEROCKET_RULE([eks_group(ami="AL2023_x86_64_NVIDIA"), operator()]) == []
 
 
 def test_bottlerocket_plus_standalone_device_plugin_chart_fails() -> None:
@@ -486,25 +516,29 @@ def test_bottlerocket_plus_standalone_device_plugin_chart_fails() -> None:
         "kubernetes:helm.sh/v3:Release", {"chart": "nvidia-device-plugin", "version": "0.20.0", "values": {}}
     )
     pool = eks_group(ami="BOTTLEROCKET_x86_64_NVIDIA")
-    only(R.bottlerocket_single_device_plugin([pool, plugin]), "bottlerocket-single-device-plugin")
+    only(BOTTLEROCKET_RULE([pool, plugin]), "bottlerocket-single-device-plugin")
     pinned = res(plugin.type, {**plugin.props, "values": {"nodeSelector": {"gpu-os": "ubuntu"}}})
-    assert R.bottlerocket_single_device_plugin([pool, pinned]) == []
+    assert BOTTLEROCKET_RULE([pool, pinned]) == []
 
 
 # --- gke-single-device-plugin -----------------------------------------------------------------------
 
 
 def test_gke_pool_without_no_default_plugin_label_fails_with_operator() -> None:
-    v = only(R.gke_single_device_plugin([gke_pool(), operator()]), "gke-single-device-plugin")
+    v = only(GKE_RULE([gke_pool(), operator()]), "gke-single-device-plugin")
     assert GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL in v.message and "nodeConfig.labels" in v.message
+    assert v.message.startswith("GKE GPU pool ") and v.message.endswith(
+        "=false to keep GKE's plugin, e.g. for GKE-managed time-sharing)."
+    )
+    assert "so GKE's device plugin runs next to the one GPU Operator" in v.message
 
 
 def test_gke_pool_with_label_or_without_operator_passes() -> None:
     labelled = gke_pool(labels={GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL: "true"})
-    assert R.gke_single_device_plugin([labelled, operator()]) == []
-    assert R.gke_single_device_plugin([gke_pool()]) == []
+    assert GKE_RULE([labelled, operator()]) == []
+    assert GKE_RULE([gke_pool()]) == []
     keeps_gke = gke_pool(labels={"nvidia.com/gpu.deploy.device-plugin": "false"}, sharing="TIME_SHARING")
-    assert R.gke_single_device_plugin([keeps_gke, operator()]) == []
+    assert GKE_RULE([keeps_gke, operator()]) == []
 
 
 # --- time-slicing-isolation -------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Stacks with every add-on on, across the clouds (an existing cluster with every add-on; EKS with the Cluster
 Autoscaler, EFA and Trainer; EKS with Karpenter behind an HTTP chart repository; GKE A3 Mega (TCPXO) and A4X
-(RDMA, Arm, DRA) with Google's driver installer; AKS ND H100 with the Network Operator), are planned with the
+(RDMA, Arm, DRA) with Google's driver installer; AKS ND H100 with the Network Operator; EKS serving language models
+through Envoy Gateway, one scaled by KEDA), are planned with the
 ``mirror`` setting. Every release's chart must come from the chart mirror, and no image reference may point
 anywhere but the image mirror: not in any release's values, not in any object the library creates, and not in
 any object the real charts (vendored at their pins) render from those values: Deployments, DaemonSets, Jobs, the
@@ -36,8 +37,13 @@ CASES: dict[str, tuple[Path, str, Path | None, Mirror]] = {
     "gke-a3-mega": (TOPOLOGY, "gke-a3-mega", OVERLAY, MIRROR),
     "gke-a4x": (TOPOLOGY, "gke-a4x", OVERLAY, MIRROR),
     "aks-nd-h100": (TOPOLOGY, "aks-nd-h100", OVERLAY, MIRROR),
+    "eks-serving": (FIXTURE, "serving", None, MIRROR),
 }
 """Case -> (project, stack, the mirror laid over its stack file, the mirror it is planned with)."""
+LLMISVC = "kubernetes:serving.kserve.io/v1alpha2:LLMInferenceService"
+PRESET_KIND = "LLMInferenceServiceConfig"
+"""KServe's presets (the ``kserve-runtime-configs`` chart's files): images in templates the controller merges each
+service over, where the service's own container images win; checked against the services below."""
 
 
 @functools.cache
@@ -83,6 +89,8 @@ def test_no_rendered_object_pulls_an_image_from_outside_the_mirror(case: str) ->
     for release in plan.by_type(RELEASE):
         for obj in rendered_objects(release):
             kinds.add(obj["kind"])
+            if obj["kind"] == PRESET_KIND:
+                continue  # templates, not pods: test_the_presets_the_services_run_are_overridden_from_the_mirror
             leaks += _leaks(obj, mirror, f"{release.name}/{obj['kind']}/{obj['metadata'].get('name')}")
     assert leaks == []
     assert {"Deployment", "DaemonSet"} <= kinds  # the charts did render their workloads
@@ -153,3 +161,73 @@ def test_google_s_preloaded_driver_installer_image_is_kept() -> None:
     init = installer.inputs["spec"]["template"]["spec"]["initContainers"]
     assert (init[0]["image"], init[0].get("imagePullPolicy")) == ("cos-nvidia-installer:fixed", "Never")
     assert all(MIRROR.owns(c["image"]) for c in init[1:])
+
+
+def test_served_models_run_the_presets_images_from_the_mirror() -> None:
+    """KServe's presets name vLLM's and the endpoint picker's images in their files, not in chart values: each
+    LLMInferenceService names the mirrored ones for the containers the presets merge it into (by name)."""
+    services = mirrored("eks-serving").by_type(LLMISVC)
+    assert len(services) == 3
+    for service in services:
+        spec = service.inputs["spec"]
+        (main,) = spec["template"]["containers"]
+        assert (main["name"], main["image"]) == ("main", "registry.acme/mirror/llm-d/llm-d-cuda:v0.8.0")
+        assert spec["router"]["scheduler"]["template"]["containers"] == [
+            {"name": "main", "image": "registry.acme/mirror/llm-d/llm-d-router-endpoint-picker:v0.9.0"},
+            {"name": "tokenizer", "image": "registry.acme/mirror/llm-d/llm-d-uds-tokenizer:vllm-v0.19.1"},
+        ]
+
+
+def test_without_a_mirror_served_models_leave_the_images_to_the_presets() -> None:
+    plain = run_plan(FIXTURE, "serving", without=("gpu-platform:mirror",))
+    services = plain.by_type(LLMISVC)
+    assert len(services) == 3
+    for service in services:
+        spec = service.inputs["spec"]
+        assert "image" not in spec["template"]["containers"][0]
+        assert spec["router"]["scheduler"] == {}
+
+
+def test_envoy_gateway_and_the_proxies_it_runs_come_from_the_mirror() -> None:
+    (release,) = [r for r in mirrored("eks-serving").by_type(RELEASE) if r.inputs["name"] == "eg"]
+    values = release.inputs["values"]
+    assert (
+        values["deployment"]["envoyGateway"]["image"]["repository"]
+        == "registry.acme/mirror/envoyproxy/gateway"
+    )
+    # The Envoy proxy of every Gateway: set, so the EnvoyGateway configuration names it instead of the built-in one.
+    assert values["global"]["images"]["envoyProxy"]["image"] == (
+        "registry.acme/mirror/envoyproxy/envoy:distroless-v1.38.1"
+    )
+    rendered = {(o["kind"], o["metadata"]["name"]): o for o in rendered_objects(release)}
+    config = rendered[("ConfigMap", "envoy-gateway-config")]["data"]["envoy-gateway.yaml"]
+    assert "image: registry.acme/mirror/envoyproxy/envoy:distroless-v1.38.1" in config
+    assert "image: registry.acme/mirror/envoyproxy/ratelimit:ff287602" in config
+    (controller,) = rendered[("Deployment", "envoy-gateway")]["spec"]["template"]["spec"]["containers"]
+    assert controller["image"] == "registry.acme/mirror/envoyproxy/gateway:v1.8.1"
+
+
+def test_the_presets_the_services_run_are_overridden_from_the_mirror() -> None:
+    """The presets' images stay upstream in the chart's files; each one a service runs (the model server's template
+    and the scheduler) is named, mirrored, by every service, and the presets it does not run are the
+    prefill/decode, multi-node and latency-predictor variants the library plans no service for."""
+    plan = mirrored("eks-serving")
+    (presets,) = [r for r in plan.by_type(RELEASE) if r.inputs["name"] == "kserve-llmisvc-configs"]
+    upstream = {
+        obj["metadata"]["name"]: found
+        for obj in rendered_objects(presets)
+        if obj["kind"] == PRESET_KIND and (found := {r.value for r in references(obj) if outside(r, MIRROR)})
+    }
+    run = upstream.pop("kserve-config-llm-template") | upstream.pop("kserve-config-llm-scheduler")
+    assert run == {
+        "ghcr.io/llm-d/llm-d-cuda:v0.8.0",
+        "ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.9.0",
+        "ghcr.io/llm-d/llm-d-uds-tokenizer:vllm-v0.19.1",
+    }
+    for service in plan.by_type(LLMISVC):
+        named = {r.value for r in references(service.inputs)}
+        assert {MIRROR.image(image) for image in run} <= named, service.name
+        assert "baseRefs" not in service.inputs["spec"]  # only the presets the controller picks itself
+    assert all(("decode" in n or "prefill" in n or "worker" in n or "latency" in n) for n in upstream), (
+        upstream
+    )

@@ -122,6 +122,11 @@ def test_every_controller_is_one_pinned_release_and_kueue_integrates_exactly_tho
         "deepspeed-distributed",
         "torch-distributed",
     ]
+    # Kueue after every controller it integrates: their CRDs exist when it starts, so no integration waits out
+    # Kueue's backoff (up to 2 minutes, its TrainJob webhook refusing every TrainJob meanwhile).
+    kueue = plan.one("gpu-platform:index:Kueue")
+    for release in ("jobset-helm", "lws-helm", "kubeflow-trainer-helm", "kuberay-helm"):
+        assert plan.one(RELEASE, release).urn in kueue.depends_on, release
 
 
 def test_without_controllers_kueue_integrates_only_the_plain_kinds(plan_stack: Callable[..., Plan]) -> None:

@@ -8,6 +8,7 @@ stack's ``nodeSetup`` output and the allocatable the plan's Kueue quotas count p
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -20,6 +21,8 @@ from typing import Any
 import yaml
 
 from gpu_platform.offline import run_plan
+from gpu_platform.offline.output import HELM_RELEASE
+from gpu_platform.offline.recorder import SECRET_PLACEHOLDER
 from gpu_platform.resolve.cluster_pools import resolve_pools
 from gpu_platform.sharing import node_resources
 from tests.support.helm import published_charts
@@ -144,15 +147,36 @@ KUEUE_HARNESS = ("CustomResourceDefinition", "Secret")
 certificate Secret): the chart's own versions are validated with a dry run, not stored over them."""
 
 
+def helm_created_namespaces(out: Path) -> list[dict[str, Any]]:
+    """The namespaces Helm creates for the plan's releases with ``createNamespace`` (``plan.json`` in ``out``):
+    their charts' objects need them, and the plan has no Namespace resource for them."""
+    plan = json.loads((out / "plan.json").read_text())
+    names = sorted(
+        {
+            str(r["inputs"]["namespace"])
+            for r in plan["resources"]
+            if r["type"] == HELM_RELEASE
+            and r["inputs"].get("createNamespace")
+            and r["inputs"].get("namespace")
+        }
+    )
+    return [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}} for name in names]
+
+
 def split_objects(plan: PlannedCluster) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(stored, dry-run): every chart object an install leaves plus the plan's own manifests."""
-    stored: list[dict[str, Any]] = []
+    """(stored, dry-run): every chart object an install leaves, the namespaces Helm creates for them, and the
+    plan's own manifests."""
+    stored: list[dict[str, Any]] = [
+        ns
+        for ns in helm_created_namespaces(plan.out)
+        if ns["metadata"]["name"] not in _namespaces(plan.manifests)
+    ]
     dry: list[dict[str, Any]] = []
     for release, objects in plan.releases.items():
         for obj in filter(install_events, objects):
             skip = obj["kind"] in OUT_OF_BAND or (release == "kueue" and obj["kind"] in KUEUE_HARNESS)
             (dry if skip else stored).append(obj)
-    return install_order(stored + plan.manifests), dry
+    return install_order(stored + [with_secret_values(m) for m in plan.manifests]), dry
 
 
 def apply_plan(cp: Any, plan: PlannedCluster, manager: str = "gpu-platform-tests") -> list[Any]:
@@ -168,6 +192,22 @@ def apply_plan(cp: Any, plan: PlannedCluster, manager: str = "gpu-platform-tests
     # Dry runs as the harness's manager: Kueue's CRDs are stored under it (start_kueue), so the chart's own
     # conversion settings replace the loopback ones in the dry run instead of merging with them.
     return [*refused, *cp.try_apply(dry, dry_run=True)]
+
+
+def with_secret_values(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` with a stand-in where the offline plan wrote a secret whole (``SECRET_PLACEHOLDER`` in place of a
+    Secret's ``data`` or ``stringData`` map: the value is unknown offline, its shape is not)."""
+    if obj.get("kind") != "Secret":
+        return obj
+    out = dict(obj)
+    for key in ("data", "stringData"):
+        if out.get(key) == SECRET_PLACEHOLDER:
+            out[key] = {"offline-plan": "c2VjcmV0" if key == "data" else "secret"}
+    return out
+
+
+def _namespaces(objects: Iterable[dict[str, Any]]) -> set[str]:
+    return {o["metadata"]["name"] for o in objects if o["kind"] == "Namespace"}
 
 
 def _object_name(obj: dict[str, Any]) -> str:

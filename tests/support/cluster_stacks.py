@@ -25,7 +25,6 @@ from typing import Any
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
-CHARTS = REPO / "tests" / "upstream" / "charts"
 EXAMPLES = REPO / "examples"
 NOT_KUBERNETES = {
     "docker-host-l4": "a GPU Docker host (a VM), no Kubernetes cluster",
@@ -44,30 +43,31 @@ class Target:
     stack: str
     id: str
 
+    @property
+    def cloud(self) -> str | None:
+        """The stack file's ``gpu-platform:cloud`` (None where the program does not read one); the stack file is
+        in the project's ``stackConfigDir`` where ``Pulumi.yaml`` names one (the library's own stacks)."""
+        project = yaml.safe_load((self.project / "Pulumi.yaml").read_text())
+        folder = self.project / project.get("stackConfigDir", ".")
+        config = yaml.safe_load((folder / f"Pulumi.{self.stack}.yaml").read_text())["config"]
+        return config.get("gpu-platform:cloud")
+
 
 DEFAULT_TARGETS = ("stacks/dev", "existing-cluster/example", "topology-aware-training/example")
 """What ``make test`` runs (``$GPU_PLATFORM_CP_TARGETS`` unset or empty), a few minutes on two cores: the dev stack
 (GKE pools, sharing, a JobSet gang, KServe), the existing-cluster example and a topology-aware pool (EKS)."""
 
-NOT_YET = {
-    "serving-aks": "its plan does not render yet (being fixed separately)",
-    "serving-eks": "its plan does not render yet (being fixed separately)",
-    "serving-existing": "its plan does not render yet (being fixed separately)",
-    "serving-gke": "the serving examples are left out together until their plans render",
-}
-"""Examples ``all`` leaves out for now, and why; naming one's id in ``$GPU_PLATFORM_CP_TARGETS`` still runs it."""
-
 
 def targets() -> list[Target]:
     """The targets ``$GPU_PLATFORM_CP_TARGETS`` (comma-separated) names: unset or empty, ``DEFAULT_TARGETS``;
-    ``all``, the library's stacks then every example's stack files (less ``NOT_KUBERNETES`` and ``NOT_YET``);
+    ``all``, the library's stacks then every example's stack files (less ``NOT_KUBERNETES``);
     else the listed ids (``stacks/<env>`` or ``<example>/<stack>``), in that same order."""
     wanted = {t for t in os.environ.get("GPU_PLATFORM_CP_TARGETS", "").split(",") if t} or set(
         DEFAULT_TARGETS
     )
     every = _all_targets()
     if "all" in wanted:
-        return [t for t in every if t.project.name not in NOT_YET or t.id in wanted]
+        return every
     unknown = wanted - {t.id for t in every}
     if unknown:
         raise ValueError(
@@ -126,22 +126,27 @@ def read_rendered(target: Target, out: Path) -> Rendered:
     )
 
 
-def render(target: Target, out: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """``python -m tests.support.cluster_stacks PROJECT STACK OUT`` (``main`` below)."""
+def render(target: Target, out: Path, charts: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``python -m tests.support.cluster_stacks PROJECT STACK OUT CHARTS`` (``main`` below)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "components"), str(REPO)])}
-    cmd = [sys.executable, "-m", "tests.support.cluster_stacks", str(target.project), target.stack, str(out)]
+    args = [str(target.project), target.stack, str(out), str(charts)]
+    cmd = [sys.executable, "-m", "tests.support.cluster_stacks", *args]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=REPO)
 
 
 class Renders:
-    """Every target rendered in the background, ``workers`` at a time, in the order given."""
+    """Every target rendered in the background, ``workers`` at a time, in the order given, with the vendored
+    charts as their releases publish them (``helm.published_charts``: Envoy Gateway's generated values)."""
 
     def __init__(self, targets: list[Target], root: Path, workers: int = 2) -> None:
+        from tests.support.helm import published_charts
+
         self._pool = ThreadPoolExecutor(max_workers=workers)
         self._futures: dict[str, Future[subprocess.CompletedProcess[str]]] = {}
         self._root = root
+        charts = published_charts()
         for target in targets:
-            self._futures[target.id] = self._pool.submit(render, target, self.out(target))
+            self._futures[target.id] = self._pool.submit(render, target, self.out(target), charts)
 
     def out(self, target: Target) -> Path:
         return self._root / target.id.replace("/", "--")
@@ -189,13 +194,14 @@ def recording() -> Iterator[tuple[dict[str, Any], list[Any]]]:
 
 
 def main(argv: list[str]) -> int:
-    """Render ``PROJECT``'s ``STACK`` into ``OUT``; pickle the pools it resolved and its ``nodeSetup`` output."""
-    project, stack, out = argv
+    """Render ``PROJECT``'s ``STACK`` into ``OUT`` with the charts in ``CHARTS``; pickle the pools it resolved and
+    its ``nodeSetup`` output."""
+    project, stack, out, charts = argv
     from gpu_platform import cli
 
     with recording() as (pools, plans):
         args = ["plan", "--project", project, "--stack", stack, "--out", out]
-        code = cli.main([*args, "--render", "--charts", str(CHARTS)])
+        code = cli.main([*args, "--render", "--charts", charts])
     if code:
         return int(code)
     node_setup = plans[-1].outputs.get("nodeSetup", {}) if plans else {}

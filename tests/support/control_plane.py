@@ -5,7 +5,8 @@ a cached build is there (CI has Go, so there it runs)."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +45,23 @@ def control_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield cp
     finally:
         cp.stop()
+
+
+def wait_until(
+    what: str,
+    check: Callable[[], Any],
+    timeout: float = 45,
+    every: float = 0.25,
+    why: Callable[[], str] | None = None,
+) -> Any:
+    """``check()``'s first truthy value (an ``ApiError`` counts as not yet); the test fails (never hangs) after
+    ``timeout`` seconds, saying ``why()`` when given (the state that was waited on)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if value := check():
+                return value
+        except ApiError:
+            pass
+        time.sleep(every)
+    pytest.fail(f"{what}: not within {timeout:.0f}s" + (f" ({why()})" if why is not None else ""))

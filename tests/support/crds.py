@@ -146,6 +146,12 @@ CRDS: dict[tuple[str, str], tuple[str, ...]] = {
         "crds",
         "serving.kserve.io_llminferenceservices.yaml",
     ),
+    ("serving.kserve.io/v1alpha2", "LLMInferenceServiceConfig"): (
+        "charts",
+        "kserve-llmisvc-crd-v0.20.0",
+        "templates",
+        "serving.kserve.io_llminferenceserviceconfigs.yaml",
+    ),
     # operator-framework/api: OLM (OpenShift's GPU Operator install)
     ("operators.coreos.com/v1alpha1", "Subscription"): (
         "operator-framework-api",

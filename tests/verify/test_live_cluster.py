@@ -5,8 +5,8 @@ pods on them and Helm's release secrets at the pins; then drift made through the
 from __future__ import annotations
 
 import copy
-import time
-from collections.abc import Callable, Iterator
+import dataclasses
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +22,11 @@ from gpu_platform.verify.finding import Finding
 from gpu_platform.verify.findings import findings
 from gpu_platform.verify.reader import api_client, read_snapshot
 from gpu_platform.verify.snapshot import encode_helm_secret
-from tests.support.control_plane import control_plane_script
+from tests.support.control_plane import control_plane_script, wait_until
 from tests.support.verify import REPO, planned_snapshot, stack_expectation
 
 KWOK = {"kwok.x-k8s.io/node": "fake"}
 MERGE = "application/merge-patch+json"
-
-
-def wait_until(what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
-    """``check()``'s first truthy value; the test fails (never hangs) after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(0.5)
-    pytest.fail(f"{what}: not within {timeout:.0f}s")
 
 
 def _kueue_chart(out: Path) -> list[dict[str, Any]]:
@@ -121,7 +111,7 @@ def test_verify_passes_on_the_cluster_the_plan_describes(
     kubeconfig = str(dev_cluster.kubeconfig)
     args = ["verify", "--project", str(REPO), "--stack", "dev", "--kubeconfig", kubeconfig]
     # Until kwok runs the operand pods and Kueue marks the ClusterQueue Active, verify says so.
-    wait_until("kwok running the pods and Kueue the queue", lambda: main(args) == 0)
+    wait_until("kwok running the pods and Kueue the queue", lambda: main(args) == 0, 60, every=0.5)
     capsys.readouterr()
     assert main(args) == 0
     out, err = capsys.readouterr()
@@ -156,11 +146,49 @@ def test_a_smoke_job_no_queue_admits_is_reported(dev_cluster: Any, monkeypatch: 
     dev_cluster.request("PATCH", cq, {"spec": spec}, content_type=MERGE)
     try:
         client = api_client(str(dev_cluster.kubeconfig), None)
-        (found,) = smoke_run.run_smoke(client, stack_expectation("dev"), timeout=5)
+        found_all = smoke_run.run_smoke(client, stack_expectation("dev"), timeout=5)
     finally:
         dev_cluster.request("PATCH", cq, {"spec": original}, content_type=MERGE)
+    # l4-spot is time-sliced: it gets no all-reduce, only a warning.
+    (found,) = [f for f in found_all if f.severity == "error"]
     assert (found.severity, found.subject) == ("error", "smoke on pool l4-spot")
     assert found.found.startswith("not admitted by Kueue within ")
+
+
+def test_an_all_reduce_gang_is_admitted_whole_and_bound_to_two_nodes(
+    dev_cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The l4-spot pool taken as whole GPUs (4 per node): Kueue admits both pods of the NCCL Job as one workload,
+    the scheduler binds them to the pool's two nodes (each pod takes a node's GPUs), kwok completes them, and the
+    Job and its Service are deleted afterwards. kwok runs no containers, so no bandwidth is measured here."""
+    monkeypatch.setattr(smoke_run, "POLL_SECONDS", 0.5)
+    dev = stack_expectation("dev")
+    expected = dataclasses.replace(
+        dev, pools=tuple(dataclasses.replace(p, sharing="none") for p in dev.pools)
+    )
+    seen: list[Any] = []
+    read = smoke_run.gang_result
+
+    def recorded(core: Any, job: Any) -> Any:
+        seen.append(read(core, job))
+        return seen[-1]
+
+    monkeypatch.setattr(smoke_run, "gang_result", recorded)
+    client = api_client(str(dev_cluster.kubeconfig), None)
+    found = smoke_run.run_smoke(client, expected, timeout=90)
+    (gang,) = [f for f in found if f.subject == "nccl on pool l4-spot"]
+    assert (gang.severity, gang.expected) == ("info", "an NCCL all-reduce across 2 nodes"), gang
+    (result,) = seen
+    assert sorted(result.nodes) == ["l4-spot-0", "l4-spot-1"]
+    assert gang.found.startswith("all-reduce passed on ")
+    live = [
+        o
+        for kind in ("/apis/batch/v1/namespaces/ml-dev/jobs", "/api/v1/namespaces/ml-dev/services")
+        for o in dev_cluster.get(kind)["items"]
+        if o["metadata"]["name"].startswith("gpu-platform-nccl-")
+        and o["metadata"].get("deletionTimestamp") is None
+    ]
+    assert live == []
 
 
 def test_drift_made_through_the_api_is_reported(dev_cluster: Any) -> None:

@@ -49,3 +49,27 @@ def test_a_subject_with_several_errors_fails_once_listing_each() -> None:
     assert (failure.text or "").splitlines()[
         1
     ] == "node n2: expected allocatable nvidia.com/gpu = 4, found nvidia.com/gpu = 0"
+
+
+def test_a_measurement_is_listed_but_is_no_drift() -> None:
+    """An ``info`` finding (an all-reduce's bus bandwidth) is shown and kept in JUnit, never counted as drift."""
+    measured = Finding(
+        "info",
+        "smoke",
+        "nccl on pool h100",
+        "Job ns/j",
+        "an NCCL all-reduce across 2 nodes",
+        "bus bandwidth 180 GB/s",
+    )
+    assert table([measured]).splitlines() == [
+        "no drift: the cluster holds what the plan says",
+        "Job ns/j: bus bandwidth 180 GB/s",
+    ]
+    assert table([FLAVOR, measured]).splitlines()[2].split()[:2] == ["info", "smoke"]
+    assert summary([measured], 1) == "verify: passed, 0 errors and 0 warnings (1 objects compared)"
+    root = ET.fromstring(junit([measured], [("smoke", "nccl on pool h100")], "verify"))
+    (case,) = root.iter("testcase")
+    assert case.find("failure") is None
+    assert case.findtext("system-out") == (
+        "info: Job ns/j: expected an NCCL all-reduce across 2 nodes, found bus bandwidth 180 GB/s\n"
+    )

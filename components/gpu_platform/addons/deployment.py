@@ -33,6 +33,9 @@ class Deployment:
     """The team namespaces the stack owns (``stack.namespaces``), by name: each queue waits for its own."""
     metrics_cluster: Callable[[], Mapping[str, Any]] = dict
     """The cluster a managed Prometheus backend collects from (the cloud's wiring), asked only when used."""
+    metrics_reader: Callable[[Any, Any], Mapping[str, Any]] = lambda grant, workspace: {}
+    """``(grant, workspace)``: the cloud's wiring creates the identity the serving add-on's autoscaler reads the
+    managed Prometheus as, and returns the facts known only then (asked only when used)."""
     installers: Mapping[str, Installer] = field(default_factory=dict)
     """Add-on name -> the cloud's installer that takes the add-on's plan in place of its Helm component."""
     created: dict[str, Any] = field(default_factory=dict)

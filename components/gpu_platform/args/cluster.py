@@ -96,6 +96,11 @@ class ClusterConfigArgs(TypedDict):
     """GKE: the range the GPUDirect pools' extra VPCs take their subnets from; default
     ``DEFAULT_GPU_NETWORK_CIDR``. A private /24 or larger, apart from
     ``vpc_cidr`` (the cluster's nodes, Pods and Services). Changing it replaces the GPU subnets."""
+    proxy_subnet_cidr: NotRequired[str]
+    """GKE, a cluster the stack creates, serving through GKE's managed inference Gateway: the range of the
+    proxy-only subnet (``REGIONAL_MANAGED_PROXY``) its regional load balancers need; default the /23 after the
+    node and Service ranges in ``vpc_cidr`` (``10.0.32.0/23`` for the default). A private /26 or larger outside
+    the cluster's node, Service and Pod ranges."""
     zones: NotRequired[Sequence[str]]
     """EKS: the VPC's zones, two to six; each gets a private and a public subnet keyed by its name and a
     CIDR slot by its position, so only append. Required when pools name zones (they must be among them);

@@ -3,7 +3,7 @@ derive from ``PROFILES``.
 
 Each cloud has its facts here (``<cloud>/profile.py``: facts and rules; its tables) and its plans, components
 and stack wiring in ``gpu_platform/clouds/<cloud>/``.
-Adding a cloud is a new folder and one line below (docs/adding-a-cloud.md).
+Adding a cloud is a new folder and one line below, besides the edits docs/adding-a-cloud.md lists.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpu_platform.addons.serving.preset_images import SCHEDULER_CONTAINERS, SERVER_CONTAINERS
 from gpu_platform.errors import NAMESPACE, Problems
 from gpu_platform.mirror import Mirror, parse_reference
 from gpu_platform.offline.output import HELM_RELEASE
@@ -22,6 +23,10 @@ from gpu_platform.releases import chart_name
 from gpu_platform.resolve.mirror import resolve_mirror
 
 MIRROR_KEY = f"{NAMESPACE}:mirror"
+LLM_INFERENCE_SERVICE = "LLMInferenceService"
+PRESET_IMAGES = (*SERVER_CONTAINERS.values(), *SCHEDULER_CONTAINERS.values())
+"""What an ``LLMInferenceService`` runs from KServe's presets: planned without a mirror, the service names none of
+them (``addons.serving.preset_images``), yet each must be in the image mirror."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,8 @@ def _images(plan: Plan) -> list[ChartImage]:
     for r in plan.resources:
         if r.type.startswith("kubernetes:") and r.type != HELM_RELEASE:
             found += object_images(r.inputs)
+            if r.inputs.get("kind") == LLM_INFERENCE_SERVICE:
+                found += [ChartImage(image) for image in PRESET_IMAGES]
     return found
 
 

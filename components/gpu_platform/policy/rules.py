@@ -12,11 +12,12 @@ from __future__ import annotations
 import functools
 import json
 import re
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts import clouds_where, profile_of
 from gpu_platform.policy.mirror import MIRROR_CONFIG_SCHEMA, chart_problem, configured_mirror, image_problems
 from gpu_platform.policy.node_pool_readers import NodePoolView, cloud_policy, gpu_pools, node_pools, readers
 from gpu_platform.policy.operators import (
@@ -29,6 +30,7 @@ from gpu_platform.policy.operators import (
     gpu_operators,
     is_time_slicing_config,
 )
+from gpu_platform.policy_model.device_plugin_rule import DevicePluginRule
 from gpu_platform.policy_model.kube import (
     GPU_RESOURCE_PREFIX,
     REPELLING_EFFECTS,
@@ -340,16 +342,16 @@ def _device_plugin_runs_on(op: GpuOperatorView, pool: NodePoolView) -> bool:
     return op.device_plugin_enabled is True and pool.label(DEPLOY_DEVICE_PLUGIN_LABEL) != "false"
 
 
-@_rule(
-    "bottlerocket-single-device-plugin",
-    MANDATORY,
-    "stack",
-    "Bottlerocket NVIDIA nodes already run a device plugin: neither the GPU Operator nor a standalone "
-    "device plugin adds a second one there.",
-)
-def bottlerocket_single_device_plugin(resources: list[PolicyResource]) -> Iterator[Finding]:
-    pools = [p for p in _operand_pools(resources) if p.bottlerocket and p.labels is not None]
-    for pool in pools:
+def _own_plugin_pools(cloud: str, resources: list[PolicyResource]) -> list[NodePoolView]:
+    """The cloud's operand pools whose labels the program knows."""
+    return [p for p in _operand_pools(resources) if p.cloud == cloud and p.labels is not None]
+
+
+def _image_device_plugin(
+    cloud: str, rule: DevicePluginRule, resources: list[PolicyResource]
+) -> Iterator[Finding]:
+    """Pools whose node image runs its own device plugin: no operator or unconstrained plugin adds a second."""
+    for pool in (p for p in _own_plugin_pools(cloud, resources) if p.image_ships_device_plugin):
         for op in gpu_operators(resources):
             if _device_plugin_runs_on(op, pool):
                 yield (
@@ -365,33 +367,46 @@ def bottlerocket_single_device_plugin(resources: list[PolicyResource]) -> Iterat
                     plugin.resource.urn,
                     f"Device plugin '{plugin.resource.name}' has no nodeSelector or affinity and would "
                     f"also run on GPU pool {pool.display} ({pool.ami_type}), which ships its own device "
-                    "plugin. Keep it off Bottlerocket nodes.",
+                    f"plugin. Keep it off {rule.images} nodes.",
                 )
 
 
-@_rule(
-    "gke-single-device-plugin",
-    MANDATORY,
-    "stack",
-    "GKE GPU pools used with the GPU Operator's device plugin carry gke-no-default-nvidia-gpu-device-plugin="
-    "true, so GKE's own device plugin does not run next to NVIDIA's.",
-)
-def gke_single_device_plugin(resources: list[PolicyResource]) -> Iterator[Finding]:
+def _label_device_plugin(
+    cloud: str, rule: DevicePluginRule, resources: list[PolicyResource]
+) -> Iterator[Finding]:
+    """Pools where the cloud runs its device plugin unless a node label turns it off, and the operator's runs."""
+    profile = profile_of(cloud)
+    off = profile.default_device_plugin_off_label
+    if off is None:
+        return
     operators = gpu_operators(resources)
-    for pool in _operand_pools(resources):
-        off = profile_of(pool.cloud).default_device_plugin_off_label
-        if off is None or pool.labels is None or pool.label(off[0]) == off[1]:
+    for pool in _own_plugin_pools(cloud, resources):
+        if pool.label(off[0]) == off[1]:
             continue
         for op in operators:
             if _device_plugin_runs_on(op, pool):
                 yield (
                     pool.resource.urn,
-                    f"GKE GPU pool {pool.display} lacks the node label "
-                    f"{off[0]}={off[1]}, so GKE's device plugin runs next to the one "
-                    f"GPU Operator {op.display} deploys. Add it to {pool.prefix}nodeConfig.labels (or label "
-                    f"the pool {DEPLOY_DEVICE_PLUGIN_LABEL}=false to keep GKE's plugin, e.g. for GKE-managed "
-                    "time-sharing).",
+                    f"{profile.display} GPU pool {pool.display} lacks the node label "
+                    f"{off[0]}={off[1]}, so {profile.display}'s device plugin runs next to the one "
+                    f"GPU Operator {op.display} deploys. Add it to {pool.prefix}{rule.labels_field} (or label "
+                    f"the pool {DEPLOY_DEVICE_PLUGIN_LABEL}=false to keep {profile.display}'s plugin, "
+                    f"{rule.keep_own}).",
                 )
+
+
+_DEVICE_PLUGIN_BODIES = {"image": _image_device_plugin, "label": _label_device_plugin}
+
+
+def _register_device_plugin_rules() -> None:
+    """Each cloud's own device-plugin rule (its policy module's ``DEVICE_PLUGIN_RULE``), in name order."""
+    declared = [(cloud, r.DEVICE_PLUGIN_RULE) for cloud, r in readers().items() if r.DEVICE_PLUGIN_RULE]
+    for cloud, rule in sorted(declared, key=lambda found: found[1].name):
+        body = functools.partial(_DEVICE_PLUGIN_BODIES[rule.kind], cloud, rule)
+        _rule(rule.name, MANDATORY, "stack", rule.description)(body)
+
+
+_register_device_plugin_rules()
 
 
 def _time_slicing_sources(pool: NodePoolView, resources: list[PolicyResource]) -> list[str]:
@@ -587,11 +602,12 @@ def dra_without_device_plugin(resources: list[PolicyResource]) -> Iterator[Findi
                     f"{op.display} also runs its device plugin there: the same GPUs would be allocated twice. "
                     f"Label the pool {DEPLOY_DEVICE_PLUGIN_LABEL}=false (or set devicePlugin.enabled=false).",
                 )
-        if pool.bottlerocket:
+        if pool.image_ships_device_plugin:
+            own = cloud_policy(pool.cloud).DEVICE_PLUGIN_RULE
             yield (
                 pool.resource.urn,
                 f"GPU pool {pool.display} is a DRA pool on {pool.ami_type}, which runs its own NVIDIA device plugin; "
-                "use the AL2023 NVIDIA AMI for DRA pools.",
+                f"{own.dra_fix if own else 'use a node image without one for DRA pools'}.",
             )
         cloud = profile_of(pool.cloud)
         off = cloud.default_device_plugin_off_label
@@ -625,6 +641,19 @@ FABRIC_DEVICE_PLUGIN_CHARTS = {"aws-efa-k8s-device-plugin": EFA_RESOURCE}
 """Charts whose release makes a fabric resource requestable."""
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 KUEUE_API = "kubernetes:kueue.x-k8s.io/"
+
+
+def _fabric_settings() -> str:
+    """The pool settings that make a fabric resource requestable, each with the clouds that take it."""
+    settings = (
+        ("efa", lambda q: q.efa),
+        ("infiniband", lambda q: any(m.infiniband for m in q.machines.values())),
+    )
+    return " or ".join(
+        f"{key}: true ({'/'.join(q.display for q in where)})"
+        for key, has in settings
+        if (where := clouds_where(has))
+    )
 
 
 def _fabric(name: str) -> bool:
@@ -709,7 +738,7 @@ def fabric_resources_agree(resources: list[PolicyResource]) -> Iterator[Finding]
                 yield (
                     res.urn,
                     f"{path}: requests {name}, which no ClusterQueue covers: Kueue never admits this workload. "
-                    "Set efa: true (EKS) or infiniband: true (AKS) on its pool.",
+                    f"Set {_fabric_settings()} on its pool.",
                 )
 
 
@@ -759,7 +788,17 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """The GKE GPUDirect names moved to ``clouds.gke.policy`` (``gpu_platform._moved``)."""
-    from gpu_platform._moved import moved_attribute
+    """A cloud's own rule, once a function of this module by its rule's name (now ``RULES[name].check``), and
+    the names moved to a cloud's policy module (``gpu_platform._moved``), each with a warning."""
+    from gpu_platform._moved import REMOVED_IN, moved_attribute
 
-    return moved_attribute(__name__, name)
+    rule = RULES.get(name.replace("_", "-"))
+    if rule is None:
+        return moved_attribute(__name__, name)
+    warnings.warn(
+        f"{__name__}.{name} is now {__name__}.RULES[{rule.name!r}].check; the old name goes in gpu-platform "
+        f"{REMOVED_IN}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return rule.check

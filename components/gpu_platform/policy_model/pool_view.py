@@ -3,6 +3,7 @@ each cloud's resource types are in ``gpu_platform/clouds/<cloud>/policy.py``."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -49,9 +50,22 @@ class NodePoolView:
         return f"'{self.name}'" + (f" ({', '.join(details)})" if details else "")
 
     @property
-    def bottlerocket(self) -> bool:
+    def image_ships_device_plugin(self) -> bool:
         """The node image runs its own device plugin (EKS Bottlerocket), per the cloud's image table."""
         return bool(self.ami_type) and PROFILES[self.cloud].image_ships_device_plugin(str(self.ami_type))
+
+    @property
+    def bottlerocket(self) -> bool:
+        """The old name of ``image_ships_device_plugin``, kept with a warning for one minor release."""
+        from gpu_platform._moved import REMOVED_IN
+
+        warnings.warn(
+            "NodePoolView.bottlerocket is now NodePoolView.image_ships_device_plugin; the old name goes in "
+            f"gpu-platform {REMOVED_IN}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.image_ships_device_plugin
 
     def label(self, key: str) -> Any:
         return None if self.labels is None else self.labels.get(key)

@@ -70,6 +70,8 @@ class ClusterSpec:
     pod_identity_agent: bool = True
     gpu_network_cidr: str | None = None
     """GKE: the GPUDirect subnets' range as the stack file gives it; ``None``: the default."""
+    proxy_subnet_cidr: str | None = None
+    """GKE: the proxy-only subnet's range as the stack file gives it; ``None``: the default."""
 
     @property
     def attached(self) -> bool:
@@ -281,6 +283,7 @@ def resolve_cluster(
         autoscaler=autoscaler,
         pod_identity_agent=c.get("pod_identity_agent", True),
         gpu_network_cidr=c.get("gpu_network_cidr"),
+        proxy_subnet_cidr=c.get("proxy_subnet_cidr"),
     )
 
 

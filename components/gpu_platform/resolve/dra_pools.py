@@ -5,9 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts import clouds_where, profile_of
 from gpu_platform.errors import Problems
 from gpu_platform.pools import GpuPool
+
+
+def _cloud_partitioned_mig() -> str:
+    """MIG on DRA pools where the cloud partitions the GPUs (the DRA driver publishes the slices it finds)."""
+    return " or ".join(
+        f"{q.display}-partitioned MIG ({{{{sharing.managed_by}}}}: cloud on {q.display})"
+        for q in clouds_where(lambda q: q.dra_cloud_mig)
+    )
 
 
 def dra_pool_problems(pool: GpuPool, p: Problems) -> None:
@@ -27,7 +35,7 @@ def dra_pool_problems(pool: GpuPool, p: Problems) -> None:
             ("sharing", "managed_by"),
             "the GPU Operator's MIG manager cannot partition DRA nodes: it does not restart the DRA kubelet "
             "plugin, which publishes the MIG devices it finds at start, and GPU Operator 26.7 supports only "
-            "preconfigured MIG devices with DRA. Use AKS-partitioned MIG ({{sharing.managed_by}}: cloud on AKS), "
+            f"preconfigured MIG devices with DRA. Use {_cloud_partitioned_mig()}, "
             "or allocation 'device-plugin' for operator-managed MIG",
         )
     elif (

@@ -13,7 +13,7 @@ from typing import Any
 
 from gpu_platform.args.common import DEFAULT_DRIVER_OWNER
 from gpu_platform.catalog.drivers import DriverVersion, min_driver_for_cuda
-from gpu_platform.cloud_facts import profile_of
+from gpu_platform.cloud_facts import clouds_where, profile_of
 from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.driver import DriverPlan, DriverPlanError
 from gpu_platform.errors import Problems
@@ -124,28 +124,31 @@ def _check_sharing(pools: Sequence[GpuPool], plan: DriverPlan, at: DriverLocatio
     names = {p.name for p in served}
     for pool in pools:
         s = pool.sharing
+        profile = profile_of(pool.cloud)
         if s.mode == "isolated" and plan.device_plugin != "operator":
             at.pool(pool.index).add(
                 ("sharing", "mode"),
                 f"'isolated' replaces the nodes' device plugin with HAMi's, but {pool.image or 'the node image'} "
-                "ships its own, which nothing turns off; use AL2023_x86_64_NVIDIA nodes or another mode",
+                f"ships its own, which nothing turns off; use {profile.operator_device_plugin_images()} or another "
+                "mode",
             )
         elif s.mode not in ("none", "isolated") and s.managed_by == "operator" and pool.name not in names:
             at.pool(pool.index).add(
                 ("sharing", "mode"),
                 f"'{s.mode}' is configured through the GPU Operator's device plugin, but {pool.image or 'the node image'} "
-                "ships its own device plugin; use AL2023_x86_64_NVIDIA nodes or mode 'none'",
+                f"ships its own device plugin; use {profile.operator_device_plugin_images()} or mode 'none'",
             )
         if (
-            profile_of(pool.cloud).cloud_mig_needs_cloud_driver
+            profile.cloud_mig_needs_cloud_driver
             and s.mode == "mig"
             and s.managed_by == "cloud"
             and plan.driver != "cloud"
         ):
             at.driver.add(
                 ("owner",),
-                f"pool '{pool.name}': AKS partitions GPUs (gpu_instance_profile) with the driver it installs: use "
-                "owner 'cloud', or let the GPU Operator's MIG manager do MIG ({{sharing.managed_by}}: operator)",
+                f"pool '{pool.name}': {profile.display} partitions GPUs ({profile.cloud_mig_setting}) with the driver "
+                "it installs: use owner 'cloud', or let the GPU Operator's MIG manager do MIG "
+                "({{sharing.managed_by}}: operator)",
             )
     strategy = cluster_mig_strategy(served)
     for pool in served:
@@ -203,9 +206,10 @@ def resolve_driver(
             at.spelled("the GPU Operator installs the driver here ({{driver.version}}); remove it"),
         )
     if driver.get("installer_version") and not plan.cloud_installer:
-        at.driver.add(
-            ("installer_version",), "only for GKE COS nodes, where Google's installer puts the driver"
+        where = " or ".join(
+            str(q.driver_installer_nodes) for q in clouds_where(lambda q: q.driver_installer_nodes)
         )
+        at.driver.add(("installer_version",), f"only for {where}")
     _check_auto_pools(cloud, pools, plan, at)
     _check_cuda(pools, plan, at)
     _check_gpu_support(pools, plan, driver, at)

@@ -111,8 +111,8 @@ def pool_gpudirect(
         where = " and ".join(q.display for q in clouds_where(_has_gpudirect))
         p.add(
             ("gpudirect",),
-            f"{where} only (the GPUDirect-TCPX/TCPXO/RDMA NICs of A3 and A4 machines); between nodes EKS "
-            "pools get fast networking with efa, AKS pools with infiniband",
+            f"{where} only (the GPUDirect-TCPX/TCPXO/RDMA NICs of A3 and A4 machines); between nodes "
+            f"{_other_fabrics()}",
         )
         return None
     if machine is None or machine.gpudirect is None:
@@ -120,6 +120,23 @@ def pool_gpudirect(
         p.add(("gpudirect",), f"needs a machine type with GPUDirect NICs: {which}")
         return None
     return machine.gpudirect
+
+
+def _has_infiniband(profile: CloudProfile) -> bool:
+    return any(m.infiniband for m in profile.machines.values())
+
+
+def _other_fabrics() -> str:
+    """Where fast networking between nodes is another pool setting than ``gpudirect``: ``efa``, ``infiniband``."""
+    fabrics = [
+        (q.display, key)
+        for key, has in (("efa", lambda q: q.efa), ("infiniband", _has_infiniband))
+        for q in clouds_where(has)
+    ]
+    return ", ".join(
+        f"{display} pools {'get fast networking ' if i == 0 else ''}with {key}"
+        for i, (display, key) in enumerate(fabrics)
+    )
 
 
 def _has_gpudirect(profile: CloudProfile) -> bool:

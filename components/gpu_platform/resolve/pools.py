@@ -315,7 +315,8 @@ def _check_capacity(
             p.add(("reservation",), "a reservation is on-demand capacity; it cannot be spot")
         elif profile.capacity_types and capacity != "CAPACITY_BLOCK":
             p.add(
-                ("reservation",), "on EKS only with {{capacity_type}} CAPACITY_BLOCK (the Capacity Block ID)"
+                ("reservation",),
+                f"on {profile.display} only with {{{{capacity_type}}}} CAPACITY_BLOCK (the Capacity Block ID)",
             )
     elif profile.capacity_types and capacity == "CAPACITY_BLOCK":
         p.add(("reservation",), "{{capacity_type}} CAPACITY_BLOCK needs the Capacity Block ID (cr-...)")
@@ -329,9 +330,8 @@ def _check_capacity(
             p.add(("zones", j), f"'{zone}' is listed twice")
     if pool.get("efa"):
         if not profile.efa or machine is None or machine.efa_interfaces == 0:
-            p.add(
-                ("efa",), "EFA needs an EKS instance type with EFA interfaces (p4d, p4de, p5, p5e, p5en, ...)"
-            )
+            machines = " or ".join(q.efa_machines for q in clouds_where(lambda q: q.efa))
+            p.add(("efa",), f"EFA needs {machines}")
         elif len(pool.get("zones", ())) > 1:
             p.add(("zones",), "EFA pools run in one zone (one cluster placement group); give one zone")
     price = pool.get("spot_max_price")

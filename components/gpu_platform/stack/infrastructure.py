@@ -29,6 +29,17 @@ def metrics_cluster(spec: PlatformSpec, infra: Infrastructure) -> dict[str, Any]
     return dict(found(spec, infra)) if found is not None else {}
 
 
+def metrics_reader(
+    spec: PlatformSpec, infra: Infrastructure, grant: Any, workspace: Any, opts: pulumi.ResourceOptions
+) -> dict[str, Any]:
+    """The identity KEDA's operator reads the cloud's managed Prometheus as, created by the cloud's stack module
+    (``metrics_reader``) under the add-ons' parent (``opts``, without their Kubernetes provider), and the query URL
+    and identity known once it exists; empty for a cloud without one."""
+    found = wiring_of(spec.cloud).metrics_reader
+    parent = pulumi.ResourceOptions(parent=opts.parent) if opts.parent is not None else None
+    return dict(found(spec, infra, grant, workspace, parent)) if found is not None else {}
+
+
 def cloud_installers(spec: PlatformSpec) -> dict[str, Installer]:
     """The cloud's installers that take an add-on's plan in place of its Helm component (OLM on OpenShift)."""
     return dict(wiring_of(spec.cloud).installers)

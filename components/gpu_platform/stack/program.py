@@ -26,6 +26,7 @@ from gpu_platform.stack.infrastructure import (
     cloud_installers,
     deploy_infrastructure,
     metrics_cluster,
+    metrics_reader,
 )
 from gpu_platform.stack.namespaces import create_namespaces
 from gpu_platform.stack.read import config_keys, read_stack_config, secret_sections
@@ -73,6 +74,7 @@ def deploy_addons(
         opts,
         namespaces,
         metrics_cluster=lambda: metrics_cluster(spec, infra),
+        metrics_reader=lambda grant, workspace: metrics_reader(spec, infra, grant, workspace, opts),
         installers=cloud_installers(spec),
     )
     for contributor in on:

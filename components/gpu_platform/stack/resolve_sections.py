@@ -31,6 +31,7 @@ from gpu_platform.addons.kserve.service_settings import InferenceServiceConfigAr
 from gpu_platform.addons.kueue.checks import CapacityBasis, GpuOperatorFacts, KueueSpec, QueueIndex
 from gpu_platform.addons.kueue.settings import DEFAULT_LOCAL_QUEUE
 from gpu_platform.addons.observability.checks import ObservabilitySpec
+from gpu_platform.addons.serving.checks import ServedModel, ServingSpec
 from gpu_platform.addons.slurm.checks import SlurmSpec, resolve_slurm
 from gpu_platform.addons.volcano.checks import VolcanoSpec, resolve_volcano
 from gpu_platform.addons.workloads.checks import WorkloadsSpec, resolve_workloads, with_workload_integrations
@@ -39,6 +40,7 @@ from gpu_platform.cloud_facts import profile_of
 from gpu_platform.cloud_facts.profile import PoolProblems
 from gpu_platform.driver import DriverPlan
 from gpu_platform.errors import NAMESPACE, Problems
+from gpu_platform.pools import GpuPool
 from gpu_platform.resolve.cluster import ClusterSpec
 from gpu_platform.resolve.driver import DriverLocations, resolve_driver
 from gpu_platform.resolve.pools import ResolvedPools, valid_pools
@@ -189,10 +191,10 @@ def raw_keys(raw: Any) -> set[str]:
 
 
 def _unreachable_pool(
-    kueue: KueueSpec, index: QueueIndex, namespace: str, queue: str, pool: str
+    kueue: KueueSpec, index: QueueIndex, namespace: str, queue: str, pool: str, what: str = "the predictor"
 ) -> str | None:
-    """Why Kueue would never admit a predictor of ``pool`` through the LocalQueue ``namespace/queue``: its
-    ClusterQueue neither owns the pool nor can borrow it in its cohort (``None`` when it can)."""
+    """Why Kueue would never admit ``what`` (a predictor) of ``pool`` through the LocalQueue ``namespace/queue``:
+    its ClusterQueue neither owns the pool nor can borrow it in its cohort (``None`` when it can)."""
     team = next((t for t in kueue.teams if (t.namespace, t.queue_name) == (namespace, queue)), None)
     cq = next((q for q in kueue.cluster_queues if team is not None and q.name == team.cluster_queue), None)
     if cq is None or pool in {p.name for p in index.own(cq)}:
@@ -207,7 +209,7 @@ def _unreachable_pool(
             return None
     return (
         f"LocalQueue '{queue}' feeds ClusterQueue '{cq.name}', which neither owns pool '{pool}' nor can borrow "
-        "it from its cohort: Kueue would never admit the predictor. Use a queue whose ClusterQueue lists the "
+        f"it from its cohort: Kueue would never admit {what}. Use a queue whose ClusterQueue lists the "
         "pool, or put both queues in one cohort with borrowing allowed"
     )
 
@@ -262,6 +264,97 @@ def _team_queue(kueue: KueueSpec, namespace: str, priority: str, here: Problems)
         return None
     # One team queue; or Kueue's own choice (LocalQueueDefaulting picks the one named 'default').
     return queues[0] if len(queues) == 1 else DEFAULT_LOCAL_QUEUE
+
+
+def with_serving_queues(
+    serving: ServingSpec | None,
+    kueue: KueueSpec | None,
+    kueue_on: bool,
+    pools: Sequence[GpuPool],
+    p: Problems,
+) -> ServingSpec | None:
+    """The served models with the Kueue LocalQueue that charges each to its team's quota (``p`` is at
+    ``serving``; ``pools`` are those Kueue counts): the same teams, ClusterQueues and reachability as the
+    ``kserve.services``' queues (``_service_queue``, ``_unreachable_pool``). ``None`` on a problem."""
+    if serving is None:
+        return None
+    before = p.count()
+    kueue = kueue if kueue_on else None
+    index = QueueIndex(kueue.cluster_queues, pools) if kueue is not None else None
+    models = tuple(
+        replace(m, queue=_model_queue(m, kueue, index, p.at("models", i)))
+        for i, m in enumerate(serving.models)
+    )
+    return replace(serving, models=models) if p.count() == before else None
+
+
+def _model_queue(
+    model: ServedModel, kueue: KueueSpec | None, index: QueueIndex | None, here: Problems
+) -> str | None:
+    """The model's ``queue`` checked, or on a pool a team's ClusterQueue owns its namespace's team LocalQueue (a
+    model there with no queue would take the team's GPUs uncharged: refused); ``None``: Kueue does not manage it."""
+    given = model.settings.get("queue")
+    namespace, pool = model.namespace, model.pool.name
+    if kueue is None or index is None:
+        if given is not None:
+            here.add(
+                ("queue",), "a Kueue LocalQueue, but {{kueue.enabled}} is false; remove it or enable Kueue"
+            )
+        return None
+    if given is not None:
+        if (namespace, given) not in kueue.local_queues():
+            here.add(
+                ("queue",),
+                f"no Kueue LocalQueue '{given}' in namespace '{namespace}' (kueue.teams); "
+                + _valid_model_queues(kueue, index, pool),
+            )
+            return None
+        if reason := _unreachable_pool(kueue, index, namespace, given, pool, "the model's pods"):
+            here.add(("queue",), reason)
+            return None
+        return given
+    owners = {t.cluster_queue for t in kueue.teams} & {
+        q.name for q in kueue.cluster_queues if pool in {p.name for p in index.own(q)}
+    }
+    if not owners:
+        return None  # no team's quota covers the pool: Kueue has nothing to charge
+    reachable = [
+        q
+        for q in kueue.namespace_queues(namespace)
+        if _unreachable_pool(kueue, index, namespace, q, pool) is None
+    ]
+    if len(reachable) == 1 or DEFAULT_LOCAL_QUEUE in reachable:
+        # One team queue; or Kueue's own choice among several (LocalQueueDefaulting picks 'default').
+        return reachable[0] if len(reachable) == 1 else DEFAULT_LOCAL_QUEUE
+    if reachable:
+        here.add(
+            ("queue",),
+            f"required: namespace '{namespace}' has several LocalQueues that reach pool '{pool}' "
+            f"({', '.join(reachable)}); name one",
+        )
+        return None
+    here.add(
+        ("queue",),
+        f"required: pool '{pool}' is under the quota of ClusterQueue {', '.join(sorted(owners))} (kueue.teams), "
+        f"and namespace '{namespace}' has no team LocalQueue that reaches it, so the model's pods would take "
+        "the team's GPUs without being charged. Serve the model from a team's namespace ({{namespace}}) "
+        "with its LocalQueue ({{queue}}); " + _valid_model_queues(kueue, index, pool),
+    )
+    return None
+
+
+def _valid_model_queues(kueue: KueueSpec, index: QueueIndex, pool: str) -> str:
+    """The ``namespace/queue`` pairs of the teams whose LocalQueue reaches ``pool``, for a refusal."""
+    valid = sorted(
+        {
+            f"{t.namespace}/{t.queue_name}"
+            for t in kueue.teams
+            if _unreachable_pool(kueue, index, t.namespace, t.queue_name, pool) is None
+        }
+    )
+    if not valid:
+        return f"no team's LocalQueue reaches pool '{pool}'"
+    return f"valid for pool '{pool}' (namespace/queue): {', '.join(valid)}"
 
 
 def resolve_stack_driver(

@@ -17,10 +17,10 @@ from gpu_platform.addons.gpu_operator.checks import GpuOperatorSpec
 from gpu_platform.addons.kserve.plan import check_kserve_settings
 from gpu_platform.addons.kserve.service_checks import KServeSpec
 from gpu_platform.addons.kueue.checks import KueueSpec, resolve_kueue, without_exclusive
-from gpu_platform.addons.observability.checks import resolve_observability
+from gpu_platform.addons.observability.checks import ObservabilitySpec, resolve_observability
 from gpu_platform.addons.platform_spec import PlatformSpec
 from gpu_platform.addons.registry import requirement_problems
-from gpu_platform.addons.serving.checks import resolve_serving
+from gpu_platform.addons.serving.checks import ServingCluster, resolve_serving
 from gpu_platform.addons.slurm.checks import slurm_pool_names
 from gpu_platform.args.common import Cloud
 from gpu_platform.cloud_facts import profile_of
@@ -43,6 +43,7 @@ from gpu_platform.stack.resolve_sections import (
     resolve_stack_driver,
     resolve_stack_slurm,
     with_capacity_basis,
+    with_serving_queues,
     workload_layer,
 )
 from gpu_platform.stack.secret_settings import secret_leaf_problems, without_follow_ons
@@ -118,6 +119,18 @@ def _stack_wide_problems(
     return cloud
 
 
+def _serving_inputs(
+    observability: ObservabilitySpec | None, cluster: ClusterSpec | None, cfg: Mapping[str, Any]
+) -> tuple[tuple[str, str] | None, ServingCluster]:
+    """What the serving section needs of the observability stack (its ``(backend, namespace)``, ``None`` when it
+    is off) and of the cluster (of one with problems of its own, its settings as given)."""
+    metrics = (observability.backend, observability.namespace) if observability is not None else None
+    if cluster is not None:
+        return metrics, ServingCluster(cluster.create, cluster.project, cluster.name, cluster.resource_group)
+    given = cfg.get("cluster", {})
+    return metrics, ServingCluster(given.get("create", True), given.get("project"))
+
+
 def resolve_platform(
     raw: Any, p: Problems, secret_sections: frozenset[str] | None = None, camel: bool = True
 ) -> PlatformSpec | None:
@@ -155,8 +168,9 @@ def resolve_platform(
     dra = resolve_stack_dra(cfg, pools, cluster, driver, at, p)
     observability = resolve_observability(cloud, cfg.get("observability", {}), p.at("observability"))
     mirror = resolve_mirror(cfg.get("mirror"), p.at("mirror"))
-    metrics = (observability.backend, observability.namespace) if observability is not None else None
-    serving = resolve_serving(cloud, cfg.get("serving"), pools, p.at("serving"), mirror, metrics)
+    metrics, on = _serving_inputs(observability, cluster, cfg)
+    serving = resolve_serving(cloud, cfg.get("serving"), pools, p.at("serving"), mirror, metrics, on)
+    serving = with_serving_queues(serving, kueue, kueue_on, scheduled.pools, p.at("serving"))
     if p or cluster is None or driver is None:
         return None
     kueue, volcano = with_capacity_basis(cloud, kueue, volcano, operator, driver, dra, observability)

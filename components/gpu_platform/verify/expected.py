@@ -13,12 +13,14 @@ from typing import Any
 
 from gpu_platform.addons.observability.plan import DCGM_EXPORTER_APP
 from gpu_platform.addons.platform_spec import PlatformSpec
+from gpu_platform.catalog.gpudirect import GpuDirect
+from gpu_platform.mirror import Mirror
 from gpu_platform.offline.output import HELM_RELEASE
 from gpu_platform.pools import GpuPool
 from gpu_platform.releases import GPU_OPERATOR, chart_name
 from gpu_platform.scheduling import pool_labels, pool_taints, pool_tolerations, selector_labels
 from gpu_platform.sharing import DRA_QUOTA_PREFIX, node_resources
-from gpu_platform.versions import CUDA_SAMPLE_IMAGE
+from gpu_platform.versions import CUDA_SAMPLE_IMAGE, NCCL_SMOKE_IMAGE
 
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/"
 VALIDATOR_APP = "nvidia-operator-validator"
@@ -40,6 +42,13 @@ class ExpectedPool:
     selector: Mapping[str, str] = field(default_factory=dict)
     """The labels that identify the pool's nodes (Kueue flavors and the smoke jobs select on them)."""
     tolerations: tuple[Mapping[str, str], ...] = ()
+    max_nodes: int = 0
+    gpus_per_node: int = 0
+    """The GPUs one node has (the machine's), whatever its sharing makes of them in ``allocatable``."""
+    sharing: str = "none"
+    """``sharing.mode``: only ``none`` advertises each ``nvidia.com/gpu`` as one whole GPU."""
+    gpudirect: GpuDirect | None = None
+    """GKE GPUDirect (TCPX, TCPXO, RDMA): what a pod that uses every GPU of a node attaches for NCCL."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,10 @@ class Expected:
     operands: ExpectedOperands | None = None
     smoke_image: str = CUDA_SAMPLE_IMAGE
     """The CUDA sample ``--smoke`` runs, from the stack's image mirror when it has one."""
+    nccl_image: str = NCCL_SMOKE_IMAGE
+    """The PyTorch image ``--smoke`` runs its NCCL all-reduce in, from the stack's image mirror when it has one."""
+    mirror: Mirror | None = None
+    """The stack's mirror, for the images of the smoke pods' GKE GPUDirect sidecars."""
 
 
 def expected_pool(pool: GpuPool, spec: PlatformSpec) -> ExpectedPool:
@@ -103,6 +116,10 @@ def expected_pool(pool: GpuPool, spec: PlatformSpec) -> ExpectedPool:
         min_nodes=pool.min_nodes,
         selector=selector_labels(pool),
         tolerations=tuple(pool_tolerations(pool)),
+        max_nodes=pool.max_nodes,
+        gpus_per_node=pool.gpus_per_node,
+        sharing=pool.sharing.mode,
+        gpudirect=pool.gpudirect,
     )
 
 
@@ -188,4 +205,6 @@ def expected_state(spec: PlatformSpec, stack: str, resources: Iterable[Any]) -> 
         releases=helm_releases(resources),
         operands=operator_operands(resources),
         smoke_image=spec.mirror.image(CUDA_SAMPLE_IMAGE) if spec.mirror else CUDA_SAMPLE_IMAGE,
+        nccl_image=spec.mirror.image(NCCL_SMOKE_IMAGE) if spec.mirror else NCCL_SMOKE_IMAGE,
+        mirror=spec.mirror,
     )

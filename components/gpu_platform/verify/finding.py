@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "info"]
 """``error``: the cluster is not what the plan says (verify fails); ``warning``: worth a look, may be fine
-(a flavor with no node while its pool is scaled to zero)."""
+(a flavor with no node while its pool is scaled to zero); ``info``: a measurement, not a difference (the bus
+bandwidth a ``--smoke`` all-reduce reached)."""
 
 NODES = "gpu-nodes"
 KUEUE = "kueue"
@@ -37,3 +38,7 @@ def error(check: str, subject: str, obj: str, expected: str, found: str) -> Find
 
 def warning(check: str, subject: str, obj: str, expected: str, found: str) -> Finding:
     return Finding("warning", check, subject, obj, expected, found)
+
+
+def info(check: str, subject: str, obj: str, expected: str, found: str) -> Finding:
+    return Finding("info", check, subject, obj, expected, found)

@@ -31,4 +31,5 @@ def subjects(expected: Expected, smoke: bool = False) -> list[tuple[str, str]]:
         out += [(OPERATOR, f"operands on pool {p.name}") for p in expected.pools]
     if smoke:
         out += [(SMOKE, f"smoke on pool {p.name}") for p in expected.pools]
+        out += [(SMOKE, f"nccl on pool {p.name}") for p in expected.pools]
     return out

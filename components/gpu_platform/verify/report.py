@@ -1,5 +1,5 @@
 """Verify's output: a table for people and JUnit XML for CI (a test suite per check, a test case per subject,
-failed by its error findings; warnings are the case's system-out)."""
+failed by its error findings; warnings and measurements (``info``) are the case's system-out)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ COLUMNS = ("SEVERITY", "CHECK", "OBJECT", "EXPECTED", "FOUND")
 
 
 def table(found: Sequence[Finding]) -> str:
-    """One row per finding, columns aligned; a single line when there is none."""
-    if not found:
-        return "no drift: the cluster holds what the plan says"
+    """One row per finding, columns aligned; a single line when there is none (or only measurements, listed
+    after it)."""
+    if all(f.severity == "info" for f in found):
+        measured = [f"{f.object}: {f.found}" for f in found]
+        return "\n".join(["no drift: the cluster holds what the plan says", *measured])
     rows = [COLUMNS] + [(f.severity, f.check, f.object, f.expected, f.found) for f in found]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS) - 1)]
     return "\n".join(
@@ -25,7 +27,7 @@ def table(found: Sequence[Finding]) -> str:
 def summary(found: Sequence[Finding], checked: int) -> str:
     """``verify: ...``: the verdict, how many errors and warnings, and how much was compared."""
     errors = sum(1 for f in found if f.severity == "error")
-    warnings = len(found) - errors
+    warnings = sum(1 for f in found if f.severity == "warning")
     verdict = "drift found" if errors else "passed" if not warnings else "passed with warnings"
     return f"verify: {verdict}, {errors} errors and {warnings} warnings ({checked} objects compared)"
 
@@ -54,8 +56,8 @@ def junit(found: Sequence[Finding], subjects: Sequence[tuple[str, str]], name: s
         if errors:  # one failure per case (JUnit's schema), every error in its text
             message = errors[0] if len(errors) == 1 else f"{len(errors)} differences, first: {errors[0]}"
             ET.SubElement(case, "failure", message=message, type="drift").text = "\n".join(errors)
-        if warnings := [line for severity, line in lines if severity == "warning"]:
-            ET.SubElement(case, "system-out").text = "".join(f"warning: {w}\n" for w in warnings)
+        if notes := [(severity, line) for severity, line in lines if severity != "error"]:
+            ET.SubElement(case, "system-out").text = "".join(f"{s}: {line}\n" for s, line in notes)
     for suite in suites.values():
         cases_here = suite.findall("testcase")
         suite.set("tests", str(len(cases_here)))

@@ -647,3 +647,30 @@ def test_names_kueue_would_reject_are_reported() -> None:
     assert "cluster_queues[0].cohort" in found
     assert "teams[0].queue_name" in found
     assert found["integrations[1]"].startswith("'kubeflow.org/unknownjob' is not a Kueue 0.19 integration")
+
+
+def test_kueue_manages_pods_and_deployments_only_in_team_namespaces() -> None:
+    """With the pod and Deployment integrations on (KServe's predictors), the chart gives their webhooks
+    ``failurePolicy: Fail`` and the Configuration's ``managedJobsNamespaceSelector``: limited to the team
+    namespaces, the GPU Operator's and the other operators' Deployments never wait on Kueue's webhook (refused
+    while Kueue is not serving, as just after its chart installs the webhooks)."""
+    from tests.support.helm import rendered_documents
+
+    plan = plan_kueue(
+        {
+            "cloud": "existing",
+            "pools": [{"name": "a", "max_nodes": 1, **H100_NODE}],
+            "teams": [{"name": "vision", "cluster_queue": "gpu"}],
+        }
+    )
+    conf = ko.manager_configuration(plan.spec)
+    selector = {"matchExpressions": [{"key": "gpu-platform.io/cluster-queue", "operator": "Exists"}]}
+    assert conf["managedJobsNamespaceSelector"] == selector
+    (ns,) = plan.objects.namespaces
+    assert "gpu-platform.io/cluster-queue" in ns["metadata"]["labels"]
+    docs = rendered_documents("kueue-0.19.2", plan.values, "kueue", "kueue-system", skip_without_helm=True)
+    (mutating,) = [d for d in docs if d["kind"] == "MutatingWebhookConfiguration"]
+    hooks = {h["name"]: h for h in mutating["webhooks"]}
+    for name in ("mpod.kb.io", "mdeployment.kb.io"):
+        assert hooks[name]["failurePolicy"] == "Fail", name
+        assert hooks[name]["namespaceSelector"] == selector, name

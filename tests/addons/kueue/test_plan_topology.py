@@ -127,3 +127,83 @@ def test_the_crd_check_can_fail() -> None:
     twice = copy.deepcopy(topo)
     twice["spec"]["levels"].insert(0, twice["spec"]["levels"][0])
     assert any("unique" in p for p in crds.problems_of(twice))
+
+
+SYSTEM_FLAVOR = {"node_labels": {"node.example.com/role": "cpu"}, "cpus": 10, "memory_gib": 40}
+
+
+def _queue_flavors(objs: KueueObjects, queue: str) -> list[str]:
+    (cq,) = [q for q in objs.cluster_queues if q["metadata"]["name"] == queue]
+    return [f["name"] for g in cq["spec"]["resourceGroups"] for f in g["flavors"]]
+
+
+def _system_nominal(objs: KueueObjects, resource: str) -> int:
+    return sum(
+        int(str(r["nominalQuota"]))
+        for q in objs.cluster_queues
+        for g in q["spec"]["resourceGroups"]
+        for f in g["flavors"]
+        if f["name"].startswith("system-cpu")
+        for r in f["resources"]
+        if r["name"] == resource
+    )
+
+
+def test_a_queue_of_topology_aware_pools_only_lists_the_system_pool_as_topology_aware_too() -> None:
+    """Kueue treats a ClusterQueue whose flavors are all topology-aware as TAS-only and schedules every pod set
+    with TAS; with one plain flavor beside them (the system flavor) a topology-aware flavor refuses every pod set
+    that asks for no topology, so ordinary GPU jobs were never admitted. The queue lists the system pool's
+    hostname-topology twin instead, and the plain system flavor is not made when no queue lists it."""
+    args = {
+        "cloud": "eks",
+        "pools": [{"name": "train", "machine_type": "p5.48xlarge", "max_nodes": 4, "topology": True}],
+        "teams": [{"name": "ml", "cluster_queue": "gpu"}],
+        "system_flavor": SYSTEM_FLAVOR,
+    }
+    objs = plan_kueue(args).objects
+    assert _queue_flavors(objs, "gpu") == ["system-cpu-hostname", "train"]
+    flavors = {f["metadata"]["name"]: f for f in objs.flavors}
+    assert set(flavors) == {"system-cpu-hostname", "train"}
+    assert flavors["system-cpu-hostname"]["spec"] == {
+        "nodeLabels": {"node.example.com/role": "cpu"},
+        "topologyName": "hostname",
+    }
+    assert [t["metadata"]["name"] for t in objs.topologies] == ["ec2-network-topology", "hostname"]
+    (host,) = [t for t in objs.topologies if t["metadata"]["name"] == "hostname"]
+    assert host["spec"]["levels"] == [{"nodeLabel": HOSTNAME_LABEL}]
+    assert _system_nominal(objs, "cpu") == 10
+    for obj in [*objs.topologies, *objs.flavors, *objs.cluster_queues]:
+        assert crds.problems_of(obj) == [], obj["metadata"]["name"]
+
+
+def test_queues_with_a_plain_gpu_flavor_keep_the_plain_system_flavor_and_the_shares_still_add_up() -> None:
+    args = {
+        "cloud": "eks",
+        "pools": [
+            {"name": "train", "machine_type": "p5.48xlarge", "max_nodes": 4, "topology": True},
+            {"name": "dev", "machine_type": "g6.12xlarge", "max_nodes": 2},
+        ],
+        "cluster_queues": [{"name": "tas", "pools": ["train"]}, {"name": "plain", "pools": ["dev"]}],
+        "teams": [{"name": "ml", "cluster_queue": "tas"}, {"name": "web", "cluster_queue": "plain"}],
+        "system_flavor": SYSTEM_FLAVOR,
+    }
+    objs = plan_kueue(args).objects
+    assert _queue_flavors(objs, "tas") == ["system-cpu-hostname", "train"]
+    assert _queue_flavors(objs, "plain") == ["system-cpu", "dev"]
+    assert [f["metadata"]["name"] for f in objs.flavors][:2] == ["system-cpu", "system-cpu-hostname"]
+    assert _system_nominal(objs, "cpu") == 10
+
+
+def test_the_system_twin_shares_the_topology_of_an_aks_infiniband_pool() -> None:
+    """AKS ND pools' topology is hostname only too: one Topology object serves both flavors."""
+    args = {
+        "cloud": "aks",
+        "pools": [
+            {"name": "nd", "machine_type": "Standard_ND96isr_H100_v5", "max_nodes": 2, "topology": True}
+        ],
+        "teams": [{"name": "ml", "cluster_queue": "gpu"}],
+        "system_flavor": SYSTEM_FLAVOR,
+    }
+    objs = plan_kueue(args).objects
+    assert [t["metadata"]["name"] for t in objs.topologies] == [HOST_TOPOLOGY.name]
+    assert _queue_flavors(objs, "gpu") == ["system-cpu-hostname", "nd"]

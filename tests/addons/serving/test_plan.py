@@ -182,9 +182,16 @@ def test_a_model_outside_the_catalog_is_sized_from_its_numbers() -> None:
         ),
         ({"name": "x", "model": "nope/model"}, "models[0].model", "not in the model catalog"),
         (
-            {"name": "x", "model": "llama-3.1-405b", "context_length": 8192, "concurrent_sequences": 8},
-            "models[0].model",
-            "needs 2 nodes of pool 'h100' per replica",
+            {
+                "name": "x",
+                "model": "llama-3.1-405b",
+                "context_length": 8192,
+                "concurrent_sequences": 8,
+                "max_replicas": 2,
+            },
+            "models[0].max_replicas",
+            "2 replicas of llama-3.1-405b (2 nodes each: pipeline parallelism 2 x tensor parallelism 8) need 4 "
+            "nodes of pool 'h100', which has max_nodes 2",
         ),
         ({"name": "x", "model": "qwen2.5-7b", "context_length": 65536}, "models[0].context_length", "32768"),
         ({"name": "Bad_Name", "model": "llama-3.1-8b"}, "models[0].name", "DNS-1035"),

@@ -268,6 +268,7 @@ class QueueIndex:
                     members.setdefault(q.cohort, {}).setdefault(pool.name, pool)
         self._cohorts = {cohort: list(by_name.values()) for cohort, by_name in members.items()}
         self._covered: dict[str | None, list[str]] = {}
+        self._cohort_topology_only: dict[str, bool] = {}
 
     def own(self, queue: ClusterQueue) -> list[GpuPool]:
         """``queue_pools``: the pools whose capacity the queue owns (all or its share), in its order."""
@@ -285,6 +286,21 @@ class QueueIndex:
             return []
         own = {p.name for p in self.own(queue)}
         return [p for p in self.cohort_pools(queue) if p.name not in own]
+
+    def topology_aware_only(self, queue: ClusterQueue) -> bool:
+        """Every GPU flavor the queue lists (its own pools and its cohort's) is topology-aware: Kueue then treats
+        the queue as TAS-only and gives every pod set topology-aware scheduling, even without a topology
+        request, so its system flavor must be topology-aware too (``checkPodSetAndFlavorMatchForTAS``)."""
+        own = self.own(queue)
+        if not own or any(p.topology is None for p in own):
+            return False
+        if queue.cohort is None:
+            return True
+        cached = self._cohort_topology_only.get(queue.cohort)
+        if cached is None:
+            cached = all(p.topology is not None for p in self.cohort_pools(queue))
+            self._cohort_topology_only[queue.cohort] = cached
+        return cached
 
     def flavor_count(self, queue: ClusterQueue) -> int:
         """``len(own) + len(peers)`` without listing the peers: own pools are all in the cohort's pools."""
@@ -718,7 +734,7 @@ def _system_flavor_value_problems(
         for part, reason in label_problems(key, value):
             p.add(("node_labels", key), reason if part == "key" else f"value {reason}")
     for pool in pools:
-        if pool.name == a.SYSTEM_FLAVOR_NAME:
+        if pool.name in (a.SYSTEM_FLAVOR_NAME, a.SYSTEM_TOPOLOGY_FLAVOR_NAME):
             at(pool.index).add(
                 ("name",),
                 f"'{pool.name}' is the name of Kueue's system flavor; rename the pool or set "

@@ -24,6 +24,13 @@ Model (kubernetes-sigs/kueue v0.19.2 ``site/content/en/docs/concepts/resource_fl
   cohort borrow each other's unused share (Kueue borrows per flavor within a cohort). Operators running
   on the system pool (Kueue, KServe, cert-manager, the GPU Operator's controller) are Deployments that
   are not taken off; when the system flavor is full Kueue tries the next flavor, a GPU pool.
+- A ClusterQueue whose GPU flavors are all topology-aware lists the system pool as a topology-aware twin
+  (``SYSTEM_TOPOLOGY_FLAVOR_NAME``, a one-level ``kubernetes.io/hostname`` Topology) instead: Kueue treats a
+  queue with only topology-aware flavors as TAS-only and gives every pod set topology-aware scheduling, but
+  in a queue with one flavor that is not, a topology-aware flavor refuses every pod set without a topology
+  request ("supports only TopologyAwareScheduling"), so GPU jobs that do not ask for a topology would never
+  be admitted (kubernetes-sigs/kueue v0.19.2 ``pkg/scheduler/flavorassigner/tas_flavorassigner.go``,
+  ``isTASImplied``, ``checkPodSetAndFlavorMatchForTAS``).
 - One resource group per ClusterQueue covering ``cpu``, ``memory`` and every GPU resource of its
   pools; each flavor lists all covered resources, ``0`` for what its nodes do not advertise. Kueue
   allows a resource in only one group, and cpu/memory belong to the same nodes as the GPUs: splitting
@@ -52,8 +59,13 @@ from gpu_platform.addons.kueue.checks import (
     SystemFlavor,
     node_allocatable_units,
 )
-from gpu_platform.addons.kueue.settings import DEFAULT_CLUSTER_QUEUE, SYSTEM_FLAVOR_NAME
+from gpu_platform.addons.kueue.settings import (
+    DEFAULT_CLUSTER_QUEUE,
+    SYSTEM_FLAVOR_NAME,
+    SYSTEM_TOPOLOGY_FLAVOR_NAME,
+)
 from gpu_platform.catalog.allocatable import MIB_PER_GIB
+from gpu_platform.catalog.topology import HOST_TOPOLOGY, NetworkTopology
 from gpu_platform.cloud_facts import profile_of
 from gpu_platform.mirror import Mirror
 from gpu_platform.plans.helm import deep_merge
@@ -86,6 +98,15 @@ HELM_RELEASE_NAME = KUEUE.release_name
 """Fixed Helm release name: the chart's object names (``kueue-webhook-service``, ``kueue-controller-manager``)
 then match the defaults Kueue's internal certificate management expects."""
 DEFAULT_CLUSTER_QUEUE_NAME = DEFAULT_CLUSTER_QUEUE
+MANAGED_NAMESPACES = {"matchExpressions": [{"key": CLUSTER_QUEUE_NAMESPACE_LABEL, "operator": "Exists"}]}
+"""``managedJobsNamespaceSelector``: the team namespaces, the only ones a ClusterQueue admits from. Kueue's
+default is every namespace but kube-system and its own, and the chart gives the pod, Deployment and StatefulSet
+webhooks that selector with ``failurePolicy: Fail`` once those integrations are on (KServe's predictors): the GPU
+Operator's, cert-manager's or KServe's own Deployments and pods are then refused whenever Kueue's controller is
+not serving, as in the seconds after its chart installs the webhooks, and through any Kueue outage. Pods,
+Deployments and StatefulSets outside the selector are never managed by Kueue, queue label or not
+(kubernetes-sigs/kueue v0.19.2 ``apis/config/v1beta2/configuration_types.go``, ``ManagedJobsNamespaceSelector``;
+``charts/kueue/templates/webhook/manifests.yaml``); other job kinds are unaffected."""
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 """Kueue's built-in admission check controller that creates ProvisioningRequests (GA since Kueue 0.14)."""
 
@@ -256,14 +277,32 @@ def _percent(resource: str, units: int, percent: int) -> int | str:
 # ---------------------------------------------------------------------------------------------
 
 
-def system_resource_flavor(flavor: SystemFlavor) -> dict[str, Any]:
-    """The CPU nodes as a ResourceFlavor: node labels only; no tolerations, the nodes are untainted."""
-    return {
-        "apiVersion": API_VERSION,
-        "kind": "ResourceFlavor",
-        "metadata": {"name": SYSTEM_FLAVOR_NAME},
-        "spec": {"nodeLabels": dict(flavor.node_labels)},
-    }
+def system_resource_flavor(flavor: SystemFlavor, topology_aware: bool = False) -> dict[str, Any]:
+    """The CPU nodes as a ResourceFlavor: node labels only; no tolerations, the nodes are untainted.
+    ``topology_aware``: the twin that TAS-only ClusterQueues list, placing pods by hostname."""
+    spec: dict[str, Any] = {"nodeLabels": dict(flavor.node_labels)}
+    if topology_aware:
+        spec["topologyName"] = HOST_TOPOLOGY.name
+    name = SYSTEM_TOPOLOGY_FLAVOR_NAME if topology_aware else SYSTEM_FLAVOR_NAME
+    return {"apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": spec}
+
+
+def system_flavors(
+    spec: KueueSpec, pools: Sequence[GpuPool]
+) -> tuple[list[dict[str, Any]], list[NetworkTopology]]:
+    """The system flavor(s) and the Topology the twin names (hostname only, a label every node has): the plain
+    flavor when some ClusterQueue has a GPU flavor that is not topology-aware, the twin when some has only
+    topology-aware ones."""
+    if spec.system_flavor is None:
+        return [], []
+    index = QueueIndex(spec.cluster_queues, pools, spec.dra_compute_domains)
+    tas_only = [index.topology_aware_only(q) for q in spec.cluster_queues]
+    flavors = []
+    if not all(tas_only):
+        flavors.append(system_resource_flavor(spec.system_flavor))
+    if any(tas_only):
+        flavors.append(system_resource_flavor(spec.system_flavor, topology_aware=True))
+    return flavors, [HOST_TOPOLOGY] if any(tas_only) else []
 
 
 def flavor_labels(pool: GpuPool) -> dict[str, str]:
@@ -287,12 +326,11 @@ def resource_flavor(pool: GpuPool) -> dict[str, Any]:
     }
 
 
-def topologies(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
+def topologies(pools: Sequence[GpuPool], extra: Sequence[NetworkTopology] = ()) -> list[dict[str, Any]]:
     """One Kueue ``Topology`` per distinct network topology the pools' flavors name (levels broadest first,
-    hostname last), in pool order."""
+    hostname last), in pool order, then the ``extra`` ones (the system twin flavor's)."""
     seen: dict[str, dict[str, Any]] = {}
-    for pool in pools:
-        t = pool.topology
+    for t in [*(p.topology for p in pools), *extra]:
         if t is None or t.name in seen:
             continue
         seen[t.name] = {
@@ -356,7 +394,8 @@ def cluster_queue(
     own = nominal if nominal is not None else units
     flavors = []
     if system_share is not None:
-        flavors.append(_flavor_quotas(SYSTEM_FLAVOR_NAME, system_share, covered, system_share, queue))
+        system = SYSTEM_TOPOLOGY_FLAVOR_NAME if index.topology_aware_only(queue) else SYSTEM_FLAVOR_NAME
+        flavors.append(_flavor_quotas(system, system_share, covered, system_share, queue))
     flavors += [
         _flavor_quotas(flavor_name(p), units[p.name], covered, own[p.name], queue) for p in index.own(queue)
     ]
@@ -492,7 +531,8 @@ def priority_classes(spec: KueueSpec) -> list[dict[str, Any]]:
 def manager_configuration(
     spec: KueueSpec, device_class_mappings: Sequence[Mapping[str, Any]] = (), fractions: bool = False
 ) -> dict[str, Any]:
-    """The controller's Configuration: the chart's defaults, gang admission and the integrations.
+    """The controller's Configuration: the chart's defaults, gang admission, the integrations, and Kueue's
+    pod-based integrations limited to the team namespaces (``MANAGED_NAMESPACES``).
 
     In config v1beta2 the presence of ``waitForPodsReady`` enables it (there is no ``enable`` field).
     ``device_class_mappings`` (DRA pools) charge their ResourceClaimTemplates to the pools' quotas; with
@@ -518,6 +558,7 @@ def manager_configuration(
             }
         },
         "clientConnection": {"qps": 300, "burst": 500},
+        "managedJobsNamespaceSelector": MANAGED_NAMESPACES,
     }
     w = spec.wait_for_pods_ready
     if w.enabled:
@@ -570,12 +611,10 @@ class KueueObjects:
 
 def build(pools: Sequence[GpuPool], spec: KueueSpec) -> KueueObjects:
     """Every Kueue object for the pools and settings."""
+    system, system_topologies = system_flavors(spec, pools)
     return KueueObjects(
-        topologies=topologies(pools),
-        flavors=[
-            *([system_resource_flavor(spec.system_flavor)] if spec.system_flavor is not None else []),
-            *(resource_flavor(p) for p in pools),
-        ],
+        topologies=topologies(pools, system_topologies),
+        flavors=[*system, *(resource_flavor(p) for p in pools)],
         cluster_queues=cluster_queues(spec, pools),
         namespaces=team_namespaces(spec),
         local_queues=local_queues(spec),

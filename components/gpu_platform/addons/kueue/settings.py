@@ -129,6 +129,9 @@ DEFAULT_BLOCK_ADMISSION = False
 """Kueue's own default: a ClusterQueue keeps admitting while an admitted workload's pods start."""
 SYSTEM_FLAVOR_NAME = "system-cpu"
 """The ResourceFlavor of the untainted system pool, first in every ClusterQueue (CPU-only jobs)."""
+SYSTEM_TOPOLOGY_FLAVOR_NAME = "system-cpu-hostname"
+"""The system pool as a topology-aware flavor, in place of ``SYSTEM_FLAVOR_NAME`` in ClusterQueues whose GPU
+flavors are all topology-aware (Kueue refuses a pod set on a flavor without a topology in such a queue)."""
 DEFAULT_VM_MEMORY_OVERHEAD = float(DEFAULT_VM_MEMORY_OVERHEAD_PERCENT)
 """7.5: percent of a node's nominal memory the kernel and firmware keep (Karpenter's default)."""
 DEFAULT_REQUEUE_TIMESTAMP = RequeueTimestamp.EVICTION.value

@@ -95,7 +95,12 @@ def deploy(d: Deployment) -> dict[str, Any]:
     assert spec.kueue is not None
     observability = d.created.get("observability")
     crds = observability.monitor_crds if observability is not None else []
-    opts = d.with_dependencies(crds) if crds else d.opts
+    # The workload controllers' CRDs first: Kueue sets up an integration whose API is missing at its start
+    # only after a backoff of up to two minutes, and until then its TrainJob webhook refuses every TrainJob
+    # ("unsupported runtime": the runtimes register with the controller; kubernetes-sigs/kueue v0.19.2
+    # pkg/controller/jobframework/setup.go WaitForAPI, pkg/controller/jobs/trainjob/trainjob_controller.go).
+    before = [*crds, *(d.created.get("workloads") or [])]
+    opts = d.with_dependencies(before) if before else d.opts
     plan = kueue_plan(
         spec.queue_pools,
         spec.kueue,

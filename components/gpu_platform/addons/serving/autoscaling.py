@@ -36,19 +36,25 @@ Where the metrics are read (``prometheus_source``, one per ``observability.backe
 - ``azure-managed-prometheus``: the Azure Monitor workspace's query endpoint with KEDA's ``azure-workload`` pod
   identity (KEDA docs, Prometheus scaler, "Azure Monitor Managed Service for Prometheus").
 
-For the managed backends KEDA's operator needs read access as a cloud identity (GCP Workload Identity with
-``roles/monitoring.viewer``; an Azure workload identity with "Monitoring Data Reader"): this module says so in
-``requires`` and does not create it.
+For the managed backends KEDA's operator needs read access as a cloud identity. Where the cloud's profile
+describes its reader (``CloudProfile.metrics_reader``: GKE's), ``reader_source`` plans all of it: the query URL,
+the ``TriggerAuthentication``'s pod identity provider, the KEDA chart values that bind the operator's service account
+(``keda-operator`` in KEDA's namespace) to the cloud identity, and the grant (``ReaderGrant``) the cloud's stack
+creates where it creates the cluster; on a cluster made elsewhere the grant is in ``requires`` as the cloud's
+commands. ``prometheus_source`` plans a managed backend's query and pod identity only, its grant in ``requires``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpu_platform import versions
 from gpu_platform.addons.serving.gateway import MODEL_SERVER_PORT, SELECTOR_LABELS, ReleasePlan, kserve_names
 from gpu_platform.addons.workloads.plan import Placement, controller_placement
+from gpu_platform.cloud_facts.profile import MetricsReader
+from gpu_platform.plans.helm import deep_merge
 from gpu_platform.releases import KUBE_PROMETHEUS_STACK
 
 KEDA_API = "keda.sh/v1alpha1"
@@ -68,8 +74,30 @@ METRICS_PATH = "/metrics"
 WORKLOAD_PORT_NAME = "http"
 """The port name of KServe's ``<name>-kserve-workload-svc`` (``https`` with KServe's LLM TLS on; ``workload.go``)."""
 
+KEDA_OPERATOR_ACCOUNT = "keda-operator"
+"""The operator's service account (kedacore/charts v2.20.2 ``keda/values.yaml`` ``serviceAccount.operator.name``):
+the scalers, and so the pod identity, run in the operator."""
+
 IN_CLUSTER = ("kube-prometheus-stack", "amazon-managed-prometheus")
 BACKENDS = (*IN_CLUSTER, "prometheus-operator", "gke-managed-prometheus", "azure-managed-prometheus")
+
+
+@dataclass(frozen=True)
+class ReaderGrant:
+    """The cloud identity KEDA's operator reads a managed Prometheus as, and what it is granted: the cloud's stack
+    creates it where it creates the cluster (``clouds/<cloud>/metrics_reader.py``)."""
+
+    account: str
+    """The identity's name (a Google service account's ID)."""
+    identity: str
+    """Its full name (the service account's email)."""
+    role: str
+    """The role granted on ``project``."""
+    project: str
+    """Where the metrics are (the Google Cloud project)."""
+    namespace: str
+    """KEDA's namespace, where its operator's service account is."""
+    service_account: str = KEDA_OPERATOR_ACCOUNT
 
 
 @dataclass(frozen=True)
@@ -81,6 +109,16 @@ class PrometheusSource:
     pod_identity: dict[str, Any] | None = None
     """A ``TriggerAuthentication``'s ``spec.podIdentity`` (managed backends), else ``None``."""
     requires: tuple[str, ...] = ()
+    keda_values: Mapping[str, Any] = field(default_factory=dict)
+    """KEDA chart values that give its operator the cloud identity (``podIdentity.*``); empty in-cluster."""
+    grant: ReaderGrant | None = None
+    """The identity and role the cloud's stack creates (a cluster it creates); ``None``: nothing to create."""
+
+    @property
+    def deferred(self) -> bool:
+        """The query URL (and the identity the chart values name) are known only once the cloud's stack has
+        created the workspace and the identity: ``resolved_source`` fills them in at deploy time."""
+        return not self.server_address
 
 
 @dataclass(frozen=True)
@@ -110,16 +148,83 @@ class ModelAutoscaling:
         return (self.scrape, *auth, self.scaled_object)
 
 
-def keda_release(cloud: str, placement: Placement | None = None) -> ReleasePlan:
-    """KEDA's chart: its operator, metrics server and webhooks off the GPU nodes; its CRDs are chart templates."""
+def keda_release(
+    cloud: str, placement: Placement | None = None, identity: Mapping[str, Any] | None = None
+) -> ReleasePlan:
+    """KEDA's chart: its operator, metrics server and webhooks off the GPU nodes; its CRDs are chart templates.
+    ``identity``: values binding the operator to a cloud identity (``PrometheusSource.keda_values``)."""
     placement = placement if placement is not None else controller_placement(cloud)
+    values: dict[str, Any] = {"image": {"pullPolicy": "IfNotPresent"}, **placement.pod_values()}
+    if identity:
+        values = deep_merge(values, dict(identity))
     return ReleasePlan(
         "keda",
         versions.KEDA,
         KEDA_RELEASE_NAME,
         versions.KEDA.namespace,
-        {"image": {"pullPolicy": "IfNotPresent"}, **placement.pod_values()},
+        values,
         holds_crds=True,
+    )
+
+
+def reader_source(
+    reader: MetricsReader,
+    project: str | None,
+    *,
+    cluster_created: bool,
+    cluster_name: str = "",
+    resource_group: str = "",
+) -> PrometheusSource:
+    """KEDA reading the cloud's managed Prometheus (``reader.backend``) as the cloud identity ``reader`` describes:
+    the query URL, the pod identity provider, the chart values binding the operator to the identity, and the grant,
+    created by the cloud's stack when ``cluster_created`` (or where the reader says the identity is created for an
+    attached cluster too), else required as the cloud's commands. ``project``: where the metrics are (the
+    reader's ``scope_setting``). A URL or identity known only once the workspace or identity exists is left for
+    the stack (``deferred``, ``resolved``)."""
+    names = {
+        "project": project or "",
+        "account": reader.account,
+        "role": reader.role,
+        "namespace": versions.KEDA.namespace,
+        "service_account": KEDA_OPERATOR_ACCOUNT,
+        "cluster": cluster_name,
+        "resource_group": resource_group,
+    }
+    account = reader.account.format(**names)
+    names["account"] = account
+    identity = reader.identity.format(**names) if reader.identity is not None else ""
+    names["identity"] = identity
+    created = cluster_created or reader.created_on_attached
+    grant = ReaderGrant(account, identity, reader.role, project or "", versions.KEDA.namespace)
+    requires: tuple[str, ...] = ()
+    if not created:
+        requires = (
+            f"KEDA's operator ({versions.KEDA.namespace}/{KEDA_OPERATOR_ACCOUNT}) bound to {identity} holding "
+            f"{reader.role} on {project}, which the stack creates only on a cluster it creates: "
+            + "; ".join(c.format(**names) for c in reader.grant_commands),
+        )
+    if not cluster_created:
+        requires += tuple(r.format(**names) for r in reader.attached_requires)
+    return PrometheusSource(
+        reader.backend,
+        reader.query_url.format(**names) if reader.query_url is not None else "",
+        {"provider": reader.pod_identity},
+        requires,
+        reader.keda_values(identity) if reader.identity is not None else {},
+        grant if created else None,
+    )
+
+
+def resolved_source(
+    source: PrometheusSource, reader: MetricsReader, facts: Mapping[str, Any]
+) -> PrometheusSource:
+    """``source`` with what the cloud's stack knows once the workspace and identity exist (``facts``:
+    ``server_address``, the query URL, and ``identity``, what ``reader.keda_values`` takes; values may be
+    Outputs)."""
+    return replace(
+        source,
+        server_address=facts["server_address"],
+        keda_values=reader.keda_values(facts["identity"]),
     )
 
 

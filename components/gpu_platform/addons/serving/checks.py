@@ -3,7 +3,8 @@ architecture, sized on its pools (``addons.kserve.llm_sizing``) and placed, or r
 
 A model that fits none of its pools is refused with ``size_model``'s refusal: the model, the declared shape that
 comes closest and a catalog shape that would hold it. A model whose smallest fit spans nodes (pipeline
-parallelism) is refused as ``llm_service_plan`` refuses it: KServe v0.20.0's presets run no such replica.
+parallelism) is served as a LeaderWorkerSet group per replica (``llm_service_plan``), unless its pool cannot hold
+one (``multi_node_problem``) or its replicas would need more nodes than the pool has.
 """
 
 from __future__ import annotations
@@ -12,19 +13,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_platform.addons.kserve.llm_sizing import Request, Sizing, SizingError, describe_request, size_model
+from gpu_platform.addons.kserve.llm_service_plan import multi_node_problem, prefill_decode_problem
+from gpu_platform.addons.kserve.llm_sizing import Request, Sizing, SizingError, size_model
 from gpu_platform.addons.kserve.service_checks import INT32_MAX, STORAGE_SCHEMES
-from gpu_platform.addons.serving.autoscaling import IN_CLUSTER, PrometheusSource, prometheus_source
+from gpu_platform.addons.serving.autoscaling import (
+    IN_CLUSTER,
+    PrometheusSource,
+    prometheus_source,
+    reader_source,
+)
 from gpu_platform.addons.serving.gateway import MAX_MODEL_NAME
 from gpu_platform.addons.serving.settings import (
     DEFAULT_CONCURRENT_SEQUENCES,
     DEFAULT_MIN_REPLICAS,
     DEFAULT_PRECISION,
+    DEFAULT_PREFILL_REPLICAS,
     DEFAULT_SERVING_NAMESPACE,
     LlmServingArgs,
 )
 from gpu_platform.args.validate import check_arguments
 from gpu_platform.catalog.llm_models import LLM_MODELS, LlmModel, find_model
+from gpu_platform.cloud_facts import profile_of
 from gpu_platform.errors import Problems
 from gpu_platform.formats.secret import is_stand_in
 from gpu_platform.mirror import Mirror
@@ -50,6 +59,12 @@ class ServedModel:
     max_replicas: int
     settings: Mapping[str, Any] = field(default_factory=dict)
     """The model's entry as given (snake_case), for the parts planned beside the service."""
+    queue: str | None = None
+    """The Kueue LocalQueue (in ``namespace``) that admits the model's pods; ``None``: Kueue does not manage them.
+    A stack checks it against its Kueue teams (``stack.resolve_sections.with_serving_queues``); ``LlmServing``
+    takes it as given."""
+    prefill_replicas: int | None = None
+    """Prefill replicas beside the (decode) replicas (``prefill_decode``); ``None``: not disaggregated."""
 
     @property
     def autoscaled(self) -> bool:
@@ -70,6 +85,9 @@ class ServingSpec:
     mirror: Mirror | None = None
     prometheus: PrometheusSource | None = None
     """Where KEDA reads vLLM's metrics for the autoscaled models (``None``: no model is autoscaled)."""
+    network_created: bool = False
+    """The stack creates the cluster's network, and with it what the cloud's managed inference Gateway needs of
+    that network (``InferenceGateway.network_requires``: GKE's proxy-only subnet)."""
 
     @property
     def autoscaled(self) -> tuple[ServedModel, ...]:
@@ -142,6 +160,29 @@ def _replicas(raw: Mapping[str, Any], p: Problems) -> tuple[int, int]:
     elif high < low:
         p.add(("max_replicas",), f"{high} is less than minReplicas {low}")
     return low, high
+
+
+def _prefill_replicas(raw: Mapping[str, Any], p: Problems) -> int | None:
+    """The model's prefill replicas (``prefill_decode``), ``None`` when it is not disaggregated or the count is
+    refused (the problem is added)."""
+    pd = raw.get("prefill_decode")
+    if pd is None:
+        return None
+    count = pd.get("prefill_replicas", DEFAULT_PREFILL_REPLICAS)
+    if count < 1:
+        p.add(
+            ("prefill_decode", "prefill_replicas"),
+            f"{count} is less than 1: a disaggregated model needs at least one prefill replica; leave "
+            "{{prefill_decode}} out to serve it without disaggregation",
+        )
+        return None
+    if count > INT32_MAX:
+        p.add(
+            ("prefill_decode", "prefill_replicas"),
+            f"{count} is past the 32-bit replica field (at most {INT32_MAX})",
+        )
+        return None
+    return count
 
 
 def _model_pools(
@@ -217,16 +258,41 @@ def size_on_pools(
             where = ("concurrent_sequences",)
         p.add(where, text)
         return None
-    if sizing.nodes > 1:
-        p.add(
-            key,
-            f"{describe_request(request)} needs {sizing.nodes} nodes of pool '{sizing.shape.pool}' per replica "
-            f"(pipeline parallelism over {sizing.shape.tp} x {sizing.shape.device} each), which KServe v0.20.0's "
-            "presets do not run; use a pool with larger GPUs or more per node, lower the context or the "
-            "concurrency, or fp8",
-        )
+    pool = next(pl for pl in usable if pl.name == sizing.shape.pool)
+    if sizing.nodes > 1 and (reason := multi_node_problem(pool, sizing)):
+        p.add(key, reason)
         return None
     return sizing
+
+
+def multi_node_replicas_problem(sizing: Sizing, pool: GpuPool, max_replicas: int) -> str | None:
+    """A replica spanning nodes holds each of its nodes whole: ``max_replicas`` of them must fit the pool's
+    ``max_nodes``, or the last replicas could never be scheduled."""
+    need = max_replicas * sizing.nodes
+    if sizing.nodes < 2 or need <= pool.max_nodes:
+        return None
+    return (
+        f"{max_replicas} replicas of {sizing.request.model.key} ({sizing.nodes} nodes each: pipeline parallelism "
+        f"{sizing.shape.pp} x tensor parallelism {sizing.shape.tp}) need {need} nodes of pool '{pool.name}', which "
+        f"has {{{{max_nodes}}}} {pool.max_nodes}; lower the replicas or raise the pool's {{{{max_nodes}}}}"
+    )
+
+
+def model_spans_nodes(raw: Mapping[str, Any], pools: ResolvedPools) -> bool:
+    """Whether one ``serving.models`` entry, sized on ``pools`` as ``resolve_models`` sizes it, spans nodes (what the
+    add-on's requirements ask before the section is resolved); ``False`` when it has a problem of its own."""
+    if not isinstance(raw.get("model"), str):
+        return False
+    arch = raw.get("architecture")
+    if arch is not None and not (isinstance(arch, Mapping) and all(k in arch for k in ARCHITECTURE_FIELDS)):
+        return False
+    scratch = Problems()
+    model = llm_model(raw, scratch)
+    found = _model_pools(raw, pools, scratch)
+    if model is None or found is None:
+        return False
+    sizing = size_on_pools(raw, model, found[0], found[1], scratch)
+    return sizing is not None and sizing.nodes > 1
 
 
 def resolve_models(
@@ -263,6 +329,7 @@ def resolve_models(
             here.add(("name",), f"'{name}' is already used in namespace '{ns}'")
         seen.add((ns, name))
         low, high = _replicas(raw, here)
+        prefill = _prefill_replicas(raw, here)
         if low == 0 and high > 0:
             here.add(
                 ("min_replicas",),
@@ -280,7 +347,13 @@ def resolve_models(
         if sizing is None:
             continue
         pool = next(pl for pl in candidates if pl.name == sizing.shape.pool)
-        out.append(ServedModel(name, ns, uri, sizing, pool, low, high, raw))
+        if reason := multi_node_replicas_problem(sizing, pool, high):
+            here.add(("max_replicas" if "max_replicas" in raw else "min_replicas",), reason)
+            continue
+        if "prefill_decode" in raw and (reason := prefill_decode_problem(pool, sizing)):
+            here.add(("prefill_decode",), reason)
+            continue
+        out.append(ServedModel(name, ns, uri, sizing, pool, low, high, raw, raw.get("queue"), prefill))
     return tuple(out) if p.count() == before else None
 
 
@@ -291,15 +364,18 @@ def resolve_serving(
     p: Problems,
     mirror: Mirror | None = None,
     metrics: tuple[str, str] | None = None,
+    cluster: ServingCluster | None = None,
 ) -> ServingSpec | None:
     """The stack file's ``serving`` section (``p`` is at it); ``None`` when it is absent or has a problem.
-    ``metrics``: the observability stack's ``(backend, namespace)``, ``None`` when it is off."""
+    ``metrics``: the observability stack's ``(backend, namespace)``, ``None`` when it is off; ``cluster``: the
+    stack's cluster (``None``: made elsewhere, project unknown)."""
     if section is None:
         return None
     before = p.count()
     models = resolve_models(section, pools, p)
     backend, namespace = metrics if metrics is not None else (None, "monitoring")
-    prometheus = metrics_source(backend, namespace, section.get("models") or [], p)
+    cluster = cluster if cluster is not None else ServingCluster()
+    prometheus = metrics_source(backend, namespace, section.get("models") or [], p, cloud, cluster)
     if models is None or p.count() != before:
         return None
     return ServingSpec(
@@ -310,14 +386,33 @@ def resolve_serving(
         cloud,
         mirror,
         prometheus,
+        cluster.created,
     )
 
 
+@dataclass(frozen=True)
+class ServingCluster:
+    """What the serving section needs of the stack's cluster: whether the stack creates it (and its network), and
+    the cloud project it is in (``cluster.project``)."""
+
+    created: bool = False
+    project: str | None = None
+    name: str = ""
+    resource_group: str | None = None
+    """AKS: the resource group (given when attaching)."""
+
+
 def metrics_source(
-    backend: str | None, namespace: str, models: Sequence[Mapping[str, Any]], p: Problems
+    backend: str | None,
+    namespace: str,
+    models: Sequence[Mapping[str, Any]],
+    p: Problems,
+    cloud: str = "existing",
+    cluster: ServingCluster | None = None,
 ) -> PrometheusSource | None:
-    """Where KEDA reads vLLM's metrics: the observability stack's in-cluster Prometheus (``backend``), when some
-    model is autoscaled; each autoscaled model is refused when there is none."""
+    """Where KEDA reads vLLM's metrics, when some model is autoscaled: the observability stack's in-cluster
+    Prometheus (``backend``), or the cloud's managed one where the cloud's profile describes how it is read
+    (``metrics_reader``) and the cluster's project is known; each autoscaled model is refused otherwise."""
     scaled = [
         i
         for i, m in enumerate(models)
@@ -328,15 +423,35 @@ def metrics_source(
         return None
     if backend in IN_CLUSTER:
         return prometheus_source(backend, monitoring_namespace=namespace)
-    why = (
-        "{{observability.enabled}} is false"
-        if backend is None
-        else f"{{{{observability.backend}}}} '{backend}' is a managed Prometheus the library cannot query yet"
-    )
+    cluster = cluster if cluster is not None else ServingCluster()
+    reader = profile_of(cloud).metrics_reader
+    readable = (*IN_CLUSTER, reader.backend) if reader is not None else IN_CLUSTER
+    if reader is not None and backend == reader.backend:
+        if reader.scope_setting is None or cluster.project:
+            return reader_source(
+                reader,
+                cluster.project,
+                cluster_created=cluster.created,
+                cluster_name=cluster.name,
+                resource_group=cluster.resource_group or "",
+            )
+        for i in scaled:
+            p.add(
+                ("models", i, "max_replicas"),
+                f"above minReplicas makes KEDA query {{{{observability.backend}}}} '{backend}' in the cluster's "
+                f"project, which is not given: set {{{{{reader.scope_setting}}}}}, or maxReplicas to minReplicas",
+            )
+        return None
+    if backend is None:
+        why = "{{observability.enabled}} is false"
+    else:
+        why = (
+            f"{{{{observability.backend}}}} '{backend}' is a managed Prometheus the library cannot query yet"
+        )
     for i in scaled:
         p.add(
             ("models", i, "max_replicas"),
-            f"above minReplicas needs vLLM's metrics in an in-cluster Prometheus ({', '.join(IN_CLUSTER)}), and "
+            f"above minReplicas needs vLLM's metrics in a Prometheus KEDA can query ({', '.join(readable)}), and "
             f"{why}: set maxReplicas to minReplicas, or use one of those backends",
         )
     return None

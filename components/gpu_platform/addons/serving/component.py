@@ -79,9 +79,9 @@ class LlmServing(PlannedComponent[ServingPlan]):
         self.services = pulumi.Output.from_input(plan.summary())
         return {"services": self.services}
 
-    def _kserve(self, name: str, plan: ServingPlan) -> tuple[Any, Any]:
-        """KServe's LLMInferenceService CRD, controller and preset releases, in that order; the controller and
-        the presets."""
+    def _kserve(self, name: str, plan: ServingPlan) -> tuple[Any, list[Any]]:
+        """KServe's LLMInferenceService CRD, controller and preset releases, in that order, then the library's own
+        presets; the controller and the presets."""
         deps = self._dependencies
         crds = helm_release(
             self,
@@ -116,7 +116,12 @@ class LlmServing(PlannedComponent[ServingPlan]):
             depends_on=[crds, controller],
             mirror=plan.mirror,
         )
-        return controller, presets
+        # The library's own presets (the pipeline-parallel worker preset no KServe chart ships), likewise.
+        own = [
+            self._object(f"{name}-preset-{obj['metadata']['name']}", obj, plan, [crds, controller, *deps])
+            for obj in plan.presets
+        ]
+        return controller, [presets, *own]
 
     def _gateway(self, name: str, plan: ServingPlan, controller: Any) -> list[Any]:
         """The gateway's releases in order (CRDs, controller, extension), then its GatewayClass and Gateway; what
@@ -137,7 +142,7 @@ class LlmServing(PlannedComponent[ServingPlan]):
         name: str,
         m: ModelPlan,
         plan: ServingPlan,
-        presets: Any,
+        presets: list[Any],
         controller: Any,
         gateway_deps: list[Any],
         namespaces: dict[str, Any],
@@ -154,7 +159,7 @@ class LlmServing(PlannedComponent[ServingPlan]):
             here,
             m.service,
             plan,
-            [presets, controller, *gateway_deps, *ns, *before, *deps],
+            [*presets, controller, *gateway_deps, *ns, *before, *deps],
             custom_timeouts=pulumi.CustomTimeouts(create=m.cache.deadlines.create_timeout),
         )
         # GKE's policies target the model's InferencePool (its CRD is the controller release's).

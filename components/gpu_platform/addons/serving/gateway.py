@@ -25,7 +25,8 @@ The implementation per platform:
 
 - GKE: its managed Gateway controller, which serves InferencePool backends itself (GKE Inference Gateway) with
   the regional classes ``gke-l7-regional-external-managed`` or, internal, ``gke-l7-rilb``; no chart. The cluster
-  needs the Gateway API enabled and a proxy-only subnet in the region (both outside this module).
+  needs the Gateway API enabled and a proxy-only subnet in the region: the stack creates the subnet with the VPC
+  where it creates the cluster (``proxy_subnet``, ``clouds/gke/cluster.py``), else both are in ``requires``.
 - Elsewhere: Envoy Gateway v1.8.1 with Envoy AI Gateway v1.0.0 as its extension server for InferencePool backends,
   the pair KServe v0.20.0 installs for ``LLMInferenceService`` (kserve/kserve
   ``hack/setup/quick-install/llmisvc-dependency-install.sh``, components ``envoy-gateway`` and ``envoy-ai-gateway``,
@@ -38,6 +39,7 @@ The implementation per platform:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -281,11 +283,14 @@ def gateway_plan(
     namespace: str = GATEWAY_NAMESPACE,
     name: str = GATEWAY_NAME,
     placement: Placement | None = None,
+    network_created: bool = False,
 ) -> GatewayPlan:
     """The gateway for ``cloud`` (``gke``, ``eks``, ``aks``, ``existing``, ...): the cloud's managed
-    inference Gateway where its profile has one (``inference_gateway``, GKE's; ``internal``: its internal class), else Envoy Gateway with Envoy AI Gateway; ``gateway_class``: a
-    class the cluster already has (no chart). ``placement``: where the controllers run (default the cloud's
-    system nodes, never GPU nodes)."""
+    inference Gateway where its profile has one (``inference_gateway``, GKE's; ``internal``: its internal class),
+    else Envoy Gateway with Envoy AI Gateway; ``gateway_class``: a class the cluster already has (no chart).
+    ``placement``: where the controllers run (default the cloud's system nodes, never GPU nodes).
+    ``network_created``: the stack creates the cluster's network, and with it what the managed Gateway needs of
+    it (``network_requires``, ``proxy_subnet``), which is then no longer required."""
     if gateway_class is not None:
         return GatewayPlan(
             "existing",
@@ -299,11 +304,12 @@ def gateway_plan(
     managed = profile_of(cloud).inference_gateway
     if managed is not None:
         class_name = managed.internal_class if internal else managed.external_class
+        needed = managed.requires if network_created else (*managed.requires, *managed.network_requires)
         return GatewayPlan(
             managed.implementation,
             class_name,
             gateway_object(name, namespace, class_name),
-            requires=tuple(r.format(class_name=class_name) for r in managed.requires),
+            requires=tuple(r.format(class_name=class_name) for r in needed),
             pool_policies=managed.pool_policies,
         )
     placement = placement if placement is not None else controller_placement(cloud)
@@ -475,4 +481,18 @@ def model_route(name: str, namespace: str, gateway: GatewayPlan) -> ModelRoute:
         http_route=expected_http_route(name, namespace, gateway),
         names=kserve_names(name),
         objects=gke_pool_policies(name, namespace) if gateway.pool_policies else (),
+    )
+
+
+def creates_proxy_subnet(cloud: str, gateway_settings: Mapping[str, Any], network_created: bool) -> bool:
+    """The stack creates the proxy-only subnet the cloud's managed inference Gateway needs
+    (``InferenceGateway.network_requires``) with the cluster's network: the serving section's gateway
+    (``gateway_settings``) is the cloud's managed one (no ``gateway_class`` of the cluster's own) and the stack
+    creates that network."""
+    managed = profile_of(cloud).inference_gateway
+    return (
+        network_created
+        and managed is not None
+        and bool(managed.network_requires)
+        and gateway_settings.get("gateway_class") is None
     )

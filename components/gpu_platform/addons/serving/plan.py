@@ -25,11 +25,17 @@ the model. The plan sets the probe and Pulumi's create timeout from the weights'
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpu_platform.addons.kserve.llm_service_plan import MAIN_CONTAINER, llm_inference_service
+from gpu_platform.addons.kserve.llm_service_plan import (
+    DECODE_SERVER_PORT,
+    MAIN_CONTAINER,
+    llm_inference_service,
+)
+from gpu_platform.addons.kueue.plan import QUEUE_NAME_LABEL
 from gpu_platform.addons.serving.autoscaling import ModelAutoscaling, keda_release, model_autoscaling
 from gpu_platform.addons.serving.checks import ServedModel, ServingSpec
 from gpu_platform.addons.serving.gateway import (
@@ -40,6 +46,8 @@ from gpu_platform.addons.serving.gateway import (
     model_route,
 )
 from gpu_platform.addons.serving.model_cache import ModelCachePlan, model_cache_plan
+from gpu_platform.addons.serving.pipeline_preset import pipeline_parallel_preset
+from gpu_platform.addons.serving.preset_images import with_mirrored_presets
 from gpu_platform.mirror import Mirror
 from gpu_platform.releases import KSERVE_RESOURCES
 
@@ -84,23 +92,56 @@ class ModelPlan:
         return (*self.route.objects, *(self.autoscaling.objects if self.autoscaling else ()))
 
 
-def served_object(model: ServedModel, route: ModelRoute, cache: ModelCachePlan) -> dict[str, Any]:
+def served_object(
+    model: ServedModel, route: ModelRoute, cache: ModelCachePlan, mirror: Mirror | None = None
+) -> dict[str, Any]:
     """The model's ``LLMInferenceService``: ``llm_service_plan``'s, routed through the gateway, reading its weights
     as the cache plan says, with the start-up deadline of its weights; no ``replicas`` when KEDA scales it (KServe
-    keeps the Deployment's replicas only then: ``PreserveDeploymentReplicas``, ``llmisvc/workload.go``)."""
+    keeps the Deployment's replicas only then: ``PreserveDeploymentReplicas``, ``llmisvc/workload.go``); charged to
+    its Kueue queue (``queue_labels``); the presets' images from ``mirror`` (``preset_images``)."""
     obj = llm_inference_service(
-        model.name, model.namespace, cache.model_uri, model.sizing, model.pool, replicas=model.min_replicas
+        model.name,
+        model.namespace,
+        cache.model_uri,
+        model.sizing,
+        model.pool,
+        replicas=model.min_replicas,
+        prefill_replicas=model.prefill_replicas,
     )
     spec = obj["spec"]
-    spec["router"] = route.router
+    spec["router"] = copy.deepcopy(route.router)
     if model.autoscaled:
         del spec["replicas"]
-    if cache.annotations:
-        spec["annotations"] = dict(cache.annotations)
-    main = next(c for c in spec["template"]["containers"] if c["name"] == MAIN_CONTAINER)
-    main["startupProbe"] = dict(cache.deadlines.startup_probe)
-    obj["metadata"]["labels"] = {"gpu-platform.io/pool": model.pool.name}
+    # The prefill pods read the same weights: the same pod annotations (``spec.prefill.annotations`` reach only
+    # them) and start-up deadline.
+    roles = [spec] + ([spec["prefill"]] if "prefill" in spec else [])
+    for role in roles:
+        if cache.annotations:
+            role["annotations"] = dict(cache.annotations)
+        main = next(c for c in role["template"]["containers"] if c["name"] == MAIN_CONTAINER)
+        main["startupProbe"] = copy.deepcopy(cache.deadlines.startup_probe)
+    if "prefill" in spec:
+        # The decode preset's vLLM listens behind the routing sidecar, which takes port 8000.
+        main = next(c for c in spec["template"]["containers"] if c["name"] == MAIN_CONTAINER)
+        main["startupProbe"]["httpGet"]["port"] = DECODE_SERVER_PORT
+    obj["metadata"]["labels"] = {"gpu-platform.io/pool": model.pool.name, **queue_labels(model)}
+    obj["spec"] = with_mirrored_presets(spec, mirror)
     return obj
+
+
+def queue_labels(model: ServedModel) -> dict[str, str]:
+    """The Kueue label of the model's LocalQueue, on the ``LLMInferenceService``'s own metadata.
+
+    KServe v0.20.0 copies the service's ``kueue.x-k8s.io``-prefixed labels onto the main Deployment and its pod
+    template (``propagateDeploymentMetadata``, ``pkg/controller/v1alpha2/llmisvc/workload_single_node.go``;
+    ``spec.labels`` would reach only the pod template). There Kueue v0.19.2's ``deployment`` integration reads the
+    queue and its ``pod`` integration gates each pod until the workload is admitted on the queue's quota
+    (``pkg/controller/jobs/deployment/deployment_webhook.go``, ``pkg/controller/jobs/pod/pod_webhook.go``): both
+    frameworks must be on (``REQUIRES`` in ``addons.serving.wiring``). A replica spanning nodes is a LeaderWorkerSet
+    group: KServe copies the same labels onto the LeaderWorkerSet and its leader and worker templates
+    (``propagateTopLevelLeaderWorkerSetMetadata``, ``workload_multi_node.go``), where Kueue's ``leaderworkerset``
+    integration admits each group whole (``pkg/controller/jobs/leaderworkerset``): that framework must be on too."""
+    return {QUEUE_NAME_LABEL: model.queue} if model.queue else {}
 
 
 def model_plan(model: ServedModel, spec: ServingSpec, gateway: GatewayPlan) -> ModelPlan:
@@ -117,7 +158,7 @@ def model_plan(model: ServedModel, spec: ServingSpec, gateway: GatewayPlan) -> M
     route = model_route(model.name, model.namespace, gateway)
     scaling = None
     if model.autoscaled:
-        assert spec.prometheus is not None  # checked: autoscaled models need an in-cluster Prometheus
+        assert spec.prometheus is not None  # checked: autoscaled models need a Prometheus KEDA can query
         scaling = model_autoscaling(
             model.name,
             model.namespace,
@@ -125,7 +166,7 @@ def model_plan(model: ServedModel, spec: ServingSpec, gateway: GatewayPlan) -> M
             max_replicas=model.max_replicas,
             prometheus=spec.prometheus,
         )
-    return ModelPlan(model, served_object(model, route, cache), cache, route, scaling)
+    return ModelPlan(model, served_object(model, route, cache, spec.mirror), cache, route, scaling)
 
 
 @dataclass(frozen=True)
@@ -144,6 +185,9 @@ class ServingPlan:
     """KEDA's release, when a model is autoscaled."""
     mirror: Mirror | None = None
     outputs: Mapping[str, Any] = field(default_factory=dict)
+    presets: tuple[dict[str, Any], ...] = ()
+    """The library's own ``LLMInferenceServiceConfig`` presets, in the controller's namespace: the pipeline-parallel
+    worker preset when a model spans nodes (``pipeline_preset``), none otherwise."""
 
     @property
     def services(self) -> tuple[dict[str, Any], ...]:
@@ -181,7 +225,10 @@ def serving_plan(
     ``existing_namespaces`` are created elsewhere (the stack's team namespaces)."""
     settings = spec.settings.get("gateway") or {}
     gateway = gateway_plan(
-        spec.cloud, internal=settings.get("internal", False), gateway_class=settings.get("gateway_class")
+        spec.cloud,
+        internal=settings.get("internal", False),
+        gateway_class=settings.get("gateway_class"),
+        network_created=spec.network_created,
     )
     return ServingPlan(
         controller_namespace=CONTROLLER_NAMESPACE,
@@ -190,6 +237,15 @@ def serving_plan(
         preset_values=dict(PRESET_VALUES),
         gateway=gateway,
         models=tuple(model_plan(m, spec, gateway) for m in spec.models),
-        keda=keda_release(spec.cloud) if spec.autoscaled else None,
+        keda=(
+            keda_release(spec.cloud, identity=spec.prometheus.keda_values if spec.prometheus else None)
+            if spec.autoscaled
+            else None
+        ),
         mirror=spec.mirror,
+        presets=(
+            (pipeline_parallel_preset(CONTROLLER_NAMESPACE),)
+            if any(m.sizing.nodes > 1 for m in spec.models)
+            else ()
+        ),
     )

@@ -23,6 +23,8 @@ DEFAULT_CONCURRENT_SEQUENCES = 1
 """Sequences one replica holds at full context at once (``gpu-platform size --concurrency``'s default)."""
 DEFAULT_MIN_REPLICAS = 1
 """Replicas of each model; ``max_replicas`` defaults to it."""
+DEFAULT_PREFILL_REPLICAS = 1
+"""Prefill replicas of a model served with ``prefill_decode`` unless it names its own."""
 
 
 @with_config(ARGS_CONFIG)
@@ -42,6 +44,15 @@ class LlmArchitectureArgs(TypedDict):
     """``hidden_size / num_attention_heads`` (or ``head_dim``)."""
     max_context: int
     """``max_position_embeddings``."""
+
+
+@with_config(ARGS_CONFIG)
+class LlmPrefillDecodeArgs(TypedDict):
+    """Prefill/decode disaggregation: prompts are prefilled by their own replicas, which hand the KV cache to the
+    model's (decode) replicas over NIXL (KServe's ``spec.prefill``, docs/serving.md)."""
+
+    prefill_replicas: NotRequired[int]
+    """Prefill replicas, each sized like a decode replica (same pool and tensor parallelism); default 1."""
 
 
 @with_config(ARGS_CONFIG)
@@ -75,6 +86,14 @@ class LlmModelArgs(TypedDict):
     (needs ``observability``); default ``min_replicas`` (a fixed count)."""
     namespace: NotRequired[str]
     """Namespace of the ``LLMInferenceService``; default the section's ``namespace``."""
+    queue: NotRequired[str]
+    """The Kueue LocalQueue of the model's namespace that admits its pods and charges them to its team's quota
+    (label ``kueue.x-k8s.io/queue-name``). Default, when the model's pool is under a team's ClusterQueue: the team
+    LocalQueue of the model's namespace; a model on such a pool outside every team namespace is refused. In a stack
+    the queue must be a team's (``kueue.teams``) whose ClusterQueue owns or can borrow the pool."""
+    prefill_decode: NotRequired[LlmPrefillDecodeArgs]
+    """Serve the model disaggregated: prefill replicas beside the (decode) replicas, the endpoint picker sending
+    each request to one of each. Needs a whole-GPU pool (``sharing`` ``none``) and a replica within one node."""
     cache_claim: NotRequired[str]
     """A PersistentVolumeClaim in the model's namespace that holds the weights (read in place, no download); without
     it a ``gs://`` (GKE), ``s3://`` (EKS) or Azure Blob (AKS) URI is mounted through the cloud's CSI driver, anything

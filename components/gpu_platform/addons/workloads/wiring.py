@@ -24,12 +24,18 @@ def enabled(spec: PlatformSpec) -> bool:
 
 
 def deploy(d: Deployment) -> dict[str, Any]:
-    return deploy_workloads(d.spec, d.opts, d.created.get("volcano"))
+    return deploy_workloads(d.spec, d.opts, d.created.get("volcano"), d.created)
 
 
-def deploy_workloads(spec: PlatformSpec, opts: pulumi.ResourceOptions, volcano: Any = None) -> dict[str, Any]:
+def deploy_workloads(
+    spec: PlatformSpec,
+    opts: pulumi.ResourceOptions,
+    volcano: Any = None,
+    stack_created: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Every controller the stack installs, each after ``volcano`` (Volcano's component, when it is on) if
-    Volcano gang-schedules it; returns the stack outputs."""
+    Volcano gang-schedules it; returns the stack outputs. ``stack_created`` (the stack's components by add-on)
+    gets the controllers as ``workloads``: Kueue waits for their CRDs."""
     from gpu_platform.addons.workloads.component import controller_component
 
     outputs: dict[str, Any] = {}
@@ -43,6 +49,8 @@ def deploy_workloads(spec: PlatformSpec, opts: pulumi.ResourceOptions, volcano: 
         created[controller.controller] = cls.from_plan(
             addon(controller.controller).component_name, controller, merged
         )
+    if created and stack_created is not None:
+        stack_created["workloads"] = list(created.values())
     if created:
         outputs["workloadControllers"] = {c: component.status for c, component in created.items()}
     if created or volcano is not None:

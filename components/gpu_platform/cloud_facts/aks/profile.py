@@ -25,6 +25,7 @@ from gpu_platform.cloud_facts.aks.allocatable import (
 from gpu_platform.cloud_facts.aks.autoprovisioning import nap_pool_problems
 from gpu_platform.cloud_facts.aks.host_inputs import host_input_problems
 from gpu_platform.cloud_facts.aks.local_nvme import NVME_DATA_DISKS
+from gpu_platform.cloud_facts.aks.serving import METRICS_READER
 from gpu_platform.cloud_facts.profile import (
     CloudProfile,
     DockerHostImage,
@@ -132,8 +133,12 @@ class AksProfile(CloudProfile):
     mig_manager_reboot = True
     cloud_sharing_modes = frozenset({"mig"})
     cloud_mig_needs_cloud_driver = True
+    cloud_mig_setting = "gpu_instance_profile"
+    dra_cloud_mig = True
     spot_max_price = True
     local_ssd_machines = NVME_DATA_DISKS
+    metrics_reader = METRICS_READER
+    """KEDA reads the Azure Monitor workspace as a user-assigned managed identity (``cloud_facts.aks.serving``)."""
     model_bucket = ModelBucket("azure", "blob-fuse2")
     """Blob containers through the Azure Blob CSI driver with BlobFuse2 (``blob.csi.azure.com``, ``protocol:
     fuse2``; Microsoft's ``azure-csi-blob-storage-provision``)."""

@@ -159,10 +159,35 @@ STATEFUL = frozenset(
 NODE_POOLS = frozenset({AGENT_POOL})
 
 
+MOCK_TENANT = "11111111-1111-1111-1111-111111111111"
+MOCK_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
+
+
+def mock_issuer(cluster: str) -> dict[str, Any]:
+    """A cluster's OIDC issuer as AKS answers it (``oidcIssuerProfile``), for offline plans."""
+    return {
+        "enabled": True,
+        "issuerURL": f"https://mockregion.oic.prod-aks.azure.com/{MOCK_TENANT}/{cluster}/",
+    }
+
+
+def mock_workspace(group: str, name: str) -> dict[str, Any]:
+    """An Azure Monitor workspace's state as Azure answers it (its query endpoint), for offline plans."""
+    return {
+        "id": f"/subscriptions/{MOCK_SUBSCRIPTION}/resourceGroups/{group}/providers/Microsoft.Monitor/accounts/{name}",
+        "name": name,
+        "location": "mockregion",
+        "metrics": {
+            "internalId": f"mac_{name}",
+            "prometheusQueryEndpoint": f"https://{name}-mock.mockregion.prometheus.monitor.azure.com",
+        },
+    }
+
+
 def mock_state(type_: str, name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
     """Outputs the provider would add, which later code reads."""
     if type_.startswith(CLUSTER):
-        state: dict[str, Any] = {"fqdn": f"{name}.hcp.example"}
+        state: dict[str, Any] = {"fqdn": f"{name}.hcp.example", "oidcIssuerProfile": mock_issuer(name)}
         identity = inputs.get("identity") or {}
         if identity.get("userAssignedIdentities"):  # the API answers the list as a map: ID -> principal
             ids = identity["userAssignedIdentities"]
@@ -171,14 +196,23 @@ def mock_state(type_: str, name: str, inputs: Mapping[str, Any]) -> dict[str, An
                 "userAssignedIdentities": {i: {} for i in ids if isinstance(i, str)},
             }
         return state
+    if type_.startswith(MONITOR_WORKSPACE):
+        return {k: v for k, v in mock_workspace("rg", name).items() if k == "metrics"}
     if type_.startswith(USER_ASSIGNED_IDENTITY):
-        return {"principalId": f"{name}-principal", "clientId": f"{name}-client"}
+        return {"principalId": f"{name}-principal", "clientId": f"{name}-client", "tenantId": MOCK_TENANT}
     return {}
 
 
 def mock_call(token: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
     if token.startswith("azure-native:containerservice:listManagedClusterUserCredentials"):
         return {"kubeconfigs": [{"name": "clusterUser", "value": "a3ViZWNvbmZpZw=="}]}
+    if token.startswith("azure-native:authorization:getClientConfig"):
+        return {
+            "subscriptionId": MOCK_SUBSCRIPTION,
+            "tenantId": MOCK_TENANT,
+            "clientId": "mock-client",
+            "objectId": "mock-object",
+        }
     if token.startswith("azure-native:containerservice:getManagedCluster"):
         group, name = args.get("resourceGroupName", "rg"), args.get("resourceName", "cluster")
         resource_id = f"/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/{group}/providers/Microsoft.ContainerService/managedClusters/{name}"
@@ -187,5 +221,6 @@ def mock_call(token: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
             "name": name,
             "location": "mockregion",
             "type": "Microsoft.ContainerService/managedClusters",
+            "oidcIssuerProfile": mock_issuer(name),
         }
     return None

@@ -206,6 +206,7 @@ class EksProfile(CloudProfile):
         return None
 
     efa = True
+    efa_machines = "an EKS instance type with EFA interfaces (p4d, p4de, p5, p5e, p5en, ...)"
     local_ssd_machines = INSTANCE_STORE_NVME_GB
     local_nvme_ephemeral_storage = True
     model_bucket = ModelBucket("s3", "mountpoint-s3")

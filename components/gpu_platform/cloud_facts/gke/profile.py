@@ -38,6 +38,7 @@ from gpu_platform.cloud_facts.gke.gpudirect import (
 from gpu_platform.cloud_facts.gke.host_inputs import host_input_problems
 from gpu_platform.cloud_facts.gke.local_ssd import EPHEMERAL_LOCAL_SSDS
 from gpu_platform.cloud_facts.gke.reservations import reservation_path_problem
+from gpu_platform.cloud_facts.gke.serving import METRICS_READER, proxy_subnet_problem
 from gpu_platform.cloud_facts.profile import (
     CloudProfile,
     DockerHostImage,
@@ -274,8 +275,9 @@ class GkeProfile(CloudProfile):
     region_required = True
     region_shape = re.compile(r"^[a-z]+-[a-z]+[0-9]+(-[a-z])?$")
     region_example = "us-central1"
-    cluster_keys = frozenset({"project", "gpu_network_cidr"})
+    cluster_keys = frozenset({"project", "gpu_network_cidr", "proxy_subnet_cidr"})
     host_driver_floor = HOST_DRIVER_FLOOR
+    driver_installer_nodes = "GKE COS nodes, where Google's installer puts the driver"
     mig_manager_reboot = True
     managed_prometheus = "gke-managed-prometheus"
     node_repair = (
@@ -320,17 +322,20 @@ class GkeProfile(CloudProfile):
         "gke",
         external_class="gke-l7-regional-external-managed",
         internal_class="gke-l7-rilb",
-        requires=(
+        requires=(),
+        pool_policies=True,
+        network_requires=(
             "the cluster's Gateway API enabled (gateway_api_config channel CHANNEL_STANDARD), which installs "
             "the Gateway API CRDs and GKE's GatewayClasses",
             "a proxy-only subnet (purpose REGIONAL_MANAGED_PROXY) in the cluster's region and VPC, which "
             "{class_name} load balancers need",
         ),
-        pool_policies=True,
     )
     """GKE Inference Gateway: GKE's managed Gateway controller serves InferencePool backends with its regional
     classes, given the health check and backend policies the gateway-api-inference-extension's ``inferencepool``
     chart renders for ``provider.name: gke`` (v1.5.0 ``config/charts/inferencepool/templates/gke.yaml``)."""
+    metrics_reader = METRICS_READER
+    """KEDA reads Managed Service for Prometheus as a Google service account (``cloud_facts.gke.serving``)."""
     compact_placement = "a COMPACT placement policy"
     compact_placement_series = ("a2-", "a3-", "a4-", "g2-")
     """GPU series GKE documents compact placement for (A100, H100/H200/B200, L4; "Define compact placement
@@ -489,6 +494,16 @@ class GkeProfile(CloudProfile):
         cls, c: Mapping[str, Any], vpc: str | None, pools: Sequence[GpuPool], at: PoolProblems, p: Problems
     ) -> None:
         gpu_network_problems(c.get("gpu_network_cidr", DEFAULT_GPU_NETWORK_CIDR), vpc, pools, p)
+        if "proxy_subnet_cidr" not in c:
+            return
+        if c.get("create", True) is False:
+            p.add(
+                ("proxy_subnet_cidr",),
+                "only for a cluster the stack creates (with its network); on an attached cluster create the "
+                "proxy-only subnet with the network's owner, and remove it",
+            )
+        elif reason := proxy_subnet_problem(c["proxy_subnet_cidr"], vpc):
+            p.add(("proxy_subnet_cidr",), reason)
 
     @classmethod
     def node_agent_taints(cls, pool: GpuPool) -> list[Taint]:

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from gpu_platform.cloud_facts.aks.profile import PROFILE, SPOT_TAINT
+from gpu_platform.policy_model.device_plugin_rule import DevicePluginRule
 from gpu_platform.policy_model.kube import format_taint, taint_from_string
 from gpu_platform.policy_model.model import PolicyResource, as_list, get, is_unknown
 from gpu_platform.policy_model.pool_view import NodePoolView, known_str, labels_of, taints_of
@@ -27,6 +28,8 @@ DRIVER_FIX = (
     'set gpuProfile.driver "None" on the pool, or keep the AKS driver and set driver.enabled=false '
     "and toolkit.enabled=false"
 )
+DEVICE_PLUGIN_RULE: DevicePluginRule | None = None
+"""No device plugin of the cloud's own to keep off."""
 KARPENTER_NODE_CLASS_GROUP: str | None = "karpenter.azure.com"
 KARPENTER_GPU_KEYS: tuple[str, ...] = (
     "karpenter.azure.com/sku-gpu-count",

@@ -83,6 +83,34 @@ def metrics_cluster(spec: PlatformSpec, infra: Infrastructure) -> dict[str, Any]
     }
 
 
+def metrics_reader(
+    spec: PlatformSpec,
+    infra: Infrastructure,
+    grant: Any,
+    workspace: Any,
+    opts: pulumi.ResourceOptions | None,
+) -> dict[str, Any]:
+    """The managed identity KEDA's operator reads the Azure Monitor workspace as, in the cluster's resource group
+    and location, federated with its OIDC issuer: read from the cluster the stack created, looked up on an
+    attached one (``clouds.aks.metrics_reader``)."""
+    import pulumi_azure_native.containerservice as aks
+
+    from gpu_platform.clouds.aks.metrics_reader import create_metrics_reader
+
+    c = spec.cluster
+    if infra.cluster is not None:
+        managed: Any = infra.cluster.cluster  # type: ignore[attr-defined]
+        group: Any = infra.cluster.resource_group_name  # type: ignore[attr-defined]
+        issuer: Any = infra.cluster.oidc_issuer_url  # type: ignore[attr-defined]
+    else:
+        managed = aks.get_managed_cluster_output(resource_group_name=c.resource_group, resource_name=c.name)
+        group = c.resource_group
+        issuer = managed.oidc_issuer_profile.apply(lambda p: p.issuer_url if p else None)
+    return create_metrics_reader(
+        c.name, grant, workspace, resource_group=group, location=managed.location, issuer=issuer, opts=opts
+    )
+
+
 def _nap_pools(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | None) -> dict[str, Any]:
     """A NAP ``NodePool`` + ``AKSNodeClass`` for each pool with a fallback chain (Karpenter capacity types),
     on the cluster that runs NAP (``node_auto_provisioning``)."""

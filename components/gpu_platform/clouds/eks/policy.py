@@ -9,6 +9,7 @@ from typing import Any
 
 from gpu_platform.cloud_facts.eks.profile import PROFILE
 from gpu_platform.cloud_facts.eks.resource_types import NODE_GROUP
+from gpu_platform.policy_model.device_plugin_rule import DevicePluginRule
 from gpu_platform.policy_model.kube import effect_to_cloud, taint_from_object
 from gpu_platform.policy_model.model import PolicyResource, as_list, as_map, is_unknown
 from gpu_platform.policy_model.pool_view import NodePoolView, known_str, labels_of, taints_of
@@ -27,6 +28,16 @@ SIZE_FIGHT = "sets the desired size back and drains the nodes the autoscaler add
 SIZE_FIX = 'add ignore_changes=["{field}"]'
 DRIVER_SOURCE = "the {ami} AMI ships it"
 DRIVER_FIX = "set driver.enabled=false and toolkit.enabled=false (the AMI has both)"
+DEVICE_PLUGIN_RULE: DevicePluginRule | None = DevicePluginRule(
+    name="bottlerocket-single-device-plugin",
+    description="Bottlerocket NVIDIA nodes already run a device plugin: neither the GPU Operator nor a standalone "
+    "device plugin adds a second one there.",
+    kind="image",
+    images="Bottlerocket",
+    dra_fix="use the AL2023 NVIDIA AMI for DRA pools",
+)
+"""Bottlerocket's NVIDIA AMIs run NVIDIA's device plugin themselves (the profile's images with
+``device_plugin="cloud"``)."""
 KARPENTER_NODE_CLASS_GROUP: str | None = "karpenter.k8s.aws"
 KARPENTER_GPU_KEYS: tuple[str, ...] = (
     "karpenter.k8s.aws/instance-gpu-count",

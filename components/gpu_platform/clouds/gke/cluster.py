@@ -7,6 +7,7 @@ import pulumi
 from pulumi_kubernetes.provider import Provider as KubernetesProvider
 
 from gpu_platform.cloud_facts.gke.profile import PROFILE
+from gpu_platform.cloud_facts.gke.serving import PROXY_SUBNET_PURPOSE, PROXY_SUBNET_ROLE
 from gpu_platform.clouds.cluster_inputs import each
 from gpu_platform.clouds.cluster_provider import OldProviderName, cluster_provider
 from gpu_platform.clouds.gke.args import GkeClusterArgs
@@ -80,6 +81,18 @@ class GkeCluster(OldProviderName, PlannedComponent[GkeClusterPlan]):
             secondary_ip_ranges=ranges,
             opts=self.child_opts(protect=plan.protect),
         )
+        if plan.proxy_subnet_cidr is not None:
+            # The managed inference Gateway's regional load balancers run their proxies here.
+            compute.Subnetwork(
+                f"{name}-proxy-only",
+                project=self.project,
+                region=plan.region,
+                network=network.id,
+                ip_cidr_range=plan.proxy_subnet_cidr,
+                purpose=PROXY_SUBNET_PURPOSE,
+                role=PROXY_SUBNET_ROLE,
+                opts=self.child_opts(protect=plan.protect),
+            )
         router = compute.Router(
             f"{name}-router",
             project=self.project,
@@ -157,6 +170,11 @@ class GkeCluster(OldProviderName, PlannedComponent[GkeClusterPlan]):
             # Dataplane V2: NetworkPolicy enforcement, and what multi-networking (GPUDirect NICs) requires.
             datapath_provider="ADVANCED_DATAPATH",
             enable_multi_networking=True if plan.multi_networking else None,
+            gateway_api_config=(
+                container.ClusterGatewayApiConfigArgs(channel="CHANNEL_STANDARD")
+                if plan.gateway_api
+                else None
+            ),
             enable_shielded_nodes=True,
             remove_default_node_pool=True,
             initial_node_count=1,

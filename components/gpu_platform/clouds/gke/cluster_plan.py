@@ -24,6 +24,12 @@ class GkeClusterPlan(ClusterPlan):
     deletion_protection: bool = True
     multi_networking: bool = False
     """``enable_multi_networking``: nodes may have extra NICs (GPUDirect pools); needs Dataplane V2."""
+    proxy_subnet_cidr: str | None = None
+    """The proxy-only subnet (``REGIONAL_MANAGED_PROXY``) created with the VPC for the managed inference Gateway's
+    regional load balancers (``cloud_facts.gke.serving``); ``None``: none is created."""
+    gateway_api: bool = False
+    """GKE's Gateway API on (``gateway_api_config`` ``CHANNEL_STANDARD``: the Gateway API CRDs and GKE's
+    GatewayClasses), for the managed inference Gateway; off, GKE Standard clusters serve neither."""
 
 
 def split_network(cidr: str) -> tuple[str, str, str]:
@@ -34,8 +40,16 @@ def split_network(cidr: str) -> tuple[str, str, str]:
     return str(small[0]), str(small[1]), str(pods)
 
 
-def gke_cluster_plan(name: str, system: SystemPool, settings: Mapping[str, Any]) -> GkeClusterPlan:
-    """The plan from checked settings (``GkeClusterArgs`` keys)."""
+def gke_cluster_plan(
+    name: str,
+    system: SystemPool,
+    settings: Mapping[str, Any],
+    proxy_subnet_cidr: str | None = None,
+    gateway_api: bool = False,
+) -> GkeClusterPlan:
+    """The plan from checked settings (``GkeClusterArgs`` keys); ``proxy_subnet_cidr``: a proxy-only subnet to
+    create in the VPC, ``gateway_api``: GKE's Gateway API on (both for the stack's serving section on GKE's
+    managed inference Gateway)."""
     nodes, services, pods = split_network(settings.get("network_cidr", DEFAULT_VPC_CIDR))
     return GkeClusterPlan(
         name=settings.get("cluster_name", name),
@@ -49,4 +63,6 @@ def gke_cluster_plan(name: str, system: SystemPool, settings: Mapping[str, Any])
         pods_cidr=pods,
         deletion_protection=settings.get("deletion_protection", settings.get("protect", True)),
         multi_networking=settings.get("enable_multi_networking", False),
+        proxy_subnet_cidr=proxy_subnet_cidr,
+        gateway_api=gateway_api,
     )

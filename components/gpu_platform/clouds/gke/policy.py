@@ -12,6 +12,7 @@ from gpu_platform import versions
 from gpu_platform.cloud_facts.gke.profile import PROFILE
 from gpu_platform.cloud_facts.gke.resource_types import CLUSTER, NODE_POOL
 from gpu_platform.mirror import parse_reference
+from gpu_platform.policy_model.device_plugin_rule import DevicePluginRule
 from gpu_platform.policy_model.kube import effect_to_cloud, taint_from_object
 from gpu_platform.policy_model.model import PolicyResource, as_list, as_map, get, is_unknown
 from gpu_platform.policy_model.pool_view import NodePoolView, known_str, labels_of, taints_of
@@ -36,6 +37,15 @@ DRIVER_FIX = (
     "set gpuDriverVersion INSTALLATION_DISABLED with the operator driver on UBUNTU_CONTAINERD, or "
     "keep Google's driver and set driver.enabled=false"
 )
+DEVICE_PLUGIN_RULE: DevicePluginRule | None = DevicePluginRule(
+    name="gke-single-device-plugin",
+    description="GKE GPU pools used with the GPU Operator's device plugin carry gke-no-default-nvidia-gpu-device-plugin="
+    "true, so GKE's own device plugin does not run next to NVIDIA's.",
+    kind="label",
+    labels_field="nodeConfig.labels",
+    keep_own="e.g. for GKE-managed time-sharing",
+)
+"""GKE runs its own device plugin on GPU nodes unless the profile's ``default_device_plugin_off_label`` is set."""
 KARPENTER_NODE_CLASS_GROUP: str | None = None
 """GKE runs no Karpenter."""
 KARPENTER_GPU_KEYS: tuple[str, ...] = ()

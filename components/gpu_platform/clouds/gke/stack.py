@@ -39,7 +39,13 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
     for key, value in (("project", c.project), ("kubernetes_version", c.kubernetes_version)):
         if value:
             settings[key] = value
-    cluster = GkeCluster.from_plan(c.name, gke_cluster_plan(c.name, c.system_pool, settings), opts)
+    proxy_subnet = _proxy_subnet(spec)
+    # The managed inference Gateway needs both, and the stack makes both where it makes the cluster.
+    plan = gke_cluster_plan(
+        c.name, c.system_pool, settings, proxy_subnet, gateway_api=proxy_subnet is not None
+    )
+    cluster = GkeCluster.from_plan(c.name, plan, opts)
+    _metrics_reader(spec, cluster, opts)
     inputs.update(
         cluster=cluster.cluster_name,
         service_account=cluster.node_service_account_email,
@@ -51,6 +57,31 @@ def deploy(spec: PlatformSpec, opts: pulumi.ResourceOptions | None) -> Infrastru
     return Infrastructure(
         cluster.kubernetes_provider, cluster.kubeconfig, cluster.cluster_name, pools, cluster
     )
+
+
+def _proxy_subnet(spec: PlatformSpec) -> str | None:
+    """The proxy-only subnet's range when the serving section routes through GKE's managed inference Gateway
+    (the stack creates the subnet with the cluster's VPC), else ``None``."""
+    from gpu_platform.addons.serving.gateway import creates_proxy_subnet
+    from gpu_platform.cloud_facts.gke.serving import default_proxy_subnet
+
+    serving = spec.serving
+    if serving is None or not creates_proxy_subnet(
+        spec.cloud, serving.settings.get("gateway") or {}, serving.network_created
+    ):
+        return None
+    return spec.cluster.proxy_subnet_cidr or default_proxy_subnet(spec.cluster.vpc_cidr)
+
+
+def _metrics_reader(spec: PlatformSpec, cluster: Any, opts: pulumi.ResourceOptions | None) -> None:
+    """The Google service account KEDA's operator reads Managed Service for Prometheus as, when an autoscaled
+    model reads it (``PrometheusSource.grant``)."""
+    prometheus = spec.serving.prometheus if spec.serving is not None else None
+    if prometheus is None or prometheus.grant is None:
+        return
+    from gpu_platform.clouds.gke.metrics_reader import create_metrics_reader
+
+    create_metrics_reader(spec.cluster.name, prometheus.grant, opts, [cluster])
 
 
 def _gpudirect(spec: PlatformSpec, provider: Any, opts: pulumi.ResourceOptions | None) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 
 from gpu_platform.cloud_facts import PROFILES
 from gpu_platform.clouds.openshift.machine_set_plan import ACCELERATOR_LABEL, PLATFORMS
+from gpu_platform.policy_model.device_plugin_rule import DevicePluginRule
 from gpu_platform.policy_model.kube import format_taint, taint_from_object
 from gpu_platform.policy_model.model import PolicyResource, as_list, as_map, get, is_unknown
 from gpu_platform.policy_model.pool_view import NodePoolView, known_str, labels_of, taints_of
@@ -27,6 +28,8 @@ SIZE_FIGHT = "sets spec.replicas back, against the cluster autoscaler"
 SIZE_FIX = 'add ignore_changes=["{field}"]'
 DRIVER_SOURCE = "the node image ships it"
 DRIVER_FIX = "leave the driver to the GPU Operator (RHCOS: Driver Toolkit)"
+DEVICE_PLUGIN_RULE: DevicePluginRule | None = None
+"""No device plugin of the cloud's own to keep off."""
 KARPENTER_NODE_CLASS_GROUP: str | None = None
 KARPENTER_GPU_KEYS: tuple[str, ...] = ()
 KARPENTER_INSTANCE_KEYS: tuple[str, ...] = ()

@@ -1,0 +1,16 @@
+"""The wiring of a cluster made elsewhere (``cloud: existing``) as ``clouds.registry`` lists it: the stack's deploy,
+imported on first use so planning another cloud's stack never loads this folder."""
+
+from __future__ import annotations
+
+from gpu_platform.cloud_facts.existing.profile import PROFILE
+from gpu_platform.clouds.cloud_wiring import CloudEntry, CloudWiring
+
+
+def _wiring() -> CloudWiring:
+    from gpu_platform.clouds.existing import stack
+
+    return CloudWiring(stack.deploy)
+
+
+ENTRY = CloudEntry(PROFILE.name, _wiring)
