@@ -43,8 +43,8 @@ test: $(STAMP)
 control-plane: $(STAMP)
 	$(BIN)/python scripts/control_plane.py build
 
-# The Pulumi CLI and Kubernetes provider tests/control_plane/test_pulumi_up.py runs (built from tools/pulumi into
-# ~/.cache/gpu-platform/pulumi; not built by `make test`, which skips that test until they are there).
+# The Pulumi CLI and Kubernetes provider the tests/control_plane/test_pulumi_up*.py tests run (built from
+# tools/pulumi into ~/.cache/gpu-platform/pulumi once; `make test` builds them too when they are missing).
 pulumi-tools: $(STAMP)
 	$(BIN)/python scripts/pulumi_tools.py build
 

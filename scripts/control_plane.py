@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -87,6 +88,12 @@ MODULES = (
     ),
 )
 TOKEN_USER = "gpu-platform-admin"
+APPLY_PATCH = "application/apply-patch+yaml"
+STRICT_DECODING = "strict decoding error: "
+"""What the API server's message says when ``fieldValidation=Strict`` refuses a request body's fields
+(k8s.io/apimachinery v0.36.3 pkg/runtime/error.go, ``strictDecodingError``), after ``<Kind> in version "<v>"
+cannot be handled as a <Kind>: `` (k8s.io/apiserver v0.36.3 pkg/endpoints/handlers/rest.go,
+``transformDecodeError``)."""
 
 
 class ControlPlaneError(RuntimeError):
@@ -320,8 +327,9 @@ class ControlPlane:
     def request(
         self, method: str, path: str, body: Any = None, content_type: str = "application/json"
     ) -> Any:
-        """One API call; ``ApiError`` with the server's status on anything but 2xx."""
-        data = None if body is None else json.dumps(body).encode()
+        """One API call; ``ApiError`` with the server's status on anything but 2xx. ``body`` is sent as JSON, or
+        as it is when bytes (a YAML document the server is to parse itself)."""
+        data = None if body is None else body if isinstance(body, bytes) else json.dumps(body).encode()
         req = urllib.request.Request(self.server + path, data=data, method=method)
         req.add_header("Authorization", f"Bearer {self.token}")
         req.add_header("Accept", "application/json")
@@ -361,17 +369,44 @@ class ControlPlane:
             if "/" not in r["name"]:
                 self._resources[(api_version, r["kind"])] = (r["name"], bool(r["namespaced"]))
 
+    def apply_path(
+        self, obj: dict[str, Any], *, dry_run: bool = False, manager: str = "gpu-platform-tests"
+    ) -> str:
+        """The server-side apply request of ``obj``: its REST path with ``fieldValidation=Strict``, so the server
+        refuses a duplicate field in the patch rather than warn (the one check the directive adds to an apply;
+        k8s.io/apiserver v0.36.3 pkg/endpoints/handlers/patch.go, ``applyPatchToCurrentObject``)."""
+        query = {"fieldManager": manager, "force": "true", "fieldValidation": "Strict"}
+        if dry_run:
+            query["dryRun"] = "All"
+        return self.resource_path(obj) + "?" + urllib.parse.urlencode(query)
+
+    def check_fields(self, obj: dict[str, Any]) -> None:
+        """``ApiError`` when strict decoding finds a field ``obj``'s schema does not declare, or one given twice.
+        An apply does not say so for every such field: it refuses an undeclared field only where its schema's
+        types leave none (structured-merge-diff's typed patch, k8s.io/apimachinery v0.36.3
+        pkg/util/managedfields/internal/structuredmerge.go), and a custom resource's fields under an object
+        schema with no properties (a controller-gen CRD's nested ``metadata``) pass that and are then pruned
+        without a word, ``Strict`` or not. A create decodes its body strictly before anything else
+        (k8s.io/apiserver v0.36.3 pkg/endpoints/handlers/create.go; pruned paths are strict decoding errors,
+        k8s.io/apiextensions-apiserver v0.36.3 pkg/apiserver/customresource_handler.go), so ``obj`` is created
+        as a dry run with ``fieldValidation=Strict`` and any other outcome (it exists, a webhook's answer) is
+        left to the apply that follows."""
+        query = urllib.parse.urlencode({"dryRun": "All", "fieldValidation": "Strict"})
+        try:
+            self.request("POST", self.resource_path(obj, named=False) + "?" + query, obj)
+        except ApiError as e:
+            if e.status == 400 and STRICT_DECODING in e.message:
+                raise
+
     def apply_one(
         self, obj: dict[str, Any], *, dry_run: bool = False, manager: str = "gpu-platform-tests"
     ) -> Any:
-        """Server-side apply (the API server's validation, defaulting, CEL rules and admission webhooks);
-        ``dry_run``: all of that, nothing stored."""
-        path = (
-            self.resource_path(obj)
-            + f"?fieldManager={manager}&force=true"
-            + ("&dryRun=All" if dry_run else "")
-        )
-        return self.request("PATCH", path, obj, content_type="application/apply-patch+yaml")
+        """Server-side apply (the API server's validation, defaulting, CEL rules and admission webhooks) of an
+        object whose every field its schema declares once (``check_fields``); ``dry_run``: all of that, nothing
+        stored."""
+        self.check_fields(obj)
+        path = self.apply_path(obj, dry_run=dry_run, manager=manager)
+        return self.request("PATCH", path, obj, content_type=APPLY_PATCH)
 
     def try_apply(
         self, objects: Iterable[dict[str, Any]], *, dry_run: bool = False, manager: str = "gpu-platform-tests"

@@ -120,7 +120,7 @@ def missing() -> str | None:
     """Why ``pulumi up`` cannot run here, or ``None``."""
     absent = [name for name, path in binaries().items() if not path.exists()]
     if absent:
-        return f"{', '.join(absent)} not built (python scripts/pulumi_tools.py build; needs Go)"
+        return f"{', '.join(absent)} not built (make pulumi-tools, about 17 minutes on 2 cores; needs Go)"
     return None
 
 
@@ -199,7 +199,9 @@ def _provider_main(pin: Pin, staging: Path, timeout: float) -> Path:
     lacks; they are made here as that generator makes them (the schema with its ``version`` set, both
     re-serialised compactly)."""
     module = TOOLS / pin.folder
-    listing = _go(["list", "-m", "-json", pin.module], module, timeout)
+    # ``go mod download`` rather than ``go list -m``: on a fresh machine the module is not yet in the module
+    # cache, and ``go list -m -json`` then prints no ``Dir``.
+    listing = _go(["mod", "download", "-json", pin.module], module, timeout)
     upstream = Path(json.loads(listing)["Dir"]) / "cmd" / pin.binary
     src = staging / "src"
     src.mkdir()

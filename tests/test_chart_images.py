@@ -1,6 +1,6 @@
-"""The chart image table (``gpu_platform.chart_images``) against the vendored charts at their pins: every release's
-chart has an entry, and each slot's image is what the chart's own ``values.yaml`` names (a test renders every
-release with a mirror in ``tests/stack/test_mirror.py``, which is what shows no image is missing)."""
+"""Each release entry's images (``releases.Addon.images``) against the vendored charts at their pins: the chart
+table is derived from the entries, and each slot's image is what the chart's own ``values.yaml`` names (a test
+renders every release with a mirror in ``tests/stack/test_mirror.py``, which is what shows no image is missing)."""
 
 from __future__ import annotations
 
@@ -11,27 +11,36 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_platform.chart_images import CHART_IMAGES, ImageSlot
+from gpu_platform.chart_images import ImageSlot
 from gpu_platform.mirror import Mirror
 from gpu_platform.offline.render import chart_dir
 from gpu_platform.plans.mirror import slot_reference
-from gpu_platform.releases import ADDONS, chart_name
+from gpu_platform.releases import (
+    ADDONS,
+    CHART_IMAGES,
+    KSERVE_RESOURCES,
+    KSERVE_RUNTIME_CONFIGS,
+    Addon,
+    chart_name,
+)
 from tests.conftest import UPSTREAM
 from tests.support.helm import published_values_text
 
 CHARTS = UPSTREAM / "charts"
 
 
-def test_every_release_chart_has_its_images_and_each_name_is_one_chart() -> None:
+def test_the_chart_table_is_every_release_entrys_images_and_each_name_is_one_chart() -> None:
     names = [a.chart_name for a in ADDONS]
-    assert sorted(CHART_IMAGES) == sorted(names)
     # A mirror holds every chart by its name alone (oci://<mirror>/<chart>, or one Helm repository).
     assert len(set(names)) == len(names)
+    assert list(CHART_IMAGES) == names
+    assert all(CHART_IMAGES[a.chart_name] is a.images for a in ADDONS)
+    # Only a CRD-only chart runs no image (and a CRD-only release holds CRDs): an entry cannot leave them out.
+    assert [a.chart_name for a in ADDONS if not a.images and not a.release_holds_crds] == []
 
 
-def _chart(chart: str) -> Path:
-    (pin,) = [a.pin for a in ADDONS if a.chart_name == chart]
-    return chart_dir(CHARTS, {"chart": pin.chart, "version": pin.version})
+def _chart(addon: Addon) -> Path:
+    return chart_dir(CHARTS, {"chart": addon.pin.chart, "version": addon.pin.version})
 
 
 @functools.cache
@@ -69,28 +78,28 @@ def _defaults(directory: Path, path: tuple[str, ...]) -> Any:
 
 
 CASES = [
-    (chart, i, slot)
-    for chart, slots in sorted(CHART_IMAGES.items())
-    for i, slot in enumerate(slots)
+    (addon, i, slot)
+    for addon in sorted(ADDONS, key=lambda a: a.chart_name)
+    for i, slot in enumerate(addon.images)
     if "*" not in slot.at  # Slurm's NodeSets and LoginSets: their defaults are the *Defaults slots
 ]
 
 
-@pytest.mark.parametrize(("chart", "i", "slot"), CASES, ids=[f"{c}[{i}]" for c, i, _ in CASES])
-def test_each_image_is_the_one_the_chart_names_at_its_pin(chart: str, i: int, slot: ImageSlot) -> None:
-    directory = _chart(chart)
+@pytest.mark.parametrize(("addon", "i", "slot"), CASES, ids=[f"{a.chart_name}[{i}]" for a, i, _ in CASES])
+def test_each_image_is_the_one_the_chart_names_at_its_pin(addon: Addon, i: int, slot: ImageSlot) -> None:
+    directory = _chart(addon)
     given = _defaults(directory, slot.at)
-    assert isinstance(given, dict), f"{chart}: no values at {'.'.join(slot.at)}"
+    assert isinstance(given, dict), f"{addon.chart_name}: no values at {'.'.join(slot.at)}"
     # What the chart's values.yaml sets (repository, registry, name, tag, digest) must be the slot's image; the tag
     # a template derives (an appVersion) is checked where the chart renders (tests/stack/test_mirror.py).
     assert slot_reference(slot, given) == slot.source
 
 
 def test_kserve_tags_default_to_the_charts_kserve_version() -> None:
-    for chart in ("kserve-resources", "kserve-runtime-configs"):
-        version = _defaults(_chart(chart), ("kserve",))["version"]
-        for slot in CHART_IMAGES[chart]:
-            given = _defaults(_chart(chart), slot.at)
+    for addon in (KSERVE_RESOURCES, KSERVE_RUNTIME_CONFIGS):
+        version = _defaults(_chart(addon), ("kserve",))["version"]
+        for slot in addon.images:
+            given = _defaults(_chart(addon), slot.at)
             if slot.tag and not given.get(slot.tag):
                 assert slot.source.endswith(f":{version}"), slot
 
@@ -98,7 +107,7 @@ def test_kserve_tags_default_to_the_charts_kserve_version() -> None:
 def test_the_pinned_images_map_to_distinct_places_in_a_mirror() -> None:
     """Dropping the registry host must never make two different upstream images one mirrored image."""
     mirror = Mirror(images="registry.acme/mirror")
-    sources = {slot.source for slots in CHART_IMAGES.values() for slot in slots}
+    sources = {slot.source for addon in ADDONS for slot in addon.images}
     by_target: dict[str, set[str]] = {}
     for source in sources:
         by_target.setdefault(mirror.image(source), set()).add(source)

@@ -4,6 +4,7 @@ mirror of the stack's charts and images must hold), ``size`` (the pool, slice an
 ``verify`` (a live cluster against the plan)."""
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -183,6 +184,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         expected = load_expected(project, args.stack, args.config_file, args.use_env_config)
     except Exception as exc:
         return _plan_failed(exc, args)
+    if args.nccl_image:
+        expected = dataclasses.replace(expected, nccl_image=args.nccl_image)
     try:
         snapshot = take_snapshot(expected, args.kubeconfig, args.context, args.snapshot)
         smoke = smoke_findings(expected, args) if args.smoke else []
@@ -485,6 +488,13 @@ def _add_verify_parser(sub: Any, fmt: Any) -> None:
         "created, awaited and deleted)",
     )
     v.add_argument("--smoke-timeout", type=float, default=900, metavar="SECONDS", help="(default: 900)")
+    v.add_argument(
+        "--nccl-image",
+        metavar="IMAGE",
+        help="the image the NCCL all-reduce runs in (default: the pinned NGC PyTorch image, from the stack's mirror "
+        "when it has one); it needs torchrun, and on EFA pools the aws-ofi-nccl plugin, or NCCL falls back to TCP "
+        "(reported as an error)",
+    )
     v.add_argument("--debug", action="store_true", help="show the traceback when the program fails")
     v.set_defaults(func=_cmd_verify)
 

@@ -79,3 +79,13 @@ def test_the_controllers_module_builds_jobset_at_the_charts_version() -> None:
     assert controllers.packages["jobset"] == "sigs.k8s.io/jobset"
     go_mod = (script.TOOLS / "controllers" / "go.mod").read_text().split()
     assert go_mod[go_mod.index("sigs.k8s.io/jobset") + 1] == JOBSET_IMAGE_TAG
+
+
+def test_applies_ask_for_strict_field_validation(tmp_path: Path) -> None:
+    cp = script.ControlPlane(folder=tmp_path, bin={})
+    cp._resources[("v1", "ConfigMap")] = ("configmaps", True)
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "team-a"}}
+    assert cp.apply_path(obj, manager="stacks.dev") == (
+        "/api/v1/namespaces/team-a/configmaps/c?fieldManager=stacks.dev&force=true&fieldValidation=Strict"
+    )
+    assert cp.apply_path(obj, dry_run=True).endswith("&fieldValidation=Strict&dryRun=All")

@@ -21,7 +21,7 @@ from gpu_platform.policy_model.kube import tolerates
 from gpu_platform.pools import Taint
 from tests.conftest import REPO
 from tests.support.crds import problems_of
-from tests.support.helm import render_texts
+from tests.support.helm import rendered_documents
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 
@@ -83,14 +83,13 @@ def test_no_device_plugin_next_to_dra(dra_plan: Plan) -> None:
 def test_dra_release_renders_with_the_planned_values(dra_plan: Plan) -> None:
     release = dra_plan.one(RELEASE, "dra-helm")
     assert release.inputs["version"] == "0.4.1"
-    texts = render_texts(
+    docs = rendered_documents(
         "dra-driver-nvidia-gpu-0.4.1",
         release.inputs["values"],
         release.inputs["name"],
         release.inputs["namespace"],
         skip_without_helm=True,
     )
-    docs = [d for t in texts.values() for d in yaml.safe_load_all(t) if isinstance(d, dict)]
     classes = {d["metadata"]["name"] for d in docs if d.get("kind") == "DeviceClass"}
     assert {"gpu.nvidia.com", "mig.nvidia.com"} <= classes
     (ds,) = [d for d in docs if d.get("kind") == "DaemonSet"]

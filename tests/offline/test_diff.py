@@ -15,6 +15,7 @@ from gpu_platform.offline.diff import (
     FORCE_NEW,
     STATEFUL_TYPES,
     PlanDiff,
+    _named_in_place,
     diff_dirs,
     diff_plans,
     parse_path,
@@ -663,3 +664,27 @@ def test_rules_read_inputs_of_any_shape_without_a_traceback() -> None:
     release = res(RELEASE, "r", {"chart": "kube-prometheus-stack", "values": {"prometheus": "odd"}})
     d = diff_plans(plan(odd, release), plan(res(CONFIG_MAP, "cm", {"metadata": ["y"], "data": []})))
     assert {c.name for c in d.changes} == {"cm", "r"}
+
+
+def test_a_named_kubernetes_object_is_deleted_before_its_replacement(tmp_path: Path) -> None:
+    """The Kubernetes provider replaces an object that keeps its name by deleting it first (two objects cannot
+    share a name): the diff says so, as the real ``pulumi up`` of ``tests/control_plane/test_pulumi_up_cloud.py``
+    does it. A node pool, which gets a new generated name, is still created before the old one goes."""
+    raw = stack_raw_config("dev")
+    edited = copy.deepcopy(raw)
+    edited["gpuPools"][0]["sharing"]["replicas"] = 2
+    d = diff_dirs(_plan_dir(tmp_path, "base", "dev", raw), _plan_dir(tmp_path, "head", "dev", edited))
+    config_map = next(c for c in d.changes if c.type == "kubernetes:core/v1:ConfigMap")
+    assert (config_map.action, config_map.replace_triggers, config_map.delete_first) == (
+        "replaced",
+        ["data"],
+        True,
+    )
+    assert f"{config_map.name}: delete first, then create, because data changed" in render(d)
+    old = {"type": "kubernetes:core/v1:ConfigMap", "inputs": {"metadata": {"name": "a", "namespace": "n"}}}
+    renamed = {"type": old["type"], "inputs": {"metadata": {"name": "b", "namespace": "n"}}}
+    moved = {"type": old["type"], "inputs": {"metadata": {"name": "a", "namespace": "m"}}}
+    assert _named_in_place(old, old)
+    assert not _named_in_place(old, renamed) and not _named_in_place(old, moved)
+    release = {"type": "kubernetes:helm.sh/v3:Release", "inputs": {"metadata": {"name": "a"}}}
+    assert not _named_in_place(release, release)

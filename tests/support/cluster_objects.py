@@ -99,12 +99,18 @@ def flavor_quotas(manifests: list[dict[str, Any]]) -> dict[str, dict[str, Decima
 
 
 def gpu_nodes(cluster: PlannedCluster) -> list[dict[str, Any]]:
-    """Every GPU pool's nodes at its maximum size: ``nodeSetup`` labels and taints, allocatable GPUs from
-    ``sharing.node_resources`` and CPU/memory as the plan's quotas count one node."""
+    """Every GPU pool's nodes at its maximum size: the labels and taints the pool's nodes carry (``nodeSetup``
+    where they are made elsewhere, else the library's and the cloud's own: ``cluster_stacks``), allocatable GPUs
+    from ``sharing.node_resources`` and CPU/memory as the plan's quotas count one node."""
+    from tests.support.cluster_stacks import pool_node_labels, pool_node_taints
+
     quotas = flavor_quotas(cluster.manifests)
     nodes = []
     for pool in cluster.pools:
-        setup = cluster.node_setup[pool.name]
+        labels = pool_node_labels(pool, cluster.node_setup)
+        taints = [
+            f"{t['key']}={t['value']}:{t['effect']}" for t in pool_node_taints(pool, cluster.node_setup)
+        ]
         per_node = {k: v / pool.max_nodes for k, v in quotas.get(pool.name, {}).items()}
         allocatable = {
             "cpu": f"{int(per_node.get('cpu', Decimal(pool.vcpus or 8)) * 1000)}m",
@@ -113,7 +119,7 @@ def gpu_nodes(cluster: PlannedCluster) -> list[dict[str, Any]]:
             **{k: str(v) for k, v in node_resources(pool).items()},
         }
         for i in range(pool.max_nodes):
-            nodes.append(kwok_node(f"{pool.name}-{i}", setup["labels"], setup["taints"], allocatable))
+            nodes.append(kwok_node(f"{pool.name}-{i}", labels, taints, allocatable))
     return nodes
 
 

@@ -36,8 +36,9 @@ def missing_tools() -> str | None:
 
 @pytest.fixture(scope="session")
 def control_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A running control plane: ``.kubeconfig`` (a path), ``.apply(objects)`` (server-side apply; raises
-    ``ApplyError`` with every refusal), ``.try_apply``, ``.get(path)``, ``.request``, ``.delete``."""
+    """A running control plane: ``.kubeconfig`` (a path), ``.apply(objects)`` (server-side apply with strict
+    field validation: ``ControlPlane.check_fields``, ``apply_path``; raises ``ApplyError`` with every refusal),
+    ``.try_apply``, ``.get(path)``, ``.request``, ``.delete``."""
     if reason := missing_tools():
         pytest.skip(reason)
     cp = control_plane_script.start(tmp_path_factory.mktemp("control-plane"))

@@ -107,3 +107,22 @@ def test_smoke_needs_a_cluster(tmp_path: Path, capsys: pytest.CaptureFixture[str
         capsys.readouterr().err
         == "error: --smoke runs Jobs on a cluster: give --kubeconfig, not --snapshot\n"
     )
+
+
+def test_nccl_image_replaces_the_all_reduce_image(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--nccl-image``: the all-reduce runs in the given image (one with the aws-ofi-nccl plugin on EFA pools)
+    instead of the pinned NGC one; the CUDA sample keeps its image."""
+    from gpu_platform.verify import source
+    from gpu_platform.versions import CUDA_SAMPLE_IMAGE, NCCL_SMOKE_IMAGE
+
+    seen = []
+    monkeypatch.setattr(source, "smoke_findings", lambda expected, args: seen.append(expected) or [])
+    snapshot = _snapshot_file(tmp_path)
+    image = "registry.example/ml/pytorch-efa:25.01"
+    assert _verify("--snapshot", str(snapshot), "--smoke", "--nccl-image", image) == 0
+    assert [(e.nccl_image, e.smoke_image) for e in seen] == [(image, CUDA_SAMPLE_IMAGE)]
+    assert _verify("--snapshot", str(snapshot), "--smoke") == 0
+    assert seen[-1].nccl_image == NCCL_SMOKE_IMAGE
+    capsys.readouterr()

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from gpu_platform.cli import main
 from gpu_platform.offline import Plan, run_plan
@@ -22,6 +21,7 @@ from gpu_platform.verify.finding import Finding
 from gpu_platform.verify.findings import findings
 from gpu_platform.verify.reader import api_client, read_snapshot
 from gpu_platform.verify.snapshot import encode_helm_secret
+from tests.conftest import load_yaml_docs
 from tests.support.control_plane import control_plane_script, wait_until
 from tests.support.verify import REPO, planned_snapshot, stack_expectation
 
@@ -35,7 +35,7 @@ def _kueue_chart(out: Path) -> list[dict[str, Any]]:
     kueue = [r for r in plan.by_type(HELM_RELEASE) if r.inputs.get("name") == "kueue"]
     render_releases(Plan(plan.project, plan.stack, kueue), REPO / "tests" / "upstream" / "charts", out)
     files = sorted((out / "rendered" / "kueue").glob("*.yaml"))
-    return [doc for f in files for doc in yaml.safe_load_all(f.read_text()) if doc]
+    return [doc for f in files for doc in load_yaml_docs(f)]
 
 
 def start_kueue(cp: Any, out: Path) -> None:

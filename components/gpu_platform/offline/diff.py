@@ -384,6 +384,21 @@ def _replace_triggers(new: dict[str, Any], a: Any, b: Any) -> list[str]:
     return out
 
 
+def _named_in_place(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """A Kubernetes object replaced under the name and namespace it had (given in ``metadata``, not generated):
+    two objects cannot share a name, so the Kubernetes provider deletes it before creating the replacement, whatever
+    ``deleteBeforeReplace`` says (pulumi/pulumi-kubernetes v4.25.0 ``provider/pkg/provider/provider.go``, ``Diff``:
+    ``deleteBeforeReplace``). Helm releases are diffed by their own provider code and keep the option's answer."""
+    kind = new["type"]
+    if not kind.startswith("kubernetes:") or kind.startswith("kubernetes:helm.sh/"):
+        return False
+    before, after = old["inputs"].get("metadata"), new["inputs"].get("metadata")
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return False
+    name = after.get("name")
+    return bool(name) and name == before.get("name") and after.get("namespace") == before.get("namespace")
+
+
 def _compare(old: dict[str, Any], new: dict[str, Any]) -> Change:
     ignore = [parse_path(p) for p in new["options"].get("ignoreChanges") or []]
     a, b = old["inputs"], new["inputs"]
@@ -399,7 +414,7 @@ def _compare(old: dict[str, Any], new: dict[str, Any]) -> Change:
     findings = changed_findings(old, a, b)
     if change.replace_triggers:
         change.action = "replaced"
-        change.delete_first = bool(new["options"].get("deleteBeforeReplace"))
+        change.delete_first = bool(new["options"].get("deleteBeforeReplace")) or _named_in_place(old, new)
         change.retained = bool(old["options"].get("retainOnDelete"))
         change.destructive = is_stateful(old) and not change.retained
         change.blocked = protect_block(old, new)

@@ -1,4 +1,4 @@
-"""A mirror applied to what the library deploys: chart values (``chart_images``) and Kubernetes objects.
+"""A mirror applied to what the library deploys: chart values (``releases.CHART_IMAGES``) and objects.
 
 ``mirrored_values`` writes, for every image a chart's values name, its repository (and registry) key with the
 mirrored repository, from the value the release already has (the user's or the library's) or the chart's
@@ -15,10 +15,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpu_platform.chart_images import CHART_IMAGES, ImageSlot
+from gpu_platform.chart_images import ImageSlot
 from gpu_platform.chart_images import Path as ValuesPath
 from gpu_platform.mirror import Mirror, parse_reference
 from gpu_platform.plans.helm import deep_merge
+from gpu_platform.releases import CHART_IMAGES
 
 CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 """Pod spec keys holding containers; chart values' ``extraContainers`` and the like (``*Containers``) too."""

@@ -1,11 +1,11 @@
 """What the ``mirror-required`` rule reads: where each Helm release's chart and each image of a resource come from.
 
 Any Pulumi program's resources: a Helm release's chart (an ``oci://`` reference, or a name and
-``repositoryOpts.repo``), the images its values name (the slots ``chart_images`` knows for the charts the library
-pins, the containers the values add for any chart), and every container of a Kubernetes object, with NVIDIA's
-custom resources' ``repository``. Images a node holds already (``imagePullPolicy: Never``) are never pulled, so
-they pass. The mirror itself is the rule's configuration (``pulumi preview --policy-pack-config``), never the
-program's.
+``repositoryOpts.repo``), the images its values name (the slots ``releases.CHART_IMAGES`` knows for the charts
+the library pins, the containers the values add for any chart), and every container of a Kubernetes object,
+with NVIDIA's custom resources' ``repository``. Images a node holds already (``imagePullPolicy: Never``) are
+never pulled, so they pass. The mirror itself is the rule's configuration
+(``pulumi preview --policy-pack-config``), never the program's.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_platform.chart_images import CHART_IMAGES
 from gpu_platform.mirror import Mirror
 from gpu_platform.plans.mirror import chart_images, object_images
 from gpu_platform.policy.operators import HELM_TYPES, chart_name
 from gpu_platform.policy_model.model import PolicyResource, as_map, is_unknown
+from gpu_platform.releases import CHART_IMAGES
 
 MIRROR_CONFIG_SCHEMA: dict[str, Any] = {
     "charts": {

@@ -45,6 +45,17 @@ def deploy_platform(
 ) -> tuple[Infrastructure, dict[str, Any]]:
     """``deploy``, also returning the cluster, its provider and its pools."""
     infra = deploy_infrastructure(spec, opts)
+    return infra, deploy_on_cluster(spec, infra, opts)
+
+
+def deploy_on_cluster(
+    spec: PlatformSpec, infra: Infrastructure, opts: pulumi.ResourceOptions | None = None
+) -> dict[str, Any]:
+    """The Kubernetes half of ``deploy`` on a cluster already there: the cloud's own operators, the team
+    namespaces and every add-on, through ``infra``'s provider; returns the stack outputs. ``deploy_platform``
+    runs it after the cloud's half; the ``pulumi up`` tests run it alone against a local control plane, with
+    the cluster's outputs given (``Infrastructure`` of a kubeconfig), so a cloud stack's Kubernetes resources
+    are created with the names and URNs its full program gives them."""
     k8s_opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=infra.k8s_provider))
     outputs: dict[str, Any] = {
         "cloud": spec.cloud,
@@ -60,7 +71,7 @@ def deploy_platform(
     outputs.update(cloud_addons(spec, infra, k8s_opts))
     namespaces = create_namespaces(spec, k8s_opts)
     outputs.update(deploy_addons(spec, infra, k8s_opts, namespaces))
-    return infra, outputs
+    return outputs
 
 
 def deploy_addons(

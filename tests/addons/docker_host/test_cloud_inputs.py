@@ -9,16 +9,10 @@ from typing import Any
 
 import pytest
 
-from gpu_platform.errors import ArgumentsError
 from tests.support import ssh_keys
 from tests.support.docker_host import SECTIONS, args
 from tests.support.plans import plan_docker_host
-
-
-def _problems(a: dict[str, Any]) -> dict[str, str]:
-    with pytest.raises(ArgumentsError) as err:
-        plan_docker_host(a)
-    return dict(err.value.problems)
+from tests.support.refusals import arg_problems
 
 
 def _service(**extra: Any) -> list[dict[str, Any]]:
@@ -37,7 +31,7 @@ def _service(**extra: Any) -> list[dict[str, Any]]:
     ],
 )
 def test_null_is_refused_naming_the_key(extra: dict[str, Any], key: str) -> None:
-    assert "null" in _problems(args("gke", **extra))[key]
+    assert "null" in arg_problems(plan_docker_host, args("gke", **extra))[key]
 
 
 # --- published ports --------------------------------------------------------------------------------------------
@@ -73,7 +67,7 @@ def test_every_docker_port_form_plans() -> None:
     ],
 )
 def test_a_port_docker_refuses_is_refused(port: str, why: str) -> None:
-    problems = _problems(args("gke", services=_service(ports=["8000:8000", port])))
+    problems = arg_problems(plan_docker_host, args("gke", services=_service(ports=["8000:8000", port])))
     assert why in problems["services[0].ports[1]"], problems
 
 
@@ -85,12 +79,12 @@ def _gce(**gce: Any) -> dict[str, Any]:
 
 
 def test_a_region_where_the_zone_belongs_is_refused() -> None:
-    assert "is a region" in _problems(_gce(zone="us-central1"))["gce.zone"]
-    assert "not a Compute Engine zone" in _problems(_gce(zone="eastus2"))["gce.zone"]
+    assert "is a region" in arg_problems(plan_docker_host, _gce(zone="us-central1"))["gce.zone"]
+    assert "not a Compute Engine zone" in arg_problems(plan_docker_host, _gce(zone="eastus2"))["gce.zone"]
 
 
 def test_a_zone_without_the_hosts_gpu_is_refused_with_the_zones_that_have_it() -> None:
-    reason = _problems(_gce(zone="asia-northeast3-c"))["gce.zone"]
+    reason = arg_problems(plan_docker_host, _gce(zone="asia-northeast3-c"))["gce.zone"]
     assert "does not offer" in reason and "asia-northeast3-a" in reason
     plan_docker_host(_gce(zone="asia-northeast3-a"))
 
@@ -106,7 +100,7 @@ def test_a_zone_without_the_hosts_gpu_is_refused_with_the_zones_that_have_it() -
     ],
 )
 def test_gce_labels_follow_compute_engine_rules(labels: dict[str, str], key: str, why: str) -> None:
-    assert why in _problems(args("gke", labels=labels))[key]
+    assert why in arg_problems(plan_docker_host, args("gke", labels=labels))[key]
 
 
 def test_international_lowercase_labels_and_empty_values_plan() -> None:
@@ -115,7 +109,9 @@ def test_international_lowercase_labels_and_empty_values_plan() -> None:
 
 
 def test_gce_network_tags_are_rfc_1035_names() -> None:
-    assert "not a network tag" in _problems(_gce(tags=["web", "Web_Server"]))["gce.tags[1]"]
+    assert (
+        "not a network tag" in arg_problems(plan_docker_host, _gce(tags=["web", "Web_Server"]))["gce.tags[1]"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -130,7 +126,7 @@ def test_gce_network_tags_are_rfc_1035_names() -> None:
     ],
 )
 def test_an_image_of_another_clouds_kind_is_refused(cloud: str, image: str, what: str) -> None:
-    problems = _problems(args(cloud, image=image, driver_version="580.95.05"))
+    problems = arg_problems(plan_docker_host, args(cloud, image=image, driver_version="580.95.05"))
     assert what in problems["image"], problems
 
 
@@ -142,8 +138,9 @@ def _ec2(**ec2: Any) -> dict[str, Any]:
 
 
 def test_a_security_group_where_the_subnet_belongs_and_the_reverse_are_refused() -> None:
-    problems = _problems(
-        _ec2(subnet_id="sg-0123456789abcdef0", security_group_ids=["subnet-0a1b2c3d", "vpc-1a2b3c4d"])
+    problems = arg_problems(
+        plan_docker_host,
+        _ec2(subnet_id="sg-0123456789abcdef0", security_group_ids=["subnet-0a1b2c3d", "vpc-1a2b3c4d"]),
     )
     assert "security group ID" in problems["ec2.subnet_id"]
     assert "subnet ID" in problems["ec2.security_group_ids[0]"]
@@ -151,7 +148,9 @@ def test_a_security_group_where_the_subnet_belongs_and_the_reverse_are_refused()
 
 
 def test_a_public_key_where_the_key_pair_name_belongs_is_refused() -> None:
-    assert "key pair's name" in _problems(_ec2(key_name=ssh_keys.ED25519))["ec2.key_name"]
+    assert (
+        "key pair's name" in arg_problems(plan_docker_host, _ec2(key_name=ssh_keys.ED25519))["ec2.key_name"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -164,7 +163,7 @@ def test_a_public_key_where_the_key_pair_name_belongs_is_refused() -> None:
     ],
 )
 def test_ec2_tags_follow_ec2_rules(labels: dict[str, str], key: str, why: str) -> None:
-    assert why in _problems(args("eks", labels=labels))[key]
+    assert why in arg_problems(plan_docker_host, args("eks", labels=labels))[key]
 
 
 # --- Azure --------------------------------------------------------------------------------------------------------
@@ -176,14 +175,14 @@ def _azure(**azure: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("user", ["root", "admin", "Administrator", "support_388945a0", "a", "123"])
 def test_azure_reserved_admin_user_names_are_refused(user: str) -> None:
-    assert "reserved" in _problems(_azure(admin_username=user))["azure.admin_username"]
+    assert "reserved" in arg_problems(plan_docker_host, _azure(admin_username=user))["azure.admin_username"]
 
 
 @pytest.mark.parametrize(
     ("user", "why"), [("-ops", "start"), ("Ops", "upper-case"), ("ops@x", "@"), ("o" * 65, "64")]
 )
 def test_azure_admin_user_names_follow_its_character_rules(user: str, why: str) -> None:
-    assert why in _problems(_azure(admin_username=user))["azure.admin_username"]
+    assert why in arg_problems(plan_docker_host, _azure(admin_username=user))["azure.admin_username"]
 
 
 @pytest.mark.parametrize(
@@ -197,7 +196,7 @@ def test_azure_admin_user_names_follow_its_character_rules(user: str, why: str) 
     ],
 )
 def test_azure_ssh_keys_are_parsed(key: str, why: str) -> None:
-    assert why in _problems(_azure(ssh_public_key=key))["azure.ssh_public_key"]
+    assert why in arg_problems(plan_docker_host, _azure(ssh_public_key=key))["azure.ssh_public_key"]
 
 
 @pytest.mark.parametrize("key", [ssh_keys.ED25519, ssh_keys.RSA_2048])
@@ -206,12 +205,18 @@ def test_azure_accepts_rsa_and_ed25519_keys(key: str) -> None:
 
 
 def test_a_zone_where_the_azure_region_belongs_is_refused() -> None:
-    assert "availability zone" in _problems(_azure(location="2"))["azure.location"]
-    assert "not an Azure region" in _problems(_azure(location="us-central1-a"))["azure.location"]
+    assert "availability zone" in arg_problems(plan_docker_host, _azure(location="2"))["azure.location"]
+    assert (
+        "not an Azure region"
+        in arg_problems(plan_docker_host, _azure(location="us-central1-a"))["azure.location"]
+    )
 
 
 def test_an_ec2_subnet_where_the_azure_subnet_belongs_is_refused() -> None:
-    assert "an EC2 subnet ID" in _problems(_azure(subnet_id="subnet-0a1b2c3d"))["azure.subnet_id"]
+    assert (
+        "an EC2 subnet ID"
+        in arg_problems(plan_docker_host, _azure(subnet_id="subnet-0a1b2c3d"))["azure.subnet_id"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -222,4 +227,4 @@ def test_an_ec2_subnet_where_the_azure_subnet_belongs_is_refused() -> None:
     ],
 )
 def test_azure_tags_follow_azure_rules(labels: dict[str, str], key: str, why: str) -> None:
-    assert why in _problems(args("aks", labels=labels))[key]
+    assert why in arg_problems(plan_docker_host, args("aks", labels=labels))[key]

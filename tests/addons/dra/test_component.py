@@ -29,10 +29,11 @@ from gpu_platform.errors import ArgumentsError
 from gpu_platform.resolve.cluster_pools import resolve_pools
 from gpu_platform.scheduling import pool_labels
 from gpu_platform.sharing import advertised_resources
-from tests.conftest import upstream
+from tests.conftest import load_yaml_docs, upstream
 from tests.support.chart_values import missing_upstream
 from tests.support.crds import problems_of
 from tests.support.helm import rendered_documents
+from tests.support.refusals import arg_problems
 from tests.support.stacks import existing, with_compute_domains
 
 # AKS partitions the A100s when it provisions the node (gpu_instance_profile), with the driver it installs.
@@ -66,9 +67,7 @@ def aks_args(**extra: Any) -> dict[str, Any]:
 
 
 def problems(args: dict[str, Any]) -> dict[str, str]:
-    with pytest.raises(ArgumentsError) as err:
-        d.dra_plan(resolve_dra_driver(args))  # type: ignore[arg-type]
-    return dict(err.value.problems)
+    return arg_problems(lambda a: d.dra_plan(resolve_dra_driver(a)), args)
 
 
 # --- the pool: DRA or device plugin, never both ---------------------------------------------------------
@@ -328,12 +327,10 @@ def test_whole_gpu_templates_ask_the_librarys_class() -> None:
 
 def test_the_demo_spells_profile_selectors_the_same_way() -> None:
     """The library's per-profile class is the driver's own demo class, profile for profile."""
-    demo = yaml.safe_load_all(
-        upstream(
-            "dra-driver-nvidia-gpu", "demo", "specs", "extended-resources", "mig-1g-12gb.yaml"
-        ).read_text()
+    demo = load_yaml_docs(
+        upstream("dra-driver-nvidia-gpu", "demo", "specs", "extended-resources", "mig-1g-12gb.yaml")
     )
-    (cls,) = [o for o in demo if o and o["kind"] == "DeviceClass"]
+    (cls,) = [o for o in demo if o["kind"] == "DeviceClass"]
     assert cls["metadata"]["name"] == d.mig_device_class_name("1g.12gb")
     assert cls["spec"]["selectors"][0]["cel"]["expression"].replace('"', "'") == d.mig_selector("1g.12gb")
     quickstart = upstream(

@@ -2,7 +2,8 @@
 
 Kubernetes rejects fractional extended resources and request != limit (kubernetes/kubernetes
 ``pkg/apis/core/validation/validation.go``), so every predictor must ask for N whole units of exactly what
-its pool advertises.
+its pool advertises. Every InferenceService it generates validates against KServe v0.20.0's own CRD schema
+(v1beta1).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from gpu_platform.errors import ArgumentsError, ConfigError
 from gpu_platform.offline import Plan
 from gpu_platform.offline.recorder import run_under_mocks, start_mock_runtime
 from gpu_platform.stack import load_platform
+from tests.support.crds import problems_of
 
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
 
@@ -309,3 +311,63 @@ def test_stack_config_accepts_one_replica() -> None:
     [(service, request)] = spec.kserve.services
     assert service["gpus"] == 1
     assert (request.pool.name, request.resource, request.units) == ("l4", "nvidia.com/gpu", 1)
+
+
+CRD_CASES: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
+    "time-sliced-l4": ("gke", L4_TIME_SLICED, {}),
+    "mig-mixed-h100": ("existing", H100_MIG_MIXED, {"mig_profile": "3g.40gb"}),
+    "aks-spot-a100": (
+        "aks",
+        {"name": "a100", "machine_type": "Standard_NC24ads_A100_v4", "max_nodes": 1, "spot": True},
+        {"queue": "default", "priority_class": "inference-high"},
+    ),
+    "eks-renamed": (
+        "eks",
+        {
+            "name": "l4s",
+            "machine_type": "g6.xlarge",
+            "max_nodes": 1,
+            "sharing": {"mode": "time-slicing", "replicas": 2, "rename_by_default": True},
+        },
+        {
+            "runtime": "kserve-huggingfaceserver",
+            "args": ["--gpu-memory-utilization=0.45"],
+            "min_replicas": 0,
+            "max_replicas": 3,
+            "deployment_mode": "Knative",
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CRD_CASES))
+def test_generated_inference_services_validate(run_component: Callable[..., Plan], case: str) -> None:
+    cloud, pool, extra = CRD_CASES[case]
+    obj = build(run_component, cloud, pool, **extra)
+    assert (obj["apiVersion"], obj["kind"]) == ("serving.kserve.io/v1beta1", "InferenceService")
+    assert problems_of(obj) == []
+
+
+def test_the_schema_check_can_fail(run_component: Callable[..., Plan]) -> None:
+    obj = build(run_component, "gke", L4_TIME_SLICED)
+    obj["spec"]["predictor"]["minReplicas"] = "1"
+    assert any("'1' is not of type 'integer'" in p for p in problems_of(obj))
+    obj["spec"]["predictor"]["minReplicas"] = 1
+    obj["spec"]["predictor"]["tolerations"] = {"key": "nvidia.com/gpu"}
+    assert any("is not of type 'array'" in p for p in problems_of(obj))
+
+
+def test_serving_runtime_schema_is_loadable() -> None:
+    """The ServingRuntime validator works (the library relies on upstream ClusterServingRuntimes)."""
+    runtime = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "supportedModelFormats": [{"name": "huggingface", "autoSelect": True}],
+            "containers": [{"name": "kserve-container", "image": "vllm/vllm-openai:v0.11.0"}],
+        },
+    }
+    assert problems_of(runtime) == []
+    bad = {**runtime, "metadata": {"name": "x"}, "spec": {"containers": "not-a-list"}}
+    assert any("is not of type 'array'" in p for p in problems_of(bad))

@@ -1,5 +1,9 @@
 """Kueue checks stay linear: the cohort index gives the answers of a brute-force reference, and a
-1,000-queue invalid config is refused with work proportional to its size (counted, not timed)."""
+1,000-queue invalid config is refused with work proportional to its size (counted, not timed).
+
+``kueue.waitForPodsReady.timeout`` is a ``metav1.Duration`` in Kueue's configuration: every form Go's
+``time.ParseDuration`` reads plans (``1h30m``, ``1.5h``, ``90s``) and reaches the configuration as given; what Go
+refuses, or a wait of zero, is refused naming the key."""
 
 from __future__ import annotations
 
@@ -15,6 +19,8 @@ from gpu_platform.addons.kueue.checks import ClusterQueue, QueueIndex, cohort_pe
 from gpu_platform.errors import ConfigError
 from gpu_platform.pools import GpuPool
 from gpu_platform.stack import load_platform
+from tests.support.refusals import config_problems
+from tests.support.stacks import existing
 
 
 @dataclass(frozen=True)
@@ -105,3 +111,22 @@ def test_a_thousand_queues_in_one_cohort_are_refused_with_linear_work(
     assert len(flavors) == n and all(r.startswith("1000 pools") for r in flavors)
     # The cohort's resources are gathered once, not once per queue over every peer (that was n^2 pools).
     assert sum(seen) <= 2 * n, sum(seen)
+
+
+WAIT_KEY = "gpu-platform:kueue.waitForPodsReady.timeout"
+
+
+def _wait_stack(timeout: Any) -> dict[str, Any]:
+    raw = existing()
+    return {**raw, "kueue": {**raw["kueue"], "waitForPodsReady": {"timeout": timeout}}}
+
+
+@pytest.mark.parametrize("timeout", ["10m", "1h30m", "1.5h", "90s", "2h45m30s", "45m0s"])
+def test_every_go_duration_plans(timeout: str) -> None:
+    spec = load_platform(_wait_stack(timeout))
+    assert spec.kueue is not None and spec.kueue.wait_for_pods_ready.timeout == timeout
+
+
+@pytest.mark.parametrize("timeout", ["10", "1d", "0s", "-5m", "m", "1h 30m", "2562048h"])
+def test_what_go_refuses_or_a_zero_wait_is_refused(timeout: str) -> None:
+    assert WAIT_KEY in config_problems(_wait_stack(timeout))

@@ -16,7 +16,7 @@ from gpu_platform.addons.kserve.llm_sizing import Request, size_model
 from gpu_platform.addons.serving import gateway as gw
 from gpu_platform.catalog.llm_models import LLM_MODELS
 from gpu_platform.plans.helm import deep_merge
-from tests.conftest import upstream
+from tests.conftest import load_yaml_docs, upstream
 from tests.support.chart_values import chart_values, missing_keys
 from tests.support.crds import crd_problems, problems_of
 from tests.support.helm import of_kind, render_chart
@@ -275,15 +275,13 @@ def test_the_inference_pool_kserve_creates_is_the_scheduler_presets_and_valid() 
         == []
     )
     # and against the CRD KServe's chart installs (the one in the cluster)
-    bundled = yaml.safe_load_all(
-        upstream(
-            "charts", "kserve-llmisvc-resources-v0.20.0", "files", "llmisvc", "resources.yaml"
-        ).read_text()
+    bundled = load_yaml_docs(
+        upstream("charts", "kserve-llmisvc-resources-v0.20.0", "files", "llmisvc", "resources.yaml")
     )
     (crd,) = [
         d
         for d in bundled
-        if d and d.get("metadata", {}).get("name") == "inferencepools.inference.networking.k8s.io"
+        if d.get("metadata", {}).get("name") == "inferencepools.inference.networking.k8s.io"
     ]
     served = {v["name"] for v in crd["spec"]["versions"] if v["served"]}
     assert "v1" in served

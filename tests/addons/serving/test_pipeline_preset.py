@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-import yaml
-
 from gpu_platform.addons.serving.checks import resolve_serving_args
 from gpu_platform.addons.serving.pipeline_preset import PIPELINE_PRESET, pipeline_parallel_preset
 from gpu_platform.addons.serving.plan import serving_plan
 from gpu_platform.addons.serving.settings import LlmServingArgs
-from tests.conftest import UPSTREAM
+from tests.conftest import UPSTREAM, load_yaml_docs
 from tests.support.crds import problems_of
 
 PRESETS = (
@@ -23,7 +21,7 @@ POOLS = [{"name": "h100", "gpu": "h100-80gb", "gpus_per_node": 8, "max_nodes": 2
 
 
 def upstream_preset(name: str) -> dict[str, Any]:
-    return next(d for d in yaml.safe_load_all(PRESETS.read_text()) if d and d["metadata"]["name"] == name)
+    return next(d for d in load_yaml_docs(PRESETS) if d["metadata"]["name"] == name)
 
 
 def script(pod: dict[str, Any]) -> str:
@@ -39,7 +37,7 @@ def test_the_preset_has_the_name_the_controller_asks_for_and_fits_the_crd() -> N
     assert preset["metadata"] == {"name": "kserve-config-llm-worker-pipeline-parallel", "namespace": "kserve"}
     assert PIPELINE_PRESET == "kserve-config-llm-worker-pipeline-parallel"
     # No KServe chart at v0.20.0 ships it: only the data-parallel worker presets.
-    names = {d["metadata"]["name"] for d in yaml.safe_load_all(PRESETS.read_text()) if d}
+    names = {d["metadata"]["name"] for d in load_yaml_docs(PRESETS)}
     assert PIPELINE_PRESET not in names
     assert "kserve-config-llm-worker-data-parallel" in names
 

@@ -31,7 +31,7 @@ from gpu_platform.releases import SLURM, SLURM_OPERATOR, SLURM_OPERATOR_CRDS, ad
 from gpu_platform.resolve.pools import ResolvedPools
 from gpu_platform.sharing import GPU_RESOURCE, advertised_resources
 from gpu_platform.stack.spec import load_platform
-from tests.conftest import REPO, UPSTREAM, upstream
+from tests.conftest import REPO, UPSTREAM, load_yaml_docs, upstream
 from tests.support import ssh_keys
 from tests.support.chart_values import missing_keys
 from tests.support.crds import problems_of
@@ -140,8 +140,7 @@ def test_crds_chart_renders_the_vendored_crds() -> None:
     vendored = {
         d["metadata"]["name"]: d
         for path in sorted((UPSTREAM / "slurm-operator" / "crds").glob("*.yaml"))
-        for d in yaml.safe_load_all(path.read_text())
-        if d
+        for d in load_yaml_docs(path)
     }
     assert {c["metadata"]["name"] for c in rendered} == set(vendored)
     assert {c["spec"]["names"]["kind"] for c in rendered} >= {

@@ -24,7 +24,7 @@ from gpu_platform.clouds.eks.karpenter_node_pool import EksKarpenterGpuNodePool
 from gpu_platform.errors import ArgumentsError
 from tests.conftest import upstream
 from tests.support.crds import problems_of
-from tests.support.helm import render_texts
+from tests.support.helm import of_kind, rendered_documents
 from tests.support.plans import plan_eks_karpenter, plan_eks_karpenter_pool, plan_eks_node_pool
 from tests.support.refusals import arg_problems
 
@@ -370,16 +370,14 @@ def test_controller_never_runs_on_karpenter_nodes_rendered() -> None:
             "system_node_group": "system",
         }
     )
-    texts = render_texts(
+    objects = rendered_documents(
         "karpenter-aws-1.14.1",
         kp.controller_values(plan, "gpu-demo", "gpu-demo-q"),
         "karpenter",
         "kube-system",
         skip_without_helm=True,
     )
-    (deployment,) = [
-        d for t in texts.values() for d in yaml.safe_load_all(t) if d and d["kind"] == "Deployment"
-    ]
+    (deployment,) = of_kind(objects, "Deployment")
     pod = deployment["spec"]["template"]["spec"]
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
         "nodeSelectorTerms"

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import yaml
 
 from gpu_platform import versions
 from gpu_platform.addons.gpu_operator.checks import resolve_gpu_operator
@@ -101,13 +100,7 @@ def test_a4x_gets_google_s_arm64_gib_installer_on_arm_nodes_only() -> None:
     by_name = _installers(A4X)
     assert sorted(by_name) == ["nccl-rdma-installer-arm64"]
     ds = by_name["nccl-rdma-installer-arm64"]
-    (theirs,) = [
-        d
-        for d in yaml.safe_load_all(
-            upstream("gke-gpudirect", "installers", "nccl-rdma-installer-a4x.yaml").read_text()
-        )
-        if d
-    ]
+    (theirs,) = load_yaml_docs(upstream("gke-gpudirect", "installers", "nccl-rdma-installer-a4x.yaml"))
     (their_init,) = theirs["spec"]["template"]["spec"]["initContainers"]
     (init,) = ds["spec"]["template"]["spec"]["initContainers"]
     for key in ("image", "args", "volumeMounts", "securityContext", "resources"):

@@ -28,7 +28,7 @@ from gpu_platform.errors import ArgumentsError
 from gpu_platform.offline import Plan, run_plan, run_program
 from gpu_platform.plans.node_daemonsets import Requests, gpu_node_requests
 from gpu_platform.resolve.cluster_pools import resolve_pools
-from tests.conftest import REPO, planned_stack, upstream
+from tests.conftest import REPO, load_yaml_docs, planned_stack, upstream
 from tests.support import crds
 from tests.support.kube import node_affinity
 
@@ -42,7 +42,7 @@ DAEMONSET = "kubernetes:apps/v1:DaemonSet"
 
 
 def _upstream(*path: str) -> list[dict[str, Any]]:
-    return [d for d in yaml.safe_load_all(upstream("gke-gpudirect", *path).read_text()) if d]
+    return load_yaml_docs(upstream("gke-gpudirect", *path))
 
 
 def _gpu_pool(p: Plan) -> Any:

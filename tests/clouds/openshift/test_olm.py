@@ -7,7 +7,6 @@ import copy
 from typing import Any
 
 import pytest
-import yaml
 
 from gpu_platform import releases, versions
 from gpu_platform.addons.gpu_operator.checks import ResolvedGpuOperator
@@ -16,7 +15,7 @@ from gpu_platform.clouds.openshift import olm_plan as o
 from gpu_platform.errors import ConfigError
 from gpu_platform.stack import load_platform
 from tests.support.crds import problems_of
-from tests.support.helm import GPU_OPERATOR_CHART, render_texts, rendered_cluster_policy
+from tests.support.helm import GPU_OPERATOR_CHART, rendered_cluster_policy, rendered_documents
 
 
 def stack(**driver: Any) -> dict[str, Any]:
@@ -186,10 +185,9 @@ def test_the_counters_config_map_is_the_one_the_chart_would_render(plan: Operato
         x for x in gpu_wave if x["kind"] == "ConfigMap" and x["metadata"]["name"] == DCGM_METRICS_CONFIG_MAP
     ]
     assert ours["metadata"]["namespace"] == versions.OPENSHIFT_GPU_OPERATOR.namespace
-    texts = render_texts(
+    docs = rendered_documents(
         GPU_OPERATOR_CHART, dict(observed.values), "gpu-operator", "gpu-operator", skip_without_helm=True
     )
-    docs = [d for t in texts.values() for d in yaml.safe_load_all(t) if isinstance(d, dict)]
     (theirs,) = [
         d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == DCGM_METRICS_CONFIG_MAP
     ]

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from gpu_platform.addons.requirement import Requirement, Sections, derived, section_on
+from gpu_platform.addons.requirement import Requirement, Sections, derived, exclusive_pools, section_on
 from gpu_platform.addons.serving.autoscaling import resolved_source
 from gpu_platform.addons.serving.checks import ServingSpec
 from gpu_platform.addons.serving.plan import serving_plan
@@ -30,6 +30,21 @@ LWS_FRAMEWORK = "leaderworkerset.x-k8s.io/leaderworkerset"
 def _models(s: Sections) -> bool:
     section = s.get("serving")
     return isinstance(section, Mapping) and bool(section.get("models"))
+
+
+def _on_slurm_pools(s: Sections) -> tuple[str, ...]:
+    """``model 'x' on pool 'y'`` for each model that names a pool Slurm owns (``slurm.pools``, Slurm on)."""
+    section, owned = s.get("serving"), set(exclusive_pools(s))
+    if not owned or not _models(s):
+        return ()
+    assert isinstance(section, Mapping)
+    return tuple(
+        f"model '{m.get('name')}' on pool '{pool}'"
+        for m in section.get("models") or ()
+        if isinstance(m, Mapping)
+        for pool in m.get("pools") or ()
+        if pool in owned
+    )
 
 
 def _queued_models(s: Sections) -> bool:
@@ -125,6 +140,17 @@ def _charges_deployments(s: Sections) -> bool:
 
 
 REQUIRES = (
+    Requirement(
+        ("serving", "models"),
+        "slurm.pools",
+        met=lambda s, pool: not _on_slurm_pools(s),
+        applies=lambda s, pool: _models(s),
+        reason=lambda s, pool: (
+            f"{', '.join(_on_slurm_pools(s))}: the pool is Slurm's ({{{{slurm.pools}}}}), and slurmd holds every GPU "
+            "of its nodes, so the model's pods would never schedule: serve from pools Slurm does not own, or take "
+            "the pool out of slurm.pools"
+        ),
+    ),
     Requirement(
         ("serving", "models"),
         "kserve.enabled",
