@@ -91,7 +91,14 @@ def _plan_failed(exc: Exception, args: argparse.Namespace) -> int:
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
-    from gpu_platform.offline import plan_document, render_node_setup, render_tree, run_plan, write_plan
+    from gpu_platform.offline import (
+        plan_document,
+        render_node_setup,
+        render_requires,
+        render_tree,
+        run_plan,
+        write_plan,
+    )
 
     project = Path(args.project) if args.project else Path.cwd()
     out = Path(args.out) if args.out else project / "build" / "plan" / args.stack
@@ -122,6 +129,8 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         _emit(render_tree(plan))
         if (node_setup := render_node_setup(plan)) is not None:
             _emit(f"\n{node_setup}")
+        if (requires := render_requires(plan)) is not None:
+            _emit(f"\n{requires}")
         _emit(f"\nPlan written to {out / 'plan.json'}")
     if args.policy:
         from gpu_platform.policy.offline import check_plan, policy_config

@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from gpu_platform.addons.serving.plan import REQUIRES_OUTPUT
 from gpu_platform.offline.recorder import Registration
 from gpu_platform.offline.runner import Plan
 from gpu_platform.offline.stack_file import SECURE_PLACEHOLDER
@@ -147,4 +148,20 @@ def render_node_setup(plan: Plan) -> str | None:
         commands = entry.get("commands") if isinstance(entry, dict) else None
         if isinstance(commands, list):
             lines += ["", f"  {pool}:", *(f"    {command}" for command in commands)]
+    return "\n".join(lines)
+
+
+def render_requires(plan: Plan) -> str | None:
+    """The "needed beyond the stack" section: what the cluster or the cloud must offer that the stack does not
+    create (the serving add-on's ``servingRequires`` output: a gateway's proxy-only subnet on a cluster made
+    elsewhere, the weights' bucket grants, KEDA's read grant), each with the command or setting that provides it;
+    ``None`` when the stack needs nothing it does not create."""
+    requires = plan.outputs.get(REQUIRES_OUTPUT)
+    if not isinstance(requires, list) or not requires:
+        return None
+    lines = [
+        "Needed beyond the stack (it relies on these and creates none of them: check each before `pulumi up`; "
+        f"also `pulumi stack output {REQUIRES_OUTPUT}`):"
+    ]
+    lines += [f"  - {item}" for item in requires]
     return "\n".join(lines)

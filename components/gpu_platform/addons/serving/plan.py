@@ -169,6 +169,10 @@ def model_plan(model: ServedModel, spec: ServingSpec, gateway: GatewayPlan) -> M
     return ModelPlan(model, served_object(model, route, cache, spec.mirror), cache, route, scaling)
 
 
+REQUIRES_OUTPUT = "servingRequires"
+"""The stack output listing ``ServingPlan.requires`` (when there is any), which ``gpu-platform plan`` prints."""
+
+
 @dataclass(frozen=True)
 class ServingPlan:
     """What ``LlmServing`` creates, decided before anything is."""
@@ -188,6 +192,10 @@ class ServingPlan:
     presets: tuple[dict[str, Any], ...] = ()
     """The library's own ``LLMInferenceServiceConfig`` presets, in the controller's namespace: the pipeline-parallel
     worker preset when a model spans nodes (``pipeline_preset``), none otherwise."""
+    requires: tuple[str, ...] = ()
+    """What the cluster or the cloud must offer that the stack does not create (the gateway's network, the weights'
+    bucket grants, KEDA's read grant on a cluster made elsewhere), each once, in that order: the stack's
+    ``servingRequires`` output, which ``gpu-platform plan`` prints."""
 
     @property
     def services(self) -> tuple[dict[str, Any], ...]:
@@ -230,13 +238,14 @@ def serving_plan(
         gateway_class=settings.get("gateway_class"),
         network_created=spec.network_created,
     )
+    models = tuple(model_plan(m, spec, gateway) for m in spec.models)
     return ServingPlan(
         controller_namespace=CONTROLLER_NAMESPACE,
         namespaces=tuple(n for n in spec.namespaces if n != "default" and n not in existing_namespaces),
         controller_values=controller_values(install_gie_crds),
         preset_values=dict(PRESET_VALUES),
         gateway=gateway,
-        models=tuple(model_plan(m, spec, gateway) for m in spec.models),
+        models=models,
         keda=(
             keda_release(spec.cloud, identity=spec.prometheus.keda_values if spec.prometheus else None)
             if spec.autoscaled
@@ -247,5 +256,14 @@ def serving_plan(
             (pipeline_parallel_preset(CONTROLLER_NAMESPACE),)
             if any(m.sizing.nodes > 1 for m in spec.models)
             else ()
+        ),
+        requires=tuple(
+            dict.fromkeys(
+                [
+                    *gateway.requires,
+                    *(r for m in models for r in m.cache.requires),
+                    *(spec.prometheus.requires if spec.prometheus else ()),
+                ]
+            )
         ),
     )

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from gpu_platform.addons.requirement import Requirement, Sections, derived, exclusive_pools, section_on
 from gpu_platform.addons.serving.autoscaling import resolved_source
 from gpu_platform.addons.serving.checks import ServingSpec
-from gpu_platform.addons.serving.plan import serving_plan
+from gpu_platform.addons.serving.plan import REQUIRES_OUTPUT, serving_plan
 from gpu_platform.addons.serving.settings import DEFAULT_SERVING_NAMESPACE
 from gpu_platform.addons.workloads.settings import Controller
 from gpu_platform.cloud_facts import profile_of
@@ -218,7 +218,11 @@ def deploy(d: Deployment) -> dict[str, Any]:
     deps = [*d.after("gpu_operator", "kserve"), *metrics, *namespaces]
     component = LlmServing.from_plan(COMPONENT_NAME, plan, d.with_dependencies(deps))
     d.created["serving"] = component
-    return {"llmServices": component.services}
+    # What the stack does not create: in the outputs, as the nodes to label are, so `gpu-platform plan` prints it.
+    return {
+        "llmServices": component.services,
+        **({REQUIRES_OUTPUT: list(plan.requires)} if plan.requires else {}),
+    }
 
 
 def with_reader_facts(spec: ServingSpec, d: Deployment) -> ServingSpec:
